@@ -1,0 +1,22 @@
+"""Errors raised by the rules engine. All are `ValueError`s so callers can catch bad input broadly."""
+
+from __future__ import annotations
+
+
+class NotationError(ValueError):
+    """A card or call string that is not in the notation of RULES.md section 8."""
+
+
+class IllegalMoveError(ValueError):
+    """A move that the rules do not allow now; `rule` names the rule that it breaks.
+
+    The message is meant for a human ("must follow hearts: holds 9H, played JS").
+    """
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+
+
+class MatchOverError(ValueError):
+    """A move applied to a match that has already ended."""

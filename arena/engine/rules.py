@@ -1,0 +1,68 @@
+"""Match settings and the fixed tables of the rules: teams, starting tables, table amounts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final
+
+STARTING_TABLES: Final = 12
+POINTS_PER_DEAL: Final = 56
+
+
+class Ruleset(Enum):
+    """`pairs` (RULES.md sections 1-8, the default) or `partnership` (section 9: two fixed teams)."""
+
+    PAIRS = "pairs"
+    PARTNERSHIP = "partnership"
+
+    @classmethod
+    def parse(cls, text: str) -> Ruleset:
+        """The ruleset named `text` (any case), with an error listing the choices."""
+        for ruleset in cls:
+            if ruleset.value == text.strip().lower():
+                return ruleset
+        raise ValueError(f"expected a ruleset, pairs or partnership; got {text!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRules:
+    """The settings of a match that every bot is told: player count, ruleset, optional deal cap."""
+
+    players: int = 4
+    ruleset: Ruleset = Ruleset.PAIRS
+    deal_cap: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.players not in (4, 6, 8):
+            raise ValueError(f"56 is played by 4, 6 or 8 players, not {self.players}")
+        if self.deal_cap is not None and self.deal_cap < 1:
+            raise ValueError(f"the deal cap must be at least 1, got {self.deal_cap}")
+
+    @property
+    def team_count(self) -> int:
+        """Number of teams: players / 2 in `pairs`, always 2 in `partnership`."""
+        return 2 if self.ruleset is Ruleset.PARTNERSHIP else self.players // 2
+
+    def team_of(self, seat: int) -> int:
+        """The team of `seat`: partners sit opposite, so every player sits between two opponents."""
+        return seat % self.team_count
+
+    def seats_of(self, team: int) -> tuple[int, ...]:
+        """The seats of `team`, in playing order."""
+        return tuple(seat for seat in range(self.players) if seat % self.team_count == team)
+
+
+_BANDS: Final = ((28, 39, 1, 2), (40, 47, 2, 3), (48, 55, 3, 4), (56, 56, 4, 5))
+
+
+def table_amount(contract: int, made: bool, doubling: int) -> int:
+    """Tables each paying team pays (RULES.md section 6).
+
+    `doubling` is 1 (undoubled), 2 (doubled) or 4 (redoubled). When the contract is `made` each other team
+    pays the contractors; when lost the contractors pay each other team.
+    """
+    for low, high, won_amount, lost_amount in _BANDS:
+        if low <= contract <= high:
+            return (won_amount if made else lost_amount) * doubling
+    raise ValueError(f"a contract is 28 to 56, got {contract}")

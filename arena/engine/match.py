@@ -225,7 +225,7 @@ class Match:
         for team, paid in paid_to.items():
             tables[contract.team] -= paid
             tables[team] += paid
-        return tuple(Payment(contract.team, team, paid) for team, paid in paid_to.items())
+        return tuple(Payment(contract.team, team, paid) for team, paid in paid_to.items() if paid)
 
     def _other_teams_from(self, bidder: int, team: int) -> list[int]:
         """The teams still in other than `team`, in playing order from the bidder's right."""

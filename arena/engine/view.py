@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from arena.engine.cards import Card
-from arena.engine.deal import Bid, CallMade, Contract, Phase, Play, Trick
+from arena.engine.cards import Card, Suit
+from arena.engine.deal import Bid, CallMade, Contract, Move, Phase, Play, Trick
 from arena.engine.rules import MatchRules
 
 if TYPE_CHECKING:
@@ -50,6 +50,8 @@ class View:
     """The cards on the table in the trick being played, in order."""
     points: tuple[int, ...]
     """Points each team has taken in this deal so far."""
+    legal_moves: tuple[Move, ...] = ()
+    """This seat's legal moves when it is the seat to act (derived from the rest; empty otherwise)."""
 
     @property
     def team(self) -> int:
@@ -60,6 +62,55 @@ class View:
     def partners(self) -> tuple[int, ...]:
         """The other seats of this seat's team (all of them, at the table or not)."""
         return tuple(s for s, t in enumerate(self.team_of) if t == self.team and s != self.seat)
+
+    @property
+    def trump(self) -> Suit | None:
+        """The contract's trump suit; None for no trumps or while the auction is on."""
+        return self.contract.trump if self.contract is not None else None
+
+    @property
+    def led_suit(self) -> Suit | None:
+        """The suit led to the trick on the table, or None when this seat is to lead."""
+        return self.trick[0].card.suit if self.trick else None
+
+    def cards_of(self, suit: Suit) -> tuple[Card, ...]:
+        """This seat's cards of `suit`, high to low."""
+        return tuple(card for card in self.hand if card.suit is suit)
+
+    @property
+    def winning_play(self) -> Play | None:
+        """The play winning the trick on the table so far, or None when the table is empty.
+
+        Highest trump if any trump was played, else highest card of the suit led; of two identical
+        cards the one played first wins.
+        """
+        best: Play | None = None
+        trump = self.trump
+        for play in self.trick:
+            if best is None:
+                best = play
+            elif play.card.suit is best.card.suit:
+                if play.card.rank > best.card.rank:
+                    best = play
+            elif play.card.suit is trump:
+                best = play
+        return best
+
+    @property
+    def trick_points(self) -> int:
+        """Card points in the trick on the table."""
+        return sum(play.card.points for play in self.trick)
+
+    @property
+    def played_cards(self) -> tuple[Card, ...]:
+        """Every card played in this deal so far, completed tricks first, in order."""
+        done = tuple(play.card for trick in self.tricks for play in trick.plays)
+        return done + tuple(play.card for play in self.trick)
+
+    @property
+    def is_to_act(self) -> bool:
+        """Whether this seat is the one to act."""
+        return self.to_act == self.seat
 
 
 def build_view(match: Match, seat: int) -> View:
@@ -87,4 +138,5 @@ def build_view(match: Match, seat: int) -> View:
         tricks=tuple(deal.tricks),
         trick=tuple(deal.trick),
         points=tuple(deal.points),
+        legal_moves=tuple(match.legal_moves()) if match.to_act == seat else (),
     )

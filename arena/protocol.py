@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Final
+from typing import Any, Final, TypeVar
 
 from arena.engine import (
     Bid,
@@ -32,6 +32,8 @@ from arena.engine import (
     parse_card,
 )
 from fiftysix.v1 import bot_pb2 as pb
+
+ViewType = TypeVar("ViewType", bound=View)
 
 PROTOCOL_VERSION: Final = 1
 """The protocol version this code speaks (bot.proto describes it)."""
@@ -325,9 +327,15 @@ def _trick_from(message: pb.Trick) -> Trick:
 
 
 def view_from_message(
-    message: pb.View, rules: MatchRules, team_of: Sequence[int], legal_moves: Sequence[str] = ()
-) -> View:
-    """An engine `View` from a View message (and the decision's legal moves, if any).
+    message: pb.View,
+    rules: MatchRules,
+    team_of: Sequence[int],
+    legal_moves: Sequence[str] = (),
+    view_type: type[ViewType] = View,  # type: ignore[assignment]
+    **extra: Any,
+) -> ViewType:
+    """An engine `View` (or a subclass `view_type` with `extra` fields) from a View message and the
+    decision's legal moves, if any.
 
     :raises MessageError: when a card or call is not in canonical notation or an enum is unknown.
     """
@@ -340,7 +348,7 @@ def view_from_message(
         moves: tuple[Move, ...] = tuple(
             parse_card(text) if phase is Phase.PLAY else parse_call(text) for text in legal_moves
         )
-        return View(
+        return view_type(
             seat=message.seat,
             rules=rules,
             team_of=tuple(team_of),
@@ -360,6 +368,7 @@ def view_from_message(
             trick=tuple(Play(play.seat, parse_card(play.card)) for play in message.trick),
             points=tuple(message.points),
             legal_moves=moves,
+            **extra,
         )
     except (NotationError, KeyError) as error:
         raise MessageError(f"bad view: {error}") from None

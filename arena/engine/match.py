@@ -7,7 +7,7 @@ RULES.md sections 3, 6 and 7. The match deals each hand itself from a `DealSourc
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -238,15 +238,18 @@ class Match:
                 order.append(other)
         return order
 
-    def ranking(self) -> tuple[int, ...]:
+    def ranking(self, last: Collection[int] = ()) -> tuple[int, ...]:
         """Each team's rank (1 is best; equal ranks share a number), by RULES.md section 7.
 
         Teams still in rank above teams that went out, by tables held (equal tables rank equal); teams
         that went out rank by the deal in which they went out (later is higher, same deal equal).
+        Teams in `last` rank below all others (an arena's forfeit policy; the rules never use it).
         """
         teams = range(self.rules.team_count)
 
         def standing(team: int) -> tuple[int, int]:
+            if team in last:
+                return (-1, 0)
             out = self.out_in_deal.get(team)
             return (1, self.tables[team]) if out is None else (0, out)
 

@@ -1,0 +1,406 @@
+"""Run one match between remote bots over gRPC: the arena's main loop.
+
+For every seat the runner opens its own PlaySeat stream to the bot that plays it, asks the seat to act
+whenever the engine says so, checks each answer, and tells every seat the end of each deal and of the
+match. A bot that cannot be reached, fails the handshake, answers late, answers with an illegal or
+malformed move, answers another decision, or drops its stream is recorded as a `FaultRecord` with a
+typed cause, and the match is decided by the fault policy: the faulting bot's team forfeits and ranks
+last (the other teams rank by their standing at that moment). Nothing a bot does can raise out of
+`run_match`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+import grpc
+import grpc.aio
+import structlog
+
+from arena.engine import DealResult, IllegalMoveError, Match, MatchRules, Ruleset
+from arena.protocol import (
+    PROTOCOL_VERSION,
+    AnswerError,
+    FaultCause,
+    FaultRecord,
+    TimeControl,
+    deal_end_message,
+    decision_message,
+    match_end_message,
+    match_start_message,
+    read_answer,
+)
+from arena.record import GameRecord, end_reason, record_match
+from fiftysix.v1 import bot_pb2 as pb
+from fiftysix.v1 import bot_pb2_grpc as rpc
+
+log = structlog.get_logger("arena")
+
+ARENA_VERSION: Final = "0.1.0"
+MAX_MESSAGE_BYTES: Final = 1024 * 1024
+"""Largest message the arena accepts from a bot; a real answer is a few bytes."""
+
+_RULESET_VALUES: Final = {Ruleset.PAIRS: pb.RULESET_PAIRS, Ruleset.PARTNERSHIP: pb.RULESET_PARTNERSHIP}
+
+# grpc.aio.EOF is missing from grpc-stubs; it is the value read() returns once the bot ends its stream.
+_END_OF_STREAM: Final[object] = grpc.aio.EOF  # type: ignore[attr-defined]
+
+# The errors a conversation with a bot can raise; anything else is a bug of ours and must surface.
+_CONVERSATION_ERRORS: Final = (grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError, OSError)
+
+
+@dataclass(frozen=True, slots=True)
+class BotAddress:
+    """A bot to play against: its name (for standings and records) and its `host:port`."""
+
+    name: str
+    address: str
+
+    @classmethod
+    def parse(cls, text: str) -> BotAddress:
+        """Parse `NAME=HOST:PORT`, with an error that says what was expected."""
+        name, equals, address = text.partition("=")
+        if not equals or not name.strip():
+            raise ValueError(f"expected NAME=HOST:PORT, like alice=127.0.0.1:50051; got {text!r}")
+        check_address(address)
+        return cls(name.strip(), address.strip())
+
+
+def check_address(address: str) -> None:
+    """Raise ValueError unless `address` is `HOST:PORT` with a port from 1 to 65535."""
+    host, colon, port = address.strip().rpartition(":")
+    if not colon or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise ValueError(f"expected HOST:PORT with a port from 1 to 65535, got {address!r}")
+
+
+@dataclass
+class MatchSettings:
+    """Everything that fixes a match besides the bots."""
+
+    rules: MatchRules
+    seed: int
+    time_control: TimeControl = field(default_factory=TimeControl)
+    match_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    connect_timeout_s: float = 5.0
+    """Time for each bot's handshake and for its Ready answer."""
+
+
+@dataclass
+class MatchOutcome:
+    """A finished match: the ranking, why it ended, the faults, the record, and timing figures."""
+
+    match_id: str
+    rules: MatchRules
+    seat_names: list[str]
+    reason: str
+    ranking: tuple[int, ...]
+    tables: tuple[int, ...]
+    faults: list[FaultRecord]
+    record: GameRecord
+    results: list[DealResult]
+    decisions: int
+    decision_seconds: list[float]
+    elapsed: float
+
+    @property
+    def forfeited_teams(self) -> tuple[int, ...]:
+        """Teams that forfeited by a fault."""
+        return tuple(sorted({fault.team for fault in self.faults}))
+
+
+class _SeatFaultError(Exception):
+    """A fault of one seat's bot, raised inside the runner and turned into a FaultRecord."""
+
+    def __init__(self, seat: int, cause: FaultCause, detail: str) -> None:
+        super().__init__(detail)
+        self.seat = seat
+        self.cause = cause
+        self.detail = detail
+
+
+def _describe_error(error: BaseException) -> str:
+    if isinstance(error, grpc.aio.AioRpcError):
+        return f"{error.code().name}: {error.details()}"
+    return f"{type(error).__name__}: {error}"
+
+
+class _Conversation:
+    """One seat's PlaySeat stream."""
+
+    def __init__(
+        self, seat: int, call: grpc.aio.StreamStreamCall[pb.PlaySeatRequest, pb.PlaySeatResponse]
+    ) -> None:
+        self.seat = seat
+        self.call = call
+
+    async def send(self, request: pb.PlaySeatRequest) -> None:
+        try:
+            await self.call.write(request)
+        except _CONVERSATION_ERRORS as error:
+            raise _SeatFaultError(
+                self.seat, FaultCause.DISCONNECTED, f"stream closed: {_describe_error(error)}"
+            ) from None
+
+    async def receive(self, timeout: float, waiting_for: str) -> pb.PlaySeatResponse:
+        try:
+            async with asyncio.timeout(timeout):
+                response = await self.call.read()
+        except TimeoutError:
+            raise _SeatFaultError(
+                self.seat, FaultCause.TIMEOUT, f"no {waiting_for} within {timeout * 1000:.0f} ms"
+            ) from None
+        except _CONVERSATION_ERRORS as error:
+            raise _SeatFaultError(
+                self.seat, FaultCause.DISCONNECTED, f"stream failed: {_describe_error(error)}"
+            ) from None
+        if response is _END_OF_STREAM:
+            raise _SeatFaultError(
+                self.seat, FaultCause.DISCONNECTED, f"the bot closed the stream before its {waiting_for}"
+            )
+        assert isinstance(response, pb.PlaySeatResponse)
+        return response
+
+
+class _Runner:
+    def __init__(
+        self,
+        settings: MatchSettings,
+        seats: Sequence[BotAddress],
+        on_deal: Callable[[DealResult], None] | None,
+    ) -> None:
+        rules = settings.rules
+        if len(seats) != rules.players:
+            raise ValueError(f"a {rules.players}-player match needs a bot for each seat, got {len(seats)}")
+        self.settings = settings
+        self.seats = list(seats)
+        self.on_deal = on_deal
+        self.match = Match(rules, seed=settings.seed)
+        self.channels: dict[str, grpc.aio.Channel] = {}
+        self.conversations: list[_Conversation] = []
+        self.faults: list[FaultRecord] = []
+        self.decisions = 0
+        self.decision_seconds: list[float] = []
+        time_control = settings.time_control
+        self.bank_ms = [float(time_control.bank_ms)] * rules.players
+
+    def fault(self, seat: int, cause: FaultCause, detail: str) -> None:
+        team = self.settings.rules.team_of(seat)
+        record = FaultRecord(seat, team, cause, detail, self.match.deal_number)
+        self.faults.append(record)
+        log.warning(
+            "bot_faulted", seat=seat, team=team, bot=self.seats[seat].name, cause=cause.value, detail=detail
+        )
+
+    def channel(self, address: str) -> grpc.aio.Channel:
+        channel = self.channels.get(address)
+        if channel is None:
+            options = [
+                ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                ("grpc.max_send_message_length", 4 * 1024 * 1024),
+                ("grpc.enable_retries", 0),
+            ]
+            channel = self.channels[address] = grpc.aio.insecure_channel(address, options=options)
+        return channel
+
+    async def handshake(self) -> None:
+        """Describe every distinct bot; a bot that fails faults every seat it plays."""
+        rules = self.settings.rules
+        by_address: dict[str, list[int]] = {}
+        for seat, bot in enumerate(self.seats):
+            by_address.setdefault(bot.address, []).append(seat)
+        checks = [self._describe(address, seats) for address, seats in by_address.items()]
+        for address, problem in zip(by_address, await asyncio.gather(*checks), strict=True):
+            if problem is not None:
+                cause, detail = problem
+                for seat in by_address[address]:
+                    self.fault(seat, cause, detail)
+        del rules
+
+    async def _describe(self, address: str, seats: list[int]) -> tuple[FaultCause, str] | None:
+        stub = rpc.BotServiceStub(self.channel(address))
+        request = pb.DescribeRequest(protocol_version=PROTOCOL_VERSION, arena_version=ARENA_VERSION)
+        try:
+            reply: pb.DescribeResponse = await stub.Describe(request, timeout=self.settings.connect_timeout_s)
+        except _CONVERSATION_ERRORS as error:
+            return FaultCause.UNREACHABLE, f"cannot reach the bot at {address}: {_describe_error(error)}"
+        rules = self.settings.rules
+        if reply.protocol_version != PROTOCOL_VERSION:
+            return (
+                FaultCause.INCOMPATIBLE,
+                f"the bot at {address} speaks protocol version {reply.protocol_version}; "
+                f"this arena speaks {PROTOCOL_VERSION}",
+            )
+        if rules.players not in reply.player_counts:
+            counts = ", ".join(str(count) for count in reply.player_counts) or "none"
+            return (
+                FaultCause.INCOMPATIBLE,
+                f"the bot at {address} plays {counts} players, not {rules.players}",
+            )
+        if reply.rulesets and _RULESET_VALUES[rules.ruleset] not in reply.rulesets:
+            return (
+                FaultCause.INCOMPATIBLE,
+                f"the bot at {address} does not play the {rules.ruleset.value} ruleset",
+            )
+        return None
+
+    async def open_streams(self) -> None:
+        """Open every seat's stream, send MatchStart and wait for Ready."""
+        settings = self.settings
+        names = [bot.name for bot in self.seats]
+        for seat, bot in enumerate(self.seats):
+            stub = rpc.BotServiceStub(self.channel(bot.address))
+            self.conversations.append(_Conversation(seat, stub.PlaySeat(None)))
+
+        async def start(conversation: _Conversation) -> None:
+            seat = conversation.seat
+            await conversation.send(
+                match_start_message(settings.match_id, settings.rules, seat, names, settings.time_control)
+            )
+            response = await conversation.receive(settings.connect_timeout_s, "Ready")
+            if response.WhichOneof("answer") != "ready":
+                raise _SeatFaultError(
+                    seat, FaultCause.MALFORMED_ANSWER, "expected Ready in answer to MatchStart"
+                )
+
+        outcomes = await asyncio.gather(
+            *(start(conversation) for conversation in self.conversations), return_exceptions=True
+        )
+        for outcome in outcomes:
+            if isinstance(outcome, _SeatFaultError):
+                self.fault(outcome.seat, outcome.cause, outcome.detail)
+            elif isinstance(outcome, BaseException):
+                raise outcome
+
+    async def play(self) -> None:
+        """The main loop: one decision at a time until the match ends or a bot faults."""
+        match = self.match
+        time_control = self.settings.time_control
+        while not match.is_over:
+            seat = match.deal.to_act
+            view = match.view(seat)
+            legal = view.legal_moves
+            self.decisions += 1
+            decision_id = self.decisions
+            bank = self.bank_ms[seat]
+            request = decision_message(decision_id, view, legal, time_control.decision_ms, int(bank))
+            conversation = self.conversations[seat]
+            started = time.perf_counter()
+            await conversation.send(request)
+            response = await conversation.receive((time_control.decision_ms + bank) / 1000, "move")
+            elapsed = time.perf_counter() - started
+            self.decision_seconds.append(elapsed)
+            self.bank_ms[seat] = max(0.0, bank - max(0.0, elapsed * 1000 - time_control.decision_ms))
+            try:
+                move = read_answer(response, decision_id, legal)
+                result = match.apply(seat, move)
+            except AnswerError as error:
+                raise _SeatFaultError(seat, error.cause, str(error)) from None
+            except IllegalMoveError as error:
+                raise _SeatFaultError(seat, FaultCause.ILLEGAL_MOVE, str(error)) from None
+            if result is not None:
+                await self.broadcast(deal_end_message(result))
+                log.debug("deal_ended", deal=result.number, contract=str(result.contract), made=result.made)
+                if self.on_deal is not None:
+                    self.on_deal(result)
+
+    async def broadcast(self, request: pb.PlaySeatRequest) -> None:
+        for conversation in self.conversations:
+            await conversation.send(request)
+
+    async def finish(self, reason: str, ranking: tuple[int, ...]) -> None:
+        """Send MatchEnd to every seat still listening and close every stream and channel."""
+        end = match_end_message(reason, ranking, self.match.tables, self.faults)
+        faulted = {fault.seat for fault in self.faults}
+        for conversation in self.conversations:
+            if conversation.seat in faulted:
+                conversation.call.cancel()
+                continue
+            try:
+                await conversation.send(end)
+                await conversation.call.done_writing()
+            except (_SeatFaultError, *_CONVERSATION_ERRORS):
+                conversation.call.cancel()
+        for channel in self.channels.values():
+            await channel.close(grace=1.0)
+
+
+async def run_match(
+    settings: MatchSettings,
+    seats: Sequence[BotAddress],
+    on_deal: Callable[[DealResult], None] | None = None,
+) -> MatchOutcome:
+    """Play one match; `seats` gives the bot of each seat (a bot playing several seats is listed for
+    each, and gets one stream per seat). Calls `on_deal` after every deal."""
+    runner = _Runner(settings, seats, on_deal)
+    match = runner.match
+    started = time.perf_counter()
+    with structlog.contextvars.bound_contextvars(match_id=settings.match_id):
+        log.info(
+            "match_started",
+            players=settings.rules.players,
+            ruleset=settings.rules.ruleset.value,
+            seed=settings.seed,
+            bots=[bot.name for bot in seats],
+        )
+        try:
+            await runner.handshake()
+            if not runner.faults:
+                await runner.open_streams()
+            if not runner.faults:
+                await runner.play()
+        except _SeatFaultError as fault:
+            runner.fault(fault.seat, fault.cause, fault.detail)
+        forfeited = {fault.team for fault in runner.faults}
+        reason = "forfeit" if forfeited else end_reason(match)
+        ranking = match.ranking(last=forfeited)
+        await runner.finish(reason, ranking)
+        names = [bot.name for bot in seats]
+        record = record_match(match, names, settings.seed)
+        record.result = {"reason": reason, "tables": list(match.tables), "ranking": list(ranking)}
+        record.extra = {
+            "match_id": settings.match_id,
+            "time_control": {
+                "decision_ms": settings.time_control.decision_ms,
+                "bank_ms": settings.time_control.bank_ms,
+            },
+            "faults": [fault.to_json() for fault in runner.faults],
+        }
+        elapsed = time.perf_counter() - started
+        log.info(
+            "match_ended",
+            reason=reason,
+            ranking=list(ranking),
+            tables=list(match.tables),
+            deals=len(match.results),
+            decisions=runner.decisions,
+            seconds=round(elapsed, 3),
+        )
+    return MatchOutcome(
+        match_id=settings.match_id,
+        rules=settings.rules,
+        seat_names=names,
+        reason=reason,
+        ranking=ranking,
+        tables=tuple(match.tables),
+        faults=runner.faults,
+        record=record,
+        results=list(match.results),
+        decisions=runner.decisions,
+        decision_seconds=runner.decision_seconds,
+        elapsed=elapsed,
+    )
+
+
+def seats_for_teams(rules: MatchRules, team_bots: Sequence[BotAddress]) -> list[BotAddress]:
+    """The bot of every seat when each team is played by one bot (`team_bots[team]`)."""
+    if len(team_bots) != rules.team_count:
+        raise ValueError(
+            f"a {rules.players}-player {rules.ruleset.value} match has {rules.team_count} teams: "
+            f"give one bot per team, got {len(team_bots)}"
+        )
+    return [team_bots[rules.team_of(seat)] for seat in range(rules.players)]

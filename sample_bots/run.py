@@ -1,0 +1,18 @@
+"""The command line shared by the sample bots: `--port` and `--host`."""
+
+from __future__ import annotations
+
+import argparse
+
+from arena.logs import configure_logging
+from sdk import Bot, serve
+
+
+def run_bot(bot: type[Bot]) -> None:
+    """Parse `--port/--host` and serve `bot` until interrupted."""
+    parser = argparse.ArgumentParser(description=f"Serve the {bot.name} bot for 56 over gRPC.")
+    parser.add_argument("--port", type=int, default=50051, help="port to listen on (default 50051)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    args = parser.parse_args()
+    configure_logging()
+    serve(bot, port=args.port, host=args.host)

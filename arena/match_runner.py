@@ -105,6 +105,7 @@ class MatchOutcome:
     results: list[DealResult]
     decisions: int
     decision_seconds: list[float]
+    """Wall time of each decision: view, encoding, the bot's round trip, checking and applying."""
     elapsed: float
 
     @property
@@ -281,6 +282,7 @@ class _Runner:
         match = self.match
         time_control = self.settings.time_control
         while not match.is_over:
+            started = time.perf_counter()
             seat = match.deal.to_act
             view = match.view(seat)
             legal = view.legal_moves
@@ -289,12 +291,11 @@ class _Runner:
             bank = self.bank_ms[seat]
             request = decision_message(decision_id, view, legal, time_control.decision_ms, int(bank))
             conversation = self.conversations[seat]
-            started = time.perf_counter()
+            asked = time.perf_counter()
             await conversation.send(request)
             response = await conversation.receive((time_control.decision_ms + bank) / 1000, "move")
-            elapsed = time.perf_counter() - started
-            self.decision_seconds.append(elapsed)
-            self.bank_ms[seat] = max(0.0, bank - max(0.0, elapsed * 1000 - time_control.decision_ms))
+            waited_ms = (time.perf_counter() - asked) * 1000
+            self.bank_ms[seat] = max(0.0, bank - max(0.0, waited_ms - time_control.decision_ms))
             try:
                 move = read_answer(response, decision_id, legal)
                 result = match.apply(seat, move)
@@ -302,6 +303,7 @@ class _Runner:
                 raise _SeatFaultError(seat, error.cause, str(error)) from None
             except IllegalMoveError as error:
                 raise _SeatFaultError(seat, FaultCause.ILLEGAL_MOVE, str(error)) from None
+            self.decision_seconds.append(time.perf_counter() - started)
             if result is not None:
                 await self.broadcast(deal_end_message(result))
                 log.debug("deal_ended", deal=result.number, contract=str(result.contract), made=result.made)

@@ -197,7 +197,10 @@ def legal_calls(current: int, can_double: bool) -> tuple[Call, ...]:
 REDOUBLE_CALLS: Final = (PASS, REDOUBLE)
 """The legal calls of a contracting-team player in the redouble window after a double."""
 
-_BID_PATTERN: Final = re.compile(r"^(?:(\d+)([SHDC]|NT|NOES)|([SHDC])(\d+)|\+(\d+)([SHDC]|NOES))$")
+_NUMBER: Final = "([1-9][0-9]*)"
+_BID_PATTERN: Final = re.compile(
+    rf"(?:{_NUMBER}([SHDC]|NT|NOES)|([SHDC]){_NUMBER}|\+{_NUMBER}([SHDC]|NOES))", re.ASCII
+)
 
 
 def parse_call(text: str) -> Call:
@@ -206,11 +209,11 @@ def parse_call(text: str) -> Call:
 
     Only the syntax and the range are checked here; whether the call is legal now is the auction's job.
     """
-    cleaned = text.strip().upper().replace(" ", "")
+    cleaned = text.strip().upper()
     for plain in (PASS, DOUBLE, REDOUBLE):
         if cleaned == str(plain).upper():
             return plain
-    match = _BID_PATTERN.match(cleaned)
+    match = _BID_PATTERN.fullmatch(cleaned)
     if match is None:
         raise NotationError(
             "expected a call: pass, double, redouble, or a bid like 28S, S28, 28NT, 28NOES, +2S, "

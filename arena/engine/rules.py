@@ -62,6 +62,8 @@ def table_amount(contract: int, made: bool, doubling: int) -> int:
     `doubling` is 1 (undoubled), 2 (doubled) or 4 (redoubled). When the contract is `made` each other team
     pays the contractors; when lost the contractors pay each other team.
     """
+    if doubling not in (1, 2, 4):
+        raise ValueError(f"doubling is 1, 2 or 4, got {doubling}")
     for low, high, won_amount, lost_amount in _BANDS:
         if low <= contract <= high:
             return (won_amount if made else lost_amount) * doubling

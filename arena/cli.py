@@ -7,19 +7,29 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
+import json
 import os
 import random
+import re
+import signal
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from arena.engine import DealResult, Match, MatchRules, Ruleset, first_dealer_for
+from arena.ladder import Ladder, LadderError, LadderSettings
+from arena.local_bots import BotStartError, LocalBots, command_arguments, wait_until_ready
 from arena.logs import configure_logging
-from arena.match_runner import BotAddress, MatchSettings, run_match, seats_for_teams
+from arena.match_runner import BotAddress, MatchSettings, check_address, run_match, seats_for_teams
 from arena.players import RandomPlayer
 from arena.pretty import describe_deal, describe_ranking, describe_rules
+from arena.progress import Progress
 from arena.protocol import TimeControl
 from arena.record import RecordError, load, record_match
 from arena.replay import replay
+from arena.storage import DEFAULT_DB, BotEntry, LadderStore, Standing, StoreError
 
 
 def _players(text: str) -> int:
@@ -173,6 +183,243 @@ def _match(args: argparse.Namespace) -> int:
     return 3 if outcome.faults else 0
 
 
+SAMPLE_BOTS = {
+    "random": "python -m sample_bots.random_bot --port {port}",
+    "rules": "python -m sample_bots.rule_bot --port {port}",
+}
+
+
+def _bot_name(text: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", text):
+        raise argparse.ArgumentTypeError(
+            "a bot name is 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit; "
+            f"got {text!r}"
+        )
+    return text
+
+
+def _address(text: str) -> str:
+    try:
+        check_address(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text.strip()
+
+
+def _command(text: str) -> str:
+    try:
+        command_arguments(text, 1)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _open_store(args: argparse.Namespace) -> LadderStore:
+    return LadderStore(args.db)
+
+
+async def _check_bot(name: str, address: str | None, command: str | None) -> None:
+    """Make sure a bot answers the handshake before registering it (a command is started and stopped)."""
+    if address is not None:
+        try:
+            await wait_until_ready(address, timeout=3.0)
+        except BotStartError as error:
+            raise StoreError(
+                f"cannot reach {name!r} at {address}: {error} (use --no-check to register anyway)"
+            ) from None
+        return
+    assert command is not None
+    local = LocalBots(Path(tempfile.mkdtemp(prefix="arena-check-")))
+    try:
+        await local.address_of(BotEntry(name, None, command, 0.0, None))
+    except BotStartError as error:
+        raise StoreError(str(error)) from None
+    finally:
+        local.stop_all()
+
+
+def _bots(args: argparse.Namespace) -> int:
+    try:
+        store = _open_store(args)
+    except StoreError as error:
+        print(f"arena bots: error: {error}", file=sys.stderr)
+        return 1
+    try:
+        if args.bots_command == "add" or args.bots_command == "update":
+            address, command = args.address, args.command
+            if (address is None) == (command is None):
+                print("arena bots: error: give either HOST:PORT or --command CMD", file=sys.stderr)
+                return 2
+            if args.bots_command == "add" and args.name in {bot.name for bot in store.bots()}:
+                raise StoreError(f"a bot named {args.name!r} is already registered")
+            if args.bots_command == "update":
+                store.bot(args.name)
+            if not args.no_check:
+                asyncio.run(_check_bot(args.name, address, command))
+            if args.bots_command == "add":
+                entry = store.add_bot(args.name, address, command)
+                print(f"Registered {entry.name}: {entry.where}")
+            else:
+                entry = store.update_bot(args.name, address, command)
+                print(f"Updated {entry.name}: {entry.where}")
+        elif args.bots_command == "remove":
+            store.remove_bot(args.name)
+            print(f"Removed {args.name} (its finished matches stay in the history)")
+        elif args.bots_command == "probation":
+            store.set_probation(args.name, None if args.clear else args.reason)
+            print(f"{args.name}: " + ("off probation" if args.clear else f"on probation ({args.reason})"))
+        else:
+            bots = store.bots()
+            if args.json:
+                print(json.dumps([dataclasses.asdict(bot) for bot in bots], indent=1))
+            elif not bots:
+                print("No bots registered. Add one with: arena bots add NAME HOST:PORT")
+            else:
+                for bot in bots:
+                    status = f"  probation: {bot.probation}" if bot.probation else ""
+                    print(f"{bot.name:<20} {bot.rating:7.1f}  {bot.where}{status}")
+    except StoreError as error:
+        print(f"arena bots: error: {error}", file=sys.stderr)
+        return 1
+    finally:
+        store.close()
+    return 0
+
+
+def format_standings(standings: Sequence[Standing]) -> list[str]:
+    """The standings as an aligned table."""
+    header = (
+        "rank",
+        "bot",
+        "elo",
+        "95% interval",
+        "matches",
+        "wins",
+        "losses",
+        "timeouts",
+        "illegal",
+        "crashes",
+    )
+    rows = [header]
+    for line in standings:
+        interval = "-" if line.interval == float("inf") else f"+/- {line.interval:.0f}"
+        name = line.bot + (" (probation)" if line.probation else "")
+        rows.append(
+            (
+                str(line.rank),
+                name,
+                f"{line.rating:.0f}",
+                interval,
+                str(line.matches),
+                str(line.wins),
+                str(line.losses),
+                str(line.timeouts),
+                str(line.illegal_moves),
+                str(line.crashes),
+            )
+        )
+    widths = [max(len(row[column]) for row in rows) for column in range(len(header))]
+    lines = []
+    for row in rows:
+        cells = [
+            cell.ljust(width) if column == 1 else cell.rjust(width)
+            for column, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def _show_standings(store: LadderStore, as_json: bool) -> None:
+    standings = store.standings()
+    if as_json:
+        print(json.dumps([line.to_json() for line in standings], indent=1))
+    elif not standings:
+        print("No bots registered yet.")
+    else:
+        print("\n".join(format_standings(standings)))
+        for line in standings:
+            if line.probation:
+                print(f"{line.bot} is on probation: {line.probation}")
+
+
+def _ladder(args: argparse.Namespace) -> int:
+    try:
+        store = _open_store(args)
+    except StoreError as error:
+        print(f"arena ladder: error: {error}", file=sys.stderr)
+        return 1
+    try:
+        if args.ladder_command == "show":
+            _show_standings(store, args.json)
+            return 0
+        return _ladder_run(args, store)
+    finally:
+        store.close()
+
+
+def _ladder_run(args: argparse.Namespace, store: LadderStore) -> int:
+    configure_logging(json_lines=True if args.log_json else None, level=args.log_level)
+    if args.sample_bots:
+        registered = {bot.name for bot in store.bots()}
+        for name, command in SAMPLE_BOTS.items():
+            if name not in registered:
+                store.add_bot(name, command=command)
+                print(f"Registered the sample bot {name}: {command}")
+    settings = LadderSettings(
+        matches=None if args.forever else args.matches,
+        concurrency=args.concurrency,
+        players=args.players,
+        ruleset=args.ruleset,
+        deal_cap=args.deal_cap,
+        time_control=TimeControl(args.decision_ms, args.bank_ms),
+        seed=args.seed,
+    )
+    local_bots = LocalBots(Path(f"{args.db}-logs"))
+    progress = Progress(settings.matches)
+    ladder = Ladder(
+        store, settings, local_bots, on_match=lambda outcome, _report: progress.advance(len(outcome.faults))
+    )
+    try:
+        ladder.check()
+    except LadderError as error:
+        print(f"arena ladder: error: {error}", file=sys.stderr)
+        return 1
+
+    async def run() -> None:
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, _stop_once, loop, ladder)
+        await ladder.run()
+
+    what = "until stopped (Ctrl-C)" if settings.matches is None else f"{settings.matches} matches"
+    print(f"Playing {what}, {settings.concurrency} at a time; results in {args.db}", file=sys.stderr)
+    try:
+        asyncio.run(run())
+    except BotStartError as error:
+        progress.close()
+        print(f"arena ladder: error: {error}", file=sys.stderr)
+        return 1
+    finally:
+        local_bots.stop_all()
+    progress.close()
+    report = ladder.report
+    print(
+        f"Played {report.matches} matches ({report.sets_rated} sets rated, {report.faults} faults) "
+        f"in {report.seconds:.1f} s"
+    )
+    print("")
+    _show_standings(store, as_json=False)
+    return 0
+
+
+def _stop_once(loop: asyncio.AbstractEventLoop, ladder: Ladder) -> None:
+    """First Ctrl-C: start no new match and let the running ones finish. A second one stops at once."""
+    print("\nStopping after the matches in progress (Ctrl-C again to stop now)...", file=sys.stderr)
+    ladder.stop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.remove_signal_handler(signum)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
     parser = argparse.ArgumentParser(prog="arena", description="A bot-battle arena for the card game 56.")
@@ -211,6 +458,73 @@ def build_parser() -> argparse.ArgumentParser:
         "--log-level", default="info", choices=["debug", "info", "warning", "error"], help="default info"
     )
     match.set_defaults(handler=_match)
+
+    db_help = "the ladder's SQLite file (default: $ARENA_DB or ./arena.db)"
+    default_db = os.environ.get("ARENA_DB", DEFAULT_DB)
+
+    bots = commands.add_parser("bots", help="register, list, update and remove the ladder's bots")
+    bots.add_argument("--db", default=default_db, help=db_help)
+    bots_commands = bots.add_subparsers(dest="bots_command", required=True, metavar="ACTION")
+    for action, text in (("add", "register a bot"), ("update", "give a bot a new address or command")):
+        parser_for = bots_commands.add_parser(action, help=text)
+        parser_for.add_argument("name", type=_bot_name, metavar="NAME")
+        parser_for.add_argument(
+            "address", type=_address, nargs="?", metavar="HOST:PORT", help="where the bot listens"
+        )
+        parser_for.add_argument(
+            "--command",
+            type=_command,
+            help="instead of an address: a command that starts the bot, with {port} where the port goes "
+            "(the arena starts and stops it), e.g. 'python -m sample_bots.rule_bot --port {port}'",
+        )
+        parser_for.add_argument("--no-check", action="store_true", help="do not check that the bot answers")
+    remove = bots_commands.add_parser("remove", help="unregister a bot (its matches stay in the history)")
+    remove.add_argument("name", metavar="NAME")
+    probation = bots_commands.add_parser("probation", help="put a bot on probation (the ladder skips it)")
+    probation.add_argument("name", metavar="NAME")
+    probation_choice = probation.add_mutually_exclusive_group(required=True)
+    probation_choice.add_argument("--reason", help="why the bot is on probation")
+    probation_choice.add_argument("--clear", action="store_true", help="take the bot off probation")
+    listing = bots_commands.add_parser("list", help="list the registered bots")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    bots.set_defaults(handler=_bots)
+
+    ladder = commands.add_parser("ladder", help="play rated matches between registered bots; show standings")
+    ladder.add_argument("--db", default=default_db, help=db_help)
+    ladder_commands = ladder.add_subparsers(dest="ladder_command", required=True, metavar="ACTION")
+    run = ladder_commands.add_parser(
+        "run",
+        help="play matches in duplicate sets and rate them",
+        description="Play rated matches between the registered bots. Each pairing is a duplicate set: the "
+        "same deals once per rotation of the teams over the seats; a run ends on whole sets.",
+    )
+    count = run.add_mutually_exclusive_group()
+    count.add_argument("--matches", type=_positive, default=20, help="matches to play (default 20)")
+    count.add_argument("--forever", action="store_true", help="play until stopped with Ctrl-C")
+    run.add_argument("--concurrency", type=_positive, default=1, help="matches played at once (default 1)")
+    run.add_argument("--players", type=_players, default=4, help="4 (default), 6 or 8")
+    run.add_argument("--ruleset", type=_ruleset, default=Ruleset.PAIRS, help="pairs (default) or partnership")
+    run.add_argument("--deal-cap", type=_positive, default=None, help="end each match after this many deals")
+    run.add_argument("--decision-ms", type=_positive, default=1000, help="time per decision (default 1000)")
+    run.add_argument(
+        "--bank-ms", type=_non_negative, default=10000, help="per-match time bank (default 10000)"
+    )
+    run.add_argument("--seed", type=_seed, default=None, help="seed the pairings and deals (default: random)")
+    run.add_argument(
+        "--sample-bots",
+        action="store_true",
+        help="register the sample bots (random, rules) if they are not yet",
+    )
+    run.add_argument("--log-json", action="store_true", help="log JSON lines even on a terminal")
+    run.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["debug", "info", "warning", "error"],
+        help="default warning",
+    )
+    show = ladder_commands.add_parser("show", help="print the standings")
+    show.add_argument("--json", action="store_true", help="print JSON")
+    ladder.set_defaults(handler=_ladder)
 
     replay_parser = commands.add_parser(
         "replay", help="check a game record move by move and print the results"

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena.engine import Card, DealResult, MatchRules, Phase, Ruleset, parse_card
+from arena.local_bots import free_port
 from arena.match_runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
 from arena.protocol import FaultCause, TimeControl
 from arena.record import loads
@@ -199,7 +200,10 @@ def test_bad_bot_forfeits_and_the_arena_goes_on(
 
 def test_unreachable_bot_is_a_typed_fault(random_servers: list[BotServer]) -> None:
     rules = MatchRules(4)
-    bots = [BotAddress("good", f"127.0.0.1:{random_servers[0].port}"), BotAddress("gone", "127.0.0.1:1")]
+    bots = [
+        BotAddress("good", f"127.0.0.1:{random_servers[0].port}"),
+        BotAddress("gone", f"127.0.0.1:{free_port()}"),
+    ]
     outcome = play(rules, bots, seed=1, connect_timeout_s=2.0)
     assert [fault.seat for fault in outcome.faults] == [1, 3]
     assert {fault.cause for fault in outcome.faults} == {FaultCause.UNREACHABLE}

@@ -1,0 +1,235 @@
+"""The Elo ladder: play duplicate sets between registered bots, K matches at a time, and rate them.
+
+Pairing (the choice that teaches the most): the first bot of a new set is the one with the fewest
+matches (ties broken at random), its opponents are drawn among the others with a weight that falls with
+the rating gap, 1 / (1 + (gap / 100)^2), so close ratings meet most but every pairing stays possible.
+Each set is played once per rotation of the teams over the seats on the same seeded deals, and rated
+as one event (arena/elo.py) as soon as its last match is stored. Sets left unfinished by an earlier run
+are finished first. Bots on probation are skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Final
+
+import structlog
+
+from arena.engine import MatchRules, Ruleset
+from arena.local_bots import LocalBots
+from arena.match_runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
+from arena.protocol import TimeControl
+from arena.storage import BotEntry, DuplicateSet, LadderStore
+
+log = structlog.get_logger("ladder")
+
+RATING_SCALE: Final = 100.0
+
+
+class LadderError(ValueError):
+    """A ladder that cannot run as asked (too few bots, a bot that cannot start)."""
+
+
+@dataclass
+class LadderSettings:
+    """How a ladder run plays: how many matches (None: until stopped), how many at once, what kind."""
+
+    matches: int | None = 20
+    concurrency: int = 1
+    players: int = 4
+    ruleset: Ruleset = Ruleset.PAIRS
+    deal_cap: int | None = None
+    time_control: TimeControl = field(default_factory=TimeControl)
+    seed: int | None = None
+
+    @property
+    def rules(self) -> MatchRules:
+        """The rules of the new sets this run creates."""
+        return MatchRules(self.players, self.ruleset, self.deal_cap)
+
+
+@dataclass
+class LadderReport:
+    """What a ladder run did, with where the time went."""
+
+    matches: int = 0
+    sets_rated: int = 0
+    faults: int = 0
+    seconds: float = 0.0
+    match_seconds: float = 0.0
+    storage_seconds: float = 0.0
+    decisions: int = 0
+    decision_seconds: float = 0.0
+    outcomes: list[MatchOutcome] = field(default_factory=list)
+
+
+@dataclass
+class _Job:
+    duplicate: DuplicateSet
+    rotation: int
+
+
+class Ladder:
+    """One run of the ladder over a store."""
+
+    def __init__(
+        self,
+        store: LadderStore,
+        settings: LadderSettings,
+        local_bots: LocalBots,
+        on_match: Callable[[MatchOutcome, LadderReport], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.local_bots = local_bots
+        self.on_match = on_match
+        self.rng = random.Random(settings.seed)
+        self.report = LadderReport()
+        self.scheduled: dict[str, int] = {}
+        self.stopping = False
+
+    def active_bots(self) -> list[BotEntry]:
+        """Registered bots not on probation."""
+        return [bot for bot in self.store.bots() if bot.probation is None]
+
+    def check(self) -> None:
+        """Refuse to start a ladder that cannot pair anybody."""
+        teams = self.settings.rules.team_count
+        active = self.active_bots()
+        if len(active) < teams:
+            raise LadderError(
+                f"a {self.settings.players}-player {self.settings.ruleset.value} ladder needs at least "
+                f"{teams} bots not on probation; {len(active)} registered (add some with `arena bots add`)"
+            )
+
+    def pick_bots(self) -> list[str]:
+        """The bots of a new set: the least-played bot and opponents close to it in rating."""
+        active = self.active_bots()
+        counts = self.store.match_count()
+        played = {bot.name: counts.get(bot.name, 0) + self.scheduled.get(bot.name, 0) for bot in active}
+        fewest = min(played.values())
+        first = self.rng.choice([bot for bot in active if played[bot.name] == fewest])
+        chosen = [first]
+        others = [bot for bot in active if bot.name != first.name]
+        while len(chosen) < self.settings.rules.team_count:
+            weights = [1.0 / (1.0 + ((bot.rating - first.rating) / RATING_SCALE) ** 2) for bot in others]
+            pick = self.rng.choices(others, weights=weights)[0]
+            chosen.append(pick)
+            others.remove(pick)
+        self.rng.shuffle(chosen)
+        return [bot.name for bot in chosen]
+
+    def sets(self) -> Iterator[list[_Job]]:
+        """The matches to play, a set at a time: unfinished sets first, then new sets."""
+        registered = {bot.name for bot in self.active_bots()}
+        for duplicate, missing in self.store.unfinished_sets():
+            if not missing:
+                self._rate(duplicate.id)
+            elif set(duplicate.bots) <= registered:
+                yield [_Job(duplicate, rotation) for rotation in missing]
+            else:
+                log.warning(
+                    "set_skipped", set_id=duplicate.id, reason="a bot is not registered or on probation"
+                )
+        while True:
+            rules = self.settings.rules
+            duplicate = self.store.create_set(
+                rules.players,
+                rules.ruleset.value,
+                rules.deal_cap,
+                self.rng.randrange(2**31),
+                self.pick_bots(),
+            )
+            yield [_Job(duplicate, rotation) for rotation in range(duplicate.rotations)]
+
+    def _rate(self, set_id: int) -> None:
+        started = time.perf_counter()
+        changes = self.store.rate_set(set_id)
+        self.report.storage_seconds += time.perf_counter() - started
+        if changes is not None:
+            self.report.sets_rated += 1
+            log.info("set_rated", set_id=set_id, changes={bot: round(c, 1) for bot, c in changes.items()})
+
+    async def play(self, job: _Job) -> None:
+        """Play one match of a set, store it at once, and rate the set if it is complete."""
+        duplicate = job.duplicate
+        team_bots = duplicate.team_bots(job.rotation)
+        addresses = [
+            BotAddress(name, await self.local_bots.address_of(self.store.bot(name))) for name in team_bots
+        ]
+        rules = MatchRules(duplicate.players, Ruleset.parse(duplicate.ruleset), duplicate.deal_cap)
+        settings = MatchSettings(
+            rules,
+            duplicate.seed,
+            self.settings.time_control,
+            match_id=f"set{duplicate.id}-rot{job.rotation}-{self.rng.randrange(16**6):06x}",
+        )
+        outcome = await run_match(settings, seats_for_teams(rules, addresses))
+        started = time.perf_counter()
+        self.store.save_match(
+            outcome.match_id,
+            duplicate,
+            job.rotation,
+            outcome.reason,
+            outcome.ranking,
+            [fault.to_json() for fault in outcome.faults],
+            outcome.record.to_json(),
+            outcome.decisions,
+            outcome.elapsed,
+        )
+        report = self.report
+        report.storage_seconds += time.perf_counter() - started
+        report.matches += 1
+        report.faults += len(outcome.faults)
+        report.match_seconds += outcome.elapsed
+        report.decisions += outcome.decisions
+        report.decision_seconds += sum(outcome.decision_seconds)
+        report.outcomes.append(outcome)
+        for name in team_bots:
+            self.scheduled[name] -= 1
+        if len(self.store.matches(duplicate.id)) == duplicate.rotations:
+            self._rate(duplicate.id)
+        if self.on_match is not None:
+            self.on_match(outcome, report)
+
+    async def run(self) -> LadderReport:
+        """Play until the number of matches is reached (rounded up to whole sets) or `stop()` is called."""
+        self.check()
+        started = time.perf_counter()
+        sets = self.sets()
+        target = self.settings.matches
+        launched = 0
+        current: list[_Job] = []
+
+        def next_job() -> _Job | None:
+            # A set once started is played to its end, so a run ends on whole sets.
+            nonlocal launched, current
+            if self.stopping:
+                return None
+            if not current:
+                if target is not None and launched >= target:
+                    return None
+                current = next(sets)
+            job = current.pop(0)
+            launched += 1
+            for name in job.duplicate.team_bots(job.rotation):
+                self.scheduled[name] = self.scheduled.get(name, 0) + 1
+            return job
+
+        async def worker() -> None:
+            while (job := next_job()) is not None:
+                await self.play(job)
+
+        try:
+            await asyncio.gather(*(worker() for _ in range(self.settings.concurrency)))
+        finally:
+            self.report.seconds = time.perf_counter() - started
+        return self.report
+
+    def stop(self) -> None:
+        """Start no new match; the matches being played finish."""
+        self.stopping = True

@@ -1,0 +1,170 @@
+"""Bots that the arena starts itself from a registered command, so a ladder needs no hand-started
+processes.
+
+A command holds `{port}`, replaced by a free port the arena picks (`python -m sample_bots.rule_bot
+--port {port}`); a first word `python` or `python3` is replaced by the interpreter running the arena,
+so the sample bots run in the arena's own environment. The arena waits until the bot answers the
+handshake, restarts a bot whose process has died before its next match (as cutechess's `-recover`
+does), and stops every process it started when the ladder ends. Each bot's output goes to a log file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO, Final
+
+import grpc
+import grpc.aio
+import structlog
+
+from arena.protocol import PROTOCOL_VERSION
+from arena.storage import BotEntry
+from fiftysix.v1 import bot_pb2 as pb
+from fiftysix.v1 import bot_pb2_grpc as rpc
+
+log = structlog.get_logger("local_bots")
+
+_PR_SET_PDEATHSIG: Final = 1
+_PRCTL: Final = ctypes.CDLL(None).prctl if sys.platform == "linux" else None
+
+
+class BotStartError(RuntimeError):
+    """A local bot that did not start: its process exited, or it never answered the handshake."""
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: ask Linux to send SIGTERM when the arena dies, even by SIGKILL, so a
+    killed ladder leaves no bot processes behind. (The function is looked up before the fork.)"""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def command_arguments(command: str, port: int) -> list[str]:
+    """The argument list of a registered command for `port`."""
+    if "{port}" not in command:
+        raise ValueError(f"a bot command must contain {{port}} where the port goes, got {command!r}")
+    arguments = shlex.split(command.replace("{port}", str(port)))
+    if arguments and arguments[0] in ("python", "python3"):
+        arguments[0] = sys.executable
+    return arguments
+
+
+async def wait_until_ready(
+    address: str, timeout: float, process: subprocess.Popen[bytes] | None = None
+) -> None:
+    """Retry the handshake with backoff until it answers or `timeout` seconds pass."""
+    deadline = time.monotonic() + timeout
+    delay = 0.05
+    last_error = "no answer"
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = rpc.BotServiceStub(channel)
+        while True:
+            if process is not None and process.poll() is not None:
+                raise BotStartError(f"the bot process exited with status {process.returncode}")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise BotStartError(
+                    f"no answer to the handshake at {address} within {timeout:.0f} s: {last_error}"
+                )
+            try:
+                await stub.Describe(
+                    pb.DescribeRequest(protocol_version=PROTOCOL_VERSION), timeout=min(1.0, remaining)
+                )
+                return
+            except grpc.RpcError as error:
+                last_error = str(error.details()) if isinstance(error, grpc.aio.AioRpcError) else str(error)
+            await asyncio.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+            delay = min(delay * 2, 1.0)
+
+
+class _Running:
+    def __init__(self, process: subprocess.Popen[bytes], address: str, log_file: IO[bytes]) -> None:
+        self.process = process
+        self.address = address
+        self.log_file = log_file
+
+
+class LocalBots:
+    """The processes of the command bots of one ladder run."""
+
+    def __init__(self, log_folder: Path, startup_timeout: float = 30.0) -> None:
+        self.log_folder = log_folder
+        self.startup_timeout = startup_timeout
+        self._running: dict[str, _Running] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    async def address_of(self, bot: BotEntry) -> str:
+        """Where to reach `bot`: its registered address, or the address of its process (started now
+        if it is not running)."""
+        if bot.address is not None:
+            return bot.address
+        assert bot.command is not None
+        lock = self._locks.setdefault(bot.name, asyncio.Lock())
+        async with lock:
+            running = self._running.get(bot.name)
+            if running is not None and running.process.poll() is None:
+                return running.address
+            if running is not None:
+                log.warning("local_bot_restarted", bot=bot.name, status=running.process.returncode)
+                running.log_file.close()
+            self._running[bot.name] = await self._start(bot.name, bot.command)
+            return self._running[bot.name].address
+
+    async def _start(self, name: str, command: str) -> _Running:
+        port = free_port()
+        arguments = command_arguments(command, port)
+        self.log_folder.mkdir(parents=True, exist_ok=True)
+        log_path = self.log_folder / f"{name}.log"
+        log_file = log_path.open("ab")
+        try:
+            process = subprocess.Popen(
+                arguments,
+                stdout=log_file,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                preexec_fn=_die_with_parent if _PRCTL is not None else None,
+            )
+        except OSError as error:
+            log_file.close()
+            raise BotStartError(f"cannot start bot {name!r} ({' '.join(arguments)}): {error}") from None
+        address = f"127.0.0.1:{port}"
+        try:
+            await wait_until_ready(address, self.startup_timeout, process)
+        except BotStartError as error:
+            process.kill()
+            process.wait()
+            log_file.close()
+            raise BotStartError(
+                f"bot {name!r} did not start: {error} (its output is in {log_path})"
+            ) from None
+        log.info("local_bot_started", bot=name, pid=process.pid, address=address)
+        return _Running(process, address, log_file)
+
+    def stop_all(self) -> None:
+        """Stop every process started here: politely, then by force after 5 seconds."""
+        for running in self._running.values():
+            if running.process.poll() is None:
+                running.process.terminate()
+        for running in self._running.values():
+            try:
+                running.process.wait(5)
+            except subprocess.TimeoutExpired:
+                running.process.kill()
+                running.process.wait()
+            running.log_file.close()
+        self._running.clear()

@@ -64,6 +64,7 @@ class LadderReport:
     storage_seconds: float = 0.0
     decisions: int = 0
     decision_seconds: float = 0.0
+    waited_seconds: float = 0.0
     outcomes: list[MatchOutcome] = field(default_factory=list)
 
 
@@ -188,6 +189,7 @@ class Ladder:
         report.match_seconds += outcome.elapsed
         report.decisions += outcome.decisions
         report.decision_seconds += sum(outcome.decision_seconds)
+        report.waited_seconds += outcome.waited_seconds
         report.outcomes.append(outcome)
         for name in team_bots:
             self.scheduled[name] -= 1

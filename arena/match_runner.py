@@ -106,6 +106,8 @@ class MatchOutcome:
     decisions: int
     decision_seconds: list[float]
     """Wall time of each decision: view, encoding, the bot's round trip, checking and applying."""
+    waited_seconds: float
+    """Of that, the time spent waiting for the bots' answers (transport and the bots' own work)."""
     elapsed: float
 
     @property
@@ -186,6 +188,7 @@ class _Runner:
         self.faults: list[FaultRecord] = []
         self.decisions = 0
         self.decision_seconds: list[float] = []
+        self.waited_seconds = 0.0
         time_control = settings.time_control
         self.bank_ms = [float(time_control.bank_ms)] * rules.players
 
@@ -294,7 +297,9 @@ class _Runner:
             asked = time.perf_counter()
             await conversation.send(request)
             response = await conversation.receive((time_control.decision_ms + bank) / 1000, "move")
-            waited_ms = (time.perf_counter() - asked) * 1000
+            waited = time.perf_counter() - asked
+            self.waited_seconds += waited
+            waited_ms = waited * 1000
             self.bank_ms[seat] = max(0.0, bank - max(0.0, waited_ms - time_control.decision_ms))
             try:
                 move = read_answer(response, decision_id, legal)
@@ -394,6 +399,7 @@ async def run_match(
         results=list(match.results),
         decisions=runner.decisions,
         decision_seconds=runner.decision_seconds,
+        waited_seconds=runner.waited_seconds,
         elapsed=elapsed,
     )
 

@@ -155,7 +155,7 @@ def _match(args: argparse.Namespace) -> int:
         print(f"arena match: error: {error}", file=sys.stderr)
         return 2
     configure_logging(json_lines=True if args.log_json else None, level=args.log_level)
-    settings = MatchSettings(rules, args.seed, time_control)
+    settings = MatchSettings(rules, args.seed, time_control, strikes=args.strikes)
     if args.match_id:
         settings.match_id = args.match_id
     print("\n".join(describe_rules(rules, args.seed, first_dealer_for(args.seed, rules.players))))
@@ -169,18 +169,19 @@ def _match(args: argparse.Namespace) -> int:
     outcome = asyncio.run(run_match(settings, seats, on_deal=show))
     print("")
     for fault in outcome.faults:
+        action = "a random move was played instead" if fault.substituted else "forfeit"
         print(
             f"Fault: seat {fault.seat} ({outcome.seat_names[fault.seat]}, team {fault.team}) "
-            f"{fault.cause.value} in deal {fault.deal_number}: {fault.detail}"
+            f"{fault.cause.value} in deal {fault.deal_number}: {fault.detail} ({action})"
         )
-    if outcome.faults:
+    if outcome.forfeited_teams:
         teams = ", ".join(str(team) for team in outcome.forfeited_teams)
         print(f"The match is decided by forfeit: team {teams} ranks last.")
     print("\n".join(describe_ranking(outcome.ranking, outcome.tables, rules, outcome.seat_names)))
     if args.save:
         outcome.record.save(args.save)
         print(f"Game record saved to {args.save}")
-    return 3 if outcome.faults else 0
+    return 3 if outcome.forfeited_teams else 0
 
 
 SAMPLE_BOTS = {
@@ -199,11 +200,14 @@ def _bot_name(text: str) -> str:
 
 
 def _address(text: str) -> str:
+    """HOST:PORT, or several separated by commas (one per seat)."""
+    parts = [part.strip() for part in text.split(",")]
     try:
-        check_address(text)
+        for part in parts:
+            check_address(part)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
-    return text.strip()
+    return ",".join(parts)
 
 
 def _command(text: str) -> str:
@@ -221,17 +225,18 @@ def _open_store(args: argparse.Namespace) -> LadderStore:
 async def _check_bot(name: str, address: str | None, command: str | None) -> None:
     """Make sure a bot answers the handshake before registering it (a command is started and stopped)."""
     if address is not None:
-        try:
-            await wait_until_ready(address, timeout=3.0)
-        except BotStartError as error:
-            raise StoreError(
-                f"cannot reach {name!r} at {address}: {error} (use --no-check to register anyway)"
-            ) from None
+        for one in address.split(","):
+            try:
+                await wait_until_ready(one, timeout=3.0)
+            except BotStartError as error:
+                raise StoreError(
+                    f"cannot reach {name!r} at {one}: {error} (use --no-check to register anyway)"
+                ) from None
         return
     assert command is not None
     local = LocalBots(Path(tempfile.mkdtemp(prefix="arena-check-")))
     try:
-        await local.address_of(BotEntry(name, None, command, 0.0, None))
+        await local.acquire(BotEntry(name, None, command, 0.0, None), 1)
     except BotStartError as error:
         raise StoreError(str(error)) from None
     finally:
@@ -373,6 +378,8 @@ def _ladder_run(args: argparse.Namespace, store: LadderStore) -> int:
         deal_cap=args.deal_cap,
         time_control=TimeControl(args.decision_ms, args.bank_ms),
         seed=args.seed,
+        strikes=args.strikes,
+        probation_after=args.probation_after,
     )
     local_bots = LocalBots(Path(f"{args.db}-logs"))
     progress = Progress(settings.matches)
@@ -407,6 +414,8 @@ def _ladder_run(args: argparse.Namespace, store: LadderStore) -> int:
         f"Played {report.matches} matches ({report.sets_rated} sets rated, {report.faults} faults) "
         f"in {report.seconds:.1f} s"
     )
+    for name, reason in report.probations:
+        print(f"{name} was put on probation: {reason}")
     print("")
     _show_standings(store, as_json=False)
     return 0
@@ -451,6 +460,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--bank-ms", type=_non_negative, default=10000, help="per-match time bank (default 10000)"
     )
     match.add_argument("--match-id", help="the match id to use in logs and the record (default: random)")
+    match.add_argument(
+        "--strikes",
+        type=_non_negative,
+        default=0,
+        help="fault policy: play a random legal move for a bot's first N bad answers, then forfeit "
+        "(default 0: forfeit at once)",
+    )
     match.add_argument("--save", metavar="FILE", help="save the game record (JSON) to FILE")
     match.add_argument("--brief", action="store_true", help="do not print the hands of each deal")
     match.add_argument("--log-json", action="store_true", help="log JSON lines even on a terminal")
@@ -510,6 +526,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--bank-ms", type=_non_negative, default=10000, help="per-match time bank (default 10000)"
     )
     run.add_argument("--seed", type=_seed, default=None, help="seed the pairings and deals (default: random)")
+    run.add_argument(
+        "--strikes",
+        type=_non_negative,
+        default=0,
+        help="fault policy: play a random legal move for a bot's first N bad answers in a match, then "
+        "forfeit (default 0: forfeit at once)",
+    )
+    run.add_argument(
+        "--probation-after",
+        type=_non_negative,
+        default=3,
+        help="put a bot on probation after this many forfeits in a row (default 3; 0 never)",
+    )
     run.add_argument(
         "--sample-bots",
         action="store_true",

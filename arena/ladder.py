@@ -23,7 +23,7 @@ from arena.engine import MatchRules, Ruleset
 from arena.local_bots import LocalBots
 from arena.match_runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
 from arena.protocol import TimeControl
-from arena.storage import BotEntry, DuplicateSet, LadderStore
+from arena.storage import BotEntry, DuplicateSet, LadderStore, StoreError
 
 log = structlog.get_logger("ladder")
 
@@ -45,6 +45,10 @@ class LadderSettings:
     deal_cap: int | None = None
     time_control: TimeControl = field(default_factory=TimeControl)
     seed: int | None = None
+    strikes: int = 0
+    """The fault policy of every match (see MatchSettings.strikes)."""
+    probation_after: int = 3
+    """A bot whose matches end in a forfeit of its own this many times in a row goes on probation."""
 
     @property
     def rules(self) -> MatchRules:
@@ -66,6 +70,7 @@ class LadderReport:
     decision_seconds: float = 0.0
     waited_seconds: float = 0.0
     outcomes: list[MatchOutcome] = field(default_factory=list)
+    probations: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -138,6 +143,9 @@ class Ladder:
                 )
         while True:
             rules = self.settings.rules
+            if len(self.active_bots()) < rules.team_count:
+                log.warning("ladder_out_of_bots", reason="too few bots left off probation")
+                return
             duplicate = self.store.create_set(
                 rules.players,
                 rules.ruleset.value,
@@ -159,17 +167,25 @@ class Ladder:
         """Play one match of a set, store it at once, and rate the set if it is complete."""
         duplicate = job.duplicate
         team_bots = duplicate.team_bots(job.rotation)
-        addresses = [
-            BotAddress(name, await self.local_bots.address_of(self.store.bot(name))) for name in team_bots
-        ]
         rules = MatchRules(duplicate.players, Ruleset.parse(duplicate.ruleset), duplicate.deal_cap)
+        seats_per_team = rules.players // rules.team_count
+        processes = [
+            await self.local_bots.acquire(self.store.bot(name), seats_per_team) for name in team_bots
+        ]
+        addresses = [
+            BotAddress(name, ",".join(where)) for name, where in zip(team_bots, processes, strict=True)
+        ]
         settings = MatchSettings(
             rules,
             duplicate.seed,
             self.settings.time_control,
             match_id=f"set{duplicate.id}-rot{job.rotation}-{self.rng.randrange(16**6):06x}",
+            strikes=self.settings.strikes,
         )
-        outcome = await run_match(settings, seats_for_teams(rules, addresses))
+        try:
+            outcome = await run_match(settings, seats_for_teams(rules, addresses))
+        finally:
+            self.local_bots.release([address for where in processes for address in where])
         started = time.perf_counter()
         self.store.save_match(
             outcome.match_id,
@@ -193,10 +209,39 @@ class Ladder:
         report.outcomes.append(outcome)
         for name in team_bots:
             self.scheduled[name] -= 1
+            self._check_probation(name)
         if len(self.store.matches(duplicate.id)) == duplicate.rotations:
             self._rate(duplicate.id)
         if self.on_match is not None:
             self.on_match(outcome, report)
+
+    def _check_probation(self, name: str) -> None:
+        """Put `name` on probation when each of its last `probation_after` matches ended in a forfeit of
+        its own; the reason names the count and the last fault."""
+        count = self.settings.probation_after
+        if count < 1:
+            return
+        recent = self.store.recent_matches(name, count)
+        if len(recent) < count:
+            return
+        last_faults = []
+        for match in recent:
+            own = [
+                fault
+                for fault in match.faults
+                if match.team_bots[fault["team"]] == name and not fault.get("substituted", False)
+            ]
+            if not own:
+                return
+            last_faults.append(own[-1])
+        last = last_faults[0]
+        reason = f"forfeited its last {count} matches (last: {last['cause']}: {last['detail']})"
+        try:
+            self.store.set_probation(name, reason)
+        except StoreError:
+            return  # removed meanwhile
+        self.report.probations.append((name, reason))
+        log.warning("bot_put_on_probation", bot=name, reason=reason)
 
     async def run(self) -> LadderReport:
         """Play until the number of matches is reached (rounded up to whole sets) or `stop()` is called."""
@@ -215,7 +260,9 @@ class Ladder:
             if not current:
                 if target is not None and launched >= target:
                     return None
-                current = next(sets)
+                current = next(sets, [])
+                if not current:
+                    return None
             job = current.pop(0)
             launched += 1
             for name in job.duplicate.team_bots(job.rotation):

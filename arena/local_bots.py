@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Final
 
@@ -97,39 +98,60 @@ class _Running:
         self.process = process
         self.address = address
         self.log_file = log_file
+        self.busy = False
 
 
 class LocalBots:
-    """The processes of the command bots of one ladder run."""
+    """The processes of the command bots of one ladder run: one process per seat being played.
+
+    A match takes a process for every seat its bot plays (`acquire`) and gives them back when it ends
+    (`release`), so no process ever holds two seats of a match, and concurrent matches get processes of
+    their own. Idle processes are kept for the next match.
+    """
 
     def __init__(self, log_folder: Path, startup_timeout: float = 30.0) -> None:
         self.log_folder = log_folder
         self.startup_timeout = startup_timeout
-        self._running: dict[str, _Running] = {}
+        self._pools: dict[str, list[_Running]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        self._started = 0
 
-    async def address_of(self, bot: BotEntry) -> str:
-        """Where to reach `bot`: its registered address, or the address of its process (started now
-        if it is not running)."""
+    async def acquire(self, bot: BotEntry, count: int) -> list[str]:
+        """`count` addresses of `bot`, one per seat: the bot's registered addresses (cycled), or that
+        many idle processes of its command (started now when not enough are idle; dead ones restarted)."""
         if bot.address is not None:
-            return bot.address
+            addresses = [part.strip() for part in bot.address.split(",")]
+            return [addresses[index % len(addresses)] for index in range(count)]
         assert bot.command is not None
         lock = self._locks.setdefault(bot.name, asyncio.Lock())
         async with lock:
-            running = self._running.get(bot.name)
-            if running is not None and running.process.poll() is None:
-                return running.address
-            if running is not None:
+            pool = self._pools.setdefault(bot.name, [])
+            for running in [running for running in pool if running.process.poll() is not None]:
                 log.warning("local_bot_restarted", bot=bot.name, status=running.process.returncode)
                 running.log_file.close()
-            self._running[bot.name] = await self._start(bot.name, bot.command)
-            return self._running[bot.name].address
+                pool.remove(running)
+            idle = [running for running in pool if not running.busy][:count]
+            while len(idle) < count:
+                running = await self._start(bot.name, bot.command)
+                pool.append(running)
+                idle.append(running)
+            for running in idle:
+                running.busy = True
+            return [running.address for running in idle]
+
+    def release(self, addresses: Sequence[str]) -> None:
+        """Give processes back after a match."""
+        for pool in self._pools.values():
+            for running in pool:
+                if running.address in addresses:
+                    running.busy = False
 
     async def _start(self, name: str, command: str) -> _Running:
         port = free_port()
         arguments = command_arguments(command, port)
         self.log_folder.mkdir(parents=True, exist_ok=True)
-        log_path = self.log_folder / f"{name}.log"
+        self._started += 1
+        log_path = self.log_folder / f"{name}-{self._started}.log"
         log_file = log_path.open("ab")
         try:
             process = subprocess.Popen(
@@ -157,14 +179,15 @@ class LocalBots:
 
     def stop_all(self) -> None:
         """Stop every process started here: politely, then by force after 5 seconds."""
-        for running in self._running.values():
+        everything = [running for pool in self._pools.values() for running in pool]
+        for running in everything:
             if running.process.poll() is None:
                 running.process.terminate()
-        for running in self._running.values():
+        for running in everything:
             try:
                 running.process.wait(5)
             except subprocess.TimeoutExpired:
                 running.process.kill()
                 running.process.wait()
             running.log_file.close()
-        self._running.clear()
+        self._pools.clear()

@@ -12,6 +12,7 @@ last (the other teams rank by their standing at that moment). Nothing a bot does
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -21,8 +22,9 @@ from typing import Final
 import grpc
 import grpc.aio
 import structlog
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena.engine import DealResult, IllegalMoveError, Match, MatchRules, Ruleset
+from arena.engine import DealResult, IllegalMoveError, Match, MatchRules, Move, Ruleset
 from arena.protocol import (
     PROTOCOL_VERSION,
     AnswerError,
@@ -56,19 +58,31 @@ _CONVERSATION_ERRORS: Final = (grpc.RpcError, grpc.aio.UsageError, asyncio.Inval
 
 @dataclass(frozen=True, slots=True)
 class BotAddress:
-    """A bot to play against: its name (for standings and records) and its `host:port`."""
+    """A bot to play against: its name (for standings and records) and where it listens.
+
+    `address` is `HOST:PORT`, or several separated by commas: one per seat, so that no single bot
+    process ever plays two seats of a team (partners then cannot share what their hands hold). The
+    k-th seat of the bot's team uses the k-th address (cycling when there are fewer addresses).
+    """
 
     name: str
     address: str
 
     @classmethod
     def parse(cls, text: str) -> BotAddress:
-        """Parse `NAME=HOST:PORT`, with an error that says what was expected."""
+        """Parse `NAME=HOST:PORT[,HOST:PORT...]`, with an error that says what was expected."""
         name, equals, address = text.partition("=")
         if not equals or not name.strip():
             raise ValueError(f"expected NAME=HOST:PORT, like alice=127.0.0.1:50051; got {text!r}")
-        check_address(address)
-        return cls(name.strip(), address.strip())
+        bot = cls(name.strip(), address.strip())
+        for one in bot.addresses:
+            check_address(one)
+        return bot
+
+    @property
+    def addresses(self) -> tuple[str, ...]:
+        """The addresses, one per seat of the team (or one for all)."""
+        return tuple(part.strip() for part in self.address.split(","))
 
 
 def check_address(address: str) -> None:
@@ -87,7 +101,13 @@ class MatchSettings:
     time_control: TimeControl = field(default_factory=TimeControl)
     match_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     connect_timeout_s: float = 5.0
-    """Time for each bot's handshake and for its Ready answer."""
+    """Time for each bot's handshake (all attempts) and for its Ready answer."""
+    strikes: int = 0
+    """The fault policy: 0 forfeits at a bot's first fault; N plays a random legal move in the bot's
+    place for each of its first N timeouts, illegal, malformed or misdirected answers, and forfeits at
+    the next. A bot whose stream is gone cannot be substituted: it forfeits at once."""
+    send_timeout_s: float = 5.0
+    """Time for a message to a bot to be accepted by its stream (a bot that stops reading blocks it)."""
 
 
 @dataclass
@@ -112,8 +132,8 @@ class MatchOutcome:
 
     @property
     def forfeited_teams(self) -> tuple[int, ...]:
-        """Teams that forfeited by a fault."""
-        return tuple(sorted({fault.team for fault in self.faults}))
+        """Teams that forfeited by a fault (not counting strikes played on with a random move)."""
+        return tuple(sorted({fault.team for fault in self.faults if not fault.substituted}))
 
 
 class _SeatFaultError(Exception):
@@ -136,18 +156,29 @@ class _Conversation:
     """One seat's PlaySeat stream."""
 
     def __init__(
-        self, seat: int, call: grpc.aio.StreamStreamCall[pb.PlaySeatRequest, pb.PlaySeatResponse]
+        self,
+        seat: int,
+        call: grpc.aio.StreamStreamCall[pb.PlaySeatRequest, pb.PlaySeatResponse],
+        send_timeout: float,
     ) -> None:
         self.seat = seat
         self.call = call
+        self.send_timeout = send_timeout
+        self.unanswered = 0
+        """Decisions that timed out and were substituted: their late answers are still to come."""
 
     async def send(self, request: pb.PlaySeatRequest) -> None:
         try:
-            await self.call.write(request)
-        except _CONVERSATION_ERRORS as error:
+            async with asyncio.timeout(self.send_timeout):
+                await self.call.write(request)
+        except TimeoutError:
             raise _SeatFaultError(
-                self.seat, FaultCause.DISCONNECTED, f"stream closed: {_describe_error(error)}"
+                self.seat,
+                FaultCause.DISCONNECTED,
+                f"the bot stopped reading its stream for {self.send_timeout} s",
             ) from None
+        except _CONVERSATION_ERRORS as error:
+            raise _SeatFaultError(self.seat, *_stream_failure(error, "stream closed")) from None
 
     async def receive(self, timeout: float, waiting_for: str) -> pb.PlaySeatResponse:
         try:
@@ -158,15 +189,40 @@ class _Conversation:
                 self.seat, FaultCause.TIMEOUT, f"no {waiting_for} within {timeout * 1000:.0f} ms"
             ) from None
         except _CONVERSATION_ERRORS as error:
-            raise _SeatFaultError(
-                self.seat, FaultCause.DISCONNECTED, f"stream failed: {_describe_error(error)}"
-            ) from None
+            raise _SeatFaultError(self.seat, *_stream_failure(error, "stream failed")) from None
         if response is _END_OF_STREAM:
             raise _SeatFaultError(
                 self.seat, FaultCause.DISCONNECTED, f"the bot closed the stream before its {waiting_for}"
             )
         assert isinstance(response, pb.PlaySeatResponse)
         return response
+
+    async def answer_to(self, decision_id: int, timeout: float) -> pb.PlaySeatResponse:
+        """The answer to `decision_id`, skipping late answers to decisions that were substituted."""
+        deadline = time.monotonic() + timeout
+        while True:
+            response = await self.receive(max(0.0, deadline - time.monotonic()), "move")
+            late = response.WhichOneof("answer") == "move" and response.move.decision_id < decision_id
+            if not (late and self.unanswered):
+                return response
+            self.unanswered -= 1
+
+
+def _stream_failure(error: BaseException, what: str) -> tuple[FaultCause, str]:
+    """The fault a broken stream stands for: an oversized answer is malformed, anything else a loss."""
+    if isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return FaultCause.MALFORMED_ANSWER, f"answer too large: {_describe_error(error)}"
+    return FaultCause.DISCONNECTED, f"{what}: {_describe_error(error)}"
+
+
+_SUBSTITUTABLE: Final = (
+    FaultCause.TIMEOUT,
+    FaultCause.ILLEGAL_MOVE,
+    FaultCause.MALFORMED_ANSWER,
+    FaultCause.WRONG_DECISION,
+)
+_HANDSHAKE_ATTEMPTS: Final = 4
+"""Handshake tries for a bot that is briefly unreachable, with backoff 0.25, 0.5, 1 s between them."""
 
 
 class _Runner:
@@ -186,18 +242,30 @@ class _Runner:
         self.channels: dict[str, grpc.aio.Channel] = {}
         self.conversations: list[_Conversation] = []
         self.faults: list[FaultRecord] = []
+        self.strikes = [0] * rules.team_count
         self.decisions = 0
         self.decision_seconds: list[float] = []
         self.waited_seconds = 0.0
         time_control = settings.time_control
         self.bank_ms = [float(time_control.bank_ms)] * rules.players
 
-    def fault(self, seat: int, cause: FaultCause, detail: str) -> None:
+    @property
+    def forfeited(self) -> set[int]:
+        """Teams that forfeited: a fault that was not substituted."""
+        return {fault.team for fault in self.faults if not fault.substituted}
+
+    def fault(self, seat: int, cause: FaultCause, detail: str, substituted: bool = False) -> None:
         team = self.settings.rules.team_of(seat)
-        record = FaultRecord(seat, team, cause, detail, self.match.deal_number)
+        record = FaultRecord(seat, team, cause, detail, self.match.deal_number, substituted)
         self.faults.append(record)
         log.warning(
-            "bot_faulted", seat=seat, team=team, bot=self.seats[seat].name, cause=cause.value, detail=detail
+            "bot_faulted",
+            seat=seat,
+            team=team,
+            bot=self.seats[seat].name,
+            cause=cause.value,
+            detail=detail,
+            substituted=substituted,
         )
 
     def channel(self, address: str) -> grpc.aio.Channel:
@@ -212,26 +280,55 @@ class _Runner:
         return channel
 
     async def handshake(self) -> None:
-        """Describe every distinct bot; a bot that fails faults every seat it plays."""
-        rules = self.settings.rules
+        """Check and describe every distinct address; a bot that fails faults every seat it plays."""
         by_address: dict[str, list[int]] = {}
         for seat, bot in enumerate(self.seats):
             by_address.setdefault(bot.address, []).append(seat)
-        checks = [self._describe(address, seats) for address, seats in by_address.items()]
+        checks = [self._check(address) for address in by_address]
         for address, problem in zip(by_address, await asyncio.gather(*checks), strict=True):
             if problem is not None:
                 cause, detail = problem
                 for seat in by_address[address]:
                     self.fault(seat, cause, detail)
-        del rules
 
-    async def _describe(self, address: str, seats: list[int]) -> tuple[FaultCause, str] | None:
-        stub = rpc.BotServiceStub(self.channel(address))
-        request = pb.DescribeRequest(protocol_version=PROTOCOL_VERSION, arena_version=ARENA_VERSION)
-        try:
-            reply: pb.DescribeResponse = await stub.Describe(request, timeout=self.settings.connect_timeout_s)
-        except _CONVERSATION_ERRORS as error:
-            return FaultCause.UNREACHABLE, f"cannot reach the bot at {address}: {_describe_error(error)}"
+    async def _check(self, address: str) -> tuple[FaultCause, str] | None:
+        """Health check, then Describe; a bot briefly unreachable is retried with backoff."""
+        channel = self.channel(address)
+        health = health_pb2_grpc.HealthStub(channel)
+        stub = rpc.BotServiceStub(channel)
+        deadline = time.monotonic() + self.settings.connect_timeout_s
+        delay = 0.25
+        for attempt in range(1, _HANDSHAKE_ATTEMPTS + 1):
+            remaining = deadline - time.monotonic()
+            try:
+                status = await health.Check(health_pb2.HealthCheckRequest(service=""), timeout=remaining)
+                if status.status != health_pb2.HealthCheckResponse.SERVING:
+                    return FaultCause.UNREACHABLE, f"the bot at {address} reports its health as not serving"
+            except grpc.aio.AioRpcError as error:
+                # A bot without the standard health service is fine; the handshake below still decides.
+                if error.code() is not grpc.StatusCode.UNIMPLEMENTED:
+                    if attempt < _HANDSHAKE_ATTEMPTS and deadline - time.monotonic() > delay:
+                        await asyncio.sleep(delay)
+                        delay *= 2
+                        continue
+                    return (
+                        FaultCause.UNREACHABLE,
+                        f"cannot reach the bot at {address}: {_describe_error(error)}",
+                    )
+            try:
+                reply: pb.DescribeResponse = await stub.Describe(
+                    pb.DescribeRequest(protocol_version=PROTOCOL_VERSION, arena_version=ARENA_VERSION),
+                    timeout=max(0.1, deadline - time.monotonic()),
+                )
+            except _CONVERSATION_ERRORS as error:
+                return (
+                    FaultCause.UNREACHABLE,
+                    f"no answer to the handshake at {address}: {_describe_error(error)}",
+                )
+            return self._compatibility(address, reply)
+        return FaultCause.UNREACHABLE, f"cannot reach the bot at {address}"
+
+    def _compatibility(self, address: str, reply: pb.DescribeResponse) -> tuple[FaultCause, str] | None:
         rules = self.settings.rules
         if reply.protocol_version != PROTOCOL_VERSION:
             return (
@@ -258,7 +355,7 @@ class _Runner:
         names = [bot.name for bot in self.seats]
         for seat, bot in enumerate(self.seats):
             stub = rpc.BotServiceStub(self.channel(bot.address))
-            self.conversations.append(_Conversation(seat, stub.PlaySeat(None)))
+            self.conversations.append(_Conversation(seat, stub.PlaySeat(None), settings.send_timeout_s))
 
         async def start(conversation: _Conversation) -> None:
             seat = conversation.seat
@@ -281,7 +378,7 @@ class _Runner:
                 raise outcome
 
     async def play(self) -> None:
-        """The main loop: one decision at a time until the match ends or a bot faults."""
+        """The main loop: one decision at a time until the match ends or a bot forfeits."""
         match = self.match
         time_control = self.settings.time_control
         while not match.is_over:
@@ -295,17 +392,21 @@ class _Runner:
             request = decision_message(decision_id, view, legal, time_control.decision_ms, int(bank))
             conversation = self.conversations[seat]
             asked = time.perf_counter()
-            await conversation.send(request)
-            response = await conversation.receive((time_control.decision_ms + bank) / 1000, "move")
+            try:
+                await conversation.send(request)
+                response = await conversation.answer_to(decision_id, (time_control.decision_ms + bank) / 1000)
+                move = read_answer(response, decision_id, legal)
+            except AnswerError as error:
+                move = self.substitute(seat, error.cause, str(error), decision_id, legal)
+            except _SeatFaultError as error:
+                move = self.substitute(seat, error.cause, error.detail, decision_id, legal)
+                if error.cause is FaultCause.TIMEOUT:
+                    conversation.unanswered += 1
             waited = time.perf_counter() - asked
             self.waited_seconds += waited
-            waited_ms = waited * 1000
-            self.bank_ms[seat] = max(0.0, bank - max(0.0, waited_ms - time_control.decision_ms))
+            self.bank_ms[seat] = max(0.0, bank - max(0.0, waited * 1000 - time_control.decision_ms))
             try:
-                move = read_answer(response, decision_id, legal)
                 result = match.apply(seat, move)
-            except AnswerError as error:
-                raise _SeatFaultError(seat, error.cause, str(error)) from None
             except IllegalMoveError as error:
                 raise _SeatFaultError(seat, FaultCause.ILLEGAL_MOVE, str(error)) from None
             self.decision_seconds.append(time.perf_counter() - started)
@@ -315,6 +416,17 @@ class _Runner:
                 if self.on_deal is not None:
                     self.on_deal(result)
 
+    def substitute(
+        self, seat: int, cause: FaultCause, detail: str, decision_id: int, legal: Sequence[Move]
+    ) -> Move:
+        """Apply the fault policy to a bad answer: a random legal move while strikes last, else forfeit."""
+        team = self.settings.rules.team_of(seat)
+        if cause not in _SUBSTITUTABLE or self.strikes[team] >= self.settings.strikes:
+            raise _SeatFaultError(seat, cause, detail)
+        self.strikes[team] += 1
+        self.fault(seat, cause, detail, substituted=True)
+        return random.Random(f"{self.settings.match_id}/{decision_id}").choice(legal)
+
     async def broadcast(self, request: pb.PlaySeatRequest) -> None:
         for conversation in self.conversations:
             await conversation.send(request)
@@ -322,15 +434,16 @@ class _Runner:
     async def finish(self, reason: str, ranking: tuple[int, ...]) -> None:
         """Send MatchEnd to every seat still listening and close every stream and channel."""
         end = match_end_message(reason, ranking, self.match.tables, self.faults)
-        faulted = {fault.seat for fault in self.faults}
+        lost = {fault.seat for fault in self.faults if not fault.substituted}
         for conversation in self.conversations:
-            if conversation.seat in faulted:
+            if conversation.seat in lost:
                 conversation.call.cancel()
                 continue
             try:
                 await conversation.send(end)
-                await conversation.call.done_writing()
-            except (_SeatFaultError, *_CONVERSATION_ERRORS):
+                async with asyncio.timeout(self.settings.send_timeout_s):
+                    await conversation.call.done_writing()
+            except (_SeatFaultError, TimeoutError, *_CONVERSATION_ERRORS):
                 conversation.call.cancel()
         for channel in self.channels.values():
             await channel.close(grace=1.0)
@@ -356,13 +469,13 @@ async def run_match(
         )
         try:
             await runner.handshake()
-            if not runner.faults:
+            if not runner.forfeited:
                 await runner.open_streams()
-            if not runner.faults:
+            if not runner.forfeited:
                 await runner.play()
         except _SeatFaultError as fault:
             runner.fault(fault.seat, fault.cause, fault.detail)
-        forfeited = {fault.team for fault in runner.faults}
+        forfeited = runner.forfeited
         reason = "forfeit" if forfeited else end_reason(match)
         ranking = match.ranking(last=forfeited)
         await runner.finish(reason, ranking)
@@ -376,6 +489,7 @@ async def run_match(
                 "bank_ms": settings.time_control.bank_ms,
             },
             "faults": [fault.to_json() for fault in runner.faults],
+            "strikes": settings.strikes,
         }
         elapsed = time.perf_counter() - started
         log.info(
@@ -405,10 +519,18 @@ async def run_match(
 
 
 def seats_for_teams(rules: MatchRules, team_bots: Sequence[BotAddress]) -> list[BotAddress]:
-    """The bot of every seat when each team is played by one bot (`team_bots[team]`)."""
+    """The bot of every seat when each team is played by one bot (`team_bots[team]`); the k-th seat of
+    a team gets the bot's k-th address."""
     if len(team_bots) != rules.team_count:
         raise ValueError(
             f"a {rules.players}-player {rules.ruleset.value} match has {rules.team_count} teams: "
             f"give one bot per team, got {len(team_bots)}"
         )
-    return [team_bots[rules.team_of(seat)] for seat in range(rules.players)]
+    seats = []
+    for seat in range(rules.players):
+        team = rules.team_of(seat)
+        bot = team_bots[team]
+        addresses = bot.addresses
+        position = rules.seats_of(team).index(seat)
+        seats.append(BotAddress(bot.name, addresses[position % len(addresses)]))
+    return seats

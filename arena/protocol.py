@@ -223,6 +223,8 @@ class FaultRecord:
     cause: FaultCause
     detail: str
     deal_number: int
+    substituted: bool = False
+    """Whether a random legal move was played in the bot's place (a strike) instead of a forfeit."""
 
     def to_json(self) -> dict[str, object]:
         """The fault as a JSON-ready dictionary (for game records and the ladder's storage)."""
@@ -232,6 +234,7 @@ class FaultRecord:
             "cause": self.cause.value,
             "detail": self.detail,
             "deal_number": self.deal_number,
+            "substituted": self.substituted,
         }
 
 
@@ -251,6 +254,7 @@ def match_end_message(
                     cause=fault.cause.message_value,
                     detail=fault.detail,
                     deal_number=fault.deal_number,
+                    substituted=fault.substituted,
                 )
                 for fault in faults
             ],

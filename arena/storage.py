@@ -329,15 +329,27 @@ class LadderStore:
 
     def matches(self, set_id: int | None = None) -> list[StoredMatch]:
         """Finished matches (of one set, or all), oldest first."""
-        query = (
-            "SELECT id, set_id, rotation, team_bots, reason, ranking, bot_ranks, faults, decisions, seconds"
-            " FROM matches"
+        if set_id is None:
+            return self._select_matches("", (), "finished_at, id")
+        return self._select_matches("WHERE set_id = ?", (set_id,), "finished_at, id")
+
+    def recent_matches(self, bot: str, count: int) -> list[StoredMatch]:
+        """The last `count` finished matches that `bot` played, newest first."""
+        return self._select_matches(
+            "WHERE json_extract(bot_ranks, '$.' || json_quote(?)) IS NOT NULL",
+            (bot,),
+            "finished_at DESC, id DESC",
+            count,
         )
-        parameters: tuple[Any, ...] = ()
-        if set_id is not None:
-            query += " WHERE set_id = ?"
-            parameters = (set_id,)
-        rows = self._db.execute(query + " ORDER BY finished_at, id", parameters)
+
+    def _select_matches(
+        self, where: str, parameters: tuple[Any, ...], order: str, limit: int = -1
+    ) -> list[StoredMatch]:
+        rows = self._db.execute(
+            "SELECT id, set_id, rotation, team_bots, reason, ranking, bot_ranks, faults, decisions, seconds"
+            f" FROM matches {where} ORDER BY {order} LIMIT ?",
+            (*parameters, limit),
+        )
         return [
             StoredMatch(
                 row[0],

@@ -1,7 +1,7 @@
 """Ladder throughput: matches per minute at concurrency 1, 2 and 4, and where the time goes.
 
 Run by hand: `python bench/ladder.py [--matches 24]`. For each concurrency it makes a fresh ladder file,
-registers the two sample bots as local commands (the arena starts them, one process each), plays the
+registers the two sample bots as local commands (the arena starts them, one process per seat), plays the
 same seeded matches and prints:
 
 - matches per minute (wall clock, bot start-up excluded: the bots are started before the clock runs);
@@ -50,7 +50,8 @@ async def ladder_run(folder: Path, matches: int, concurrency: int) -> tuple[Ladd
     local_bots = LocalBots(folder / "logs")
     try:
         for bot in store.bots():
-            await local_bots.address_of(bot)  # start the bots before the clock runs
+            # Start the processes before the clock runs: two seats a team, `concurrency` matches at once.
+            local_bots.release(await local_bots.acquire(bot, 2 * concurrency))
         ladder = Ladder(store, LadderSettings(matches=matches, concurrency=concurrency, seed=11), local_bots)
         started = time.perf_counter()
         report = await ladder.run()

@@ -15,6 +15,7 @@ from typing import Any
 
 import grpc
 import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from arena.engine import Card, MatchRules, Move, parse_call, parse_card
 from arena.protocol import (
@@ -31,6 +32,9 @@ from fiftysix.v1 import bot_pb2_grpc as rpc
 from sdk.bot import Bot, BotView, Fault, MatchInfo, MatchSummary
 
 log = structlog.get_logger("sdk")
+
+SERVICE_NAME = "fiftysix.v1.BotService"
+"""The service name under which the standard gRPC health service reports the bot."""
 
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 """Largest message accepted or sent; a whole view is a few kilobytes."""
@@ -165,12 +169,15 @@ def bot_factory_for(bot: Bot | type[Bot] | Callable[[], Bot]) -> Callable[[], Bo
 class BotServer:
     """A running bot server; `port` is the port it listens on."""
 
-    def __init__(self, server: grpc.Server, port: int) -> None:
+    def __init__(self, server: grpc.Server, port: int, health_servicer: health.HealthServicer) -> None:
         self.server = server
         self.port = port
+        self.health = health_servicer
 
     def stop(self, grace: float | None = 1.0) -> None:
-        """Stop serving, letting conversations in progress end within `grace` seconds."""
+        """Stop serving (health turns NOT_SERVING first), letting conversations in progress end within
+        `grace` seconds."""
+        self.health.enter_graceful_shutdown()
         self.server.stop(grace).wait()
 
     def wait(self) -> None:
@@ -199,12 +206,16 @@ def start(
         maximum_concurrent_rpcs=max_workers,
     )
     rpc.add_BotServiceServicer_to_server(servicer, server)
+    health_servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     bound = server.add_insecure_port(f"{host}:{port}")
     if bound == 0:
         raise OSError(f"cannot listen on {host}:{port}")
     server.start()
+    for service in ("", SERVICE_NAME):
+        health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
     log.info("bot_serving", bot=servicer._prototype.name, host=host, port=bound)
-    return BotServer(server, bound)
+    return BotServer(server, bound, health_servicer)
 
 
 def serve(

@@ -948,6 +948,7 @@ class Fault(_message.Message):
     CAUSE_FIELD_NUMBER: _builtins.int
     DETAIL_FIELD_NUMBER: _builtins.int
     DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    SUBSTITUTED_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat whose conversation failed."""
     team: _builtins.int
@@ -958,6 +959,10 @@ class Fault(_message.Message):
     """A human-readable explanation."""
     deal_number: _builtins.int
     """The deal in which it happened (0 before the first deal)."""
+    substituted: _builtins.bool
+    """True when the fault policy let the match go on with a random legal move played in the bot's place
+    (a strike); false when the fault made the bot's team forfeit.
+    """
     def __init__(
         self,
         *,
@@ -966,10 +971,11 @@ class Fault(_message.Message):
         cause: Global___FaultCause.ValueType = ...,
         detail: _builtins.str = ...,
         deal_number: _builtins.int = ...,
+        substituted: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cause", b"cause", "deal_number", b"deal_number", "detail", b"detail", "seat", b"seat", "team", b"team"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cause", b"cause", "deal_number", b"deal_number", "detail", b"detail", "seat", b"seat", "substituted", b"substituted", "team", b"team"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -12,6 +12,7 @@ last (the other teams rank by their standing at that moment). Nothing a bot does
 from __future__ import annotations
 
 import asyncio
+import collections
 import random
 import time
 import uuid
@@ -28,11 +29,11 @@ from arena.engine import DealResult, IllegalMoveError, Match, MatchRules, Move, 
 from arena.protocol import (
     PROTOCOL_VERSION,
     AnswerError,
+    DecisionEncoder,
     FaultCause,
     FaultRecord,
     TimeControl,
     deal_end_message,
-    decision_message,
     match_end_message,
     match_start_message,
     read_answer,
@@ -153,7 +154,12 @@ def _describe_error(error: BaseException) -> str:
 
 
 class _Conversation:
-    """One seat's PlaySeat stream."""
+    """One seat's PlaySeat stream.
+
+    A reader task moves the bot's answers into a queue as they come: waiting for an answer with a
+    deadline then never cancels the stream's own read (cancelling it would end the whole call), so a
+    bot that answered late can be substituted and play on.
+    """
 
     def __init__(
         self,
@@ -166,6 +172,38 @@ class _Conversation:
         self.send_timeout = send_timeout
         self.unanswered = 0
         """Decisions that timed out and were substituted: their late answers are still to come."""
+        self.encoder = DecisionEncoder()
+        self._answers: collections.deque[pb.PlaySeatResponse | BaseException | None] = collections.deque()
+        self._waiter: asyncio.Future[None] | None = None
+        self._reader = asyncio.get_running_loop().create_task(self._read_all())
+
+    def _deliver(self, item: pb.PlaySeatResponse | BaseException | None) -> None:
+        self._answers.append(item)
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    async def _read_all(self) -> None:
+        try:
+            while True:
+                response = await self.call.read()
+                if response is _END_OF_STREAM:
+                    self._deliver(None)
+                    return
+                assert isinstance(response, pb.PlaySeatResponse)
+                self._deliver(response)
+        except asyncio.CancelledError:
+            raise
+        except _CONVERSATION_ERRORS as error:
+            self._deliver(error)
+
+    def close(self) -> None:
+        """Cancel the call and stop reading."""
+        self.call.cancel()
+        self.stop_reading()
+
+    def stop_reading(self) -> None:
+        """Stop the reader task (the bot's later messages, if any, are not wanted)."""
+        self._reader.cancel()
 
     async def send(self, request: pb.PlaySeatRequest) -> None:
         try:
@@ -181,20 +219,25 @@ class _Conversation:
             raise _SeatFaultError(self.seat, *_stream_failure(error, "stream closed")) from None
 
     async def receive(self, timeout: float, waiting_for: str) -> pb.PlaySeatResponse:
-        try:
-            async with asyncio.timeout(timeout):
-                response = await self.call.read()
-        except TimeoutError:
-            raise _SeatFaultError(
-                self.seat, FaultCause.TIMEOUT, f"no {waiting_for} within {timeout * 1000:.0f} ms"
-            ) from None
-        except _CONVERSATION_ERRORS as error:
-            raise _SeatFaultError(self.seat, *_stream_failure(error, "stream failed")) from None
-        if response is _END_OF_STREAM:
+        if not self._answers:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                async with asyncio.timeout(timeout):
+                    await self._waiter
+            except TimeoutError:
+                raise _SeatFaultError(
+                    self.seat, FaultCause.TIMEOUT, f"no {waiting_for} within {timeout * 1000:.0f} ms"
+                ) from None
+            finally:
+                self._waiter = None
+        response = self._answers[0]
+        if response is None:  # left in place: every later read sees the end too
             raise _SeatFaultError(
                 self.seat, FaultCause.DISCONNECTED, f"the bot closed the stream before its {waiting_for}"
             )
-        assert isinstance(response, pb.PlaySeatResponse)
+        if isinstance(response, BaseException):
+            raise _SeatFaultError(self.seat, *_stream_failure(response, "stream failed"))
+        self._answers.popleft()
         return response
 
     async def answer_to(self, decision_id: int, timeout: float) -> pb.PlaySeatResponse:
@@ -389,8 +432,10 @@ class _Runner:
             self.decisions += 1
             decision_id = self.decisions
             bank = self.bank_ms[seat]
-            request = decision_message(decision_id, view, legal, time_control.decision_ms, int(bank))
             conversation = self.conversations[seat]
+            request = conversation.encoder.decision(
+                decision_id, view, legal, time_control.decision_ms, int(bank)
+            )
             asked = time.perf_counter()
             try:
                 await conversation.send(request)
@@ -437,14 +482,16 @@ class _Runner:
         lost = {fault.seat for fault in self.faults if not fault.substituted}
         for conversation in self.conversations:
             if conversation.seat in lost:
-                conversation.call.cancel()
+                conversation.close()
                 continue
             try:
                 await conversation.send(end)
                 async with asyncio.timeout(self.settings.send_timeout_s):
                     await conversation.call.done_writing()
             except (_SeatFaultError, TimeoutError, *_CONVERSATION_ERRORS):
-                conversation.call.cancel()
+                conversation.close()
+        for conversation in self.conversations:
+            conversation.stop_reading()
         for channel in self.channels.values():
             await channel.close(grace=1.0)
 

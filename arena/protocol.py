@@ -136,6 +136,10 @@ def _fill_contract(message: pb.Contract, contract: Contract) -> None:
     message.doubling = contract.doubling
     message.call = str(contract.bid.call) if contract.bid is not None else ""
     message.all_pass = contract.all_pass
+    if contract.doubler is not None:
+        message.doubler = contract.doubler
+    if contract.redoubler is not None:
+        message.redoubler = contract.redoubler
 
 
 def _fill_trick(message: pb.Trick, trick: Trick) -> None:
@@ -189,6 +193,84 @@ def decision_message(
     decision.decision_ms = decision_ms
     decision.bank_ms = bank_ms
     return request
+
+
+class DecisionEncoder:
+    """Builds one seat's DecisionRequests incrementally: within a deal, the calls and tricks already
+    sent are kept in a reused message and only what is new is added.
+
+    This keeps the arena's encoding work per decision small and flat through the deal (a whole view is
+    rebuilt only at a new deal); the result is the same message `decision_message` builds, which a test
+    checks. The returned message is reused by the next call: send it before asking for another.
+    """
+
+    def __init__(self) -> None:
+        self._request = pb.PlaySeatRequest()
+        self._deal_number = 0
+        self._calls_sent = 0
+        self._tricks_sent = 0
+        self._legal_cache: dict[int, tuple[tuple[Move, ...], list[str]]] = {}
+
+    def decision(
+        self, decision_id: int, view: View, legal_moves: tuple[Move, ...], decision_ms: int, bank_ms: int
+    ) -> pb.PlaySeatRequest:
+        """The request for this decision (see `decision_message`)."""
+        decision = self._request.decision
+        message = decision.view
+        if view.deal_number != self._deal_number:
+            message.Clear()
+            self._deal_number = view.deal_number
+            self._calls_sent = self._tricks_sent = 0
+            message.seat = view.seat
+            message.deal_number = view.deal_number
+            message.dealer = view.dealer
+            message.seats.extend(view.seats)
+            message.teams_out.extend(view.teams_out)
+        message.phase = _PHASES[view.phase]
+        message.to_act = view.to_act if view.to_act is not None else 0
+        del message.tables[:]
+        message.tables.extend(view.tables)
+        del message.hand[:]
+        message.hand.extend([str(card) for card in view.hand])
+        calls = message.calls
+        for made in view.calls[self._calls_sent :]:
+            calls.add(seat=made.seat, call=str(made.call))
+        self._calls_sent = len(view.calls)
+        high = view.high_bid
+        if high is not None and (
+            message.high_bid.call != str(high.call) or message.high_bid.seat != high.seat
+        ):
+            message.high_bid.seat = high.seat
+            message.high_bid.call = str(high.call)
+            message.high_bid.number = high.number
+            message.high_bid.denomination = _DENOMINATIONS[high.trump]
+        message.doubling = view.doubling
+        if view.contract is not None and not message.HasField("contract"):
+            _fill_contract(message.contract, view.contract)
+        for trick in view.tricks[self._tricks_sent :]:
+            _fill_trick(message.tricks.add(), trick)
+        self._tricks_sent = len(view.tricks)
+        del message.trick[:]
+        for play in view.trick:
+            message.trick.add(seat=play.seat, card=str(play.card))
+        del message.points[:]
+        message.points.extend(view.points)
+        decision.decision_id = decision_id
+        del decision.legal_moves[:]
+        decision.legal_moves.extend(self._legal_texts(legal_moves))
+        decision.decision_ms = decision_ms
+        decision.bank_ms = bank_ms
+        return self._request
+
+    def _legal_texts(self, legal_moves: tuple[Move, ...]) -> list[str]:
+        # The auction's legal-call tuples are shared by the engine, so their notation is worth keeping.
+        cached = self._legal_cache.get(id(legal_moves))
+        if cached is not None and cached[0] is legal_moves:
+            return cached[1]
+        texts = [str(move) for move in legal_moves]
+        if len(legal_moves) > 16:
+            self._legal_cache[id(legal_moves)] = (legal_moves, texts)
+        return texts
 
 
 def deal_end_message(result: DealResult) -> pb.PlaySeatRequest:
@@ -322,7 +404,16 @@ def _contract_from(message: pb.Contract, high: Bid | None = None) -> Contract:
         bid = (
             high if high is not None else Bid(message.bidder, parse_call(message.call), message.number, trump)
         )
-    return Contract(message.number, trump, message.bidder, message.team, message.doubling, bid)
+    return Contract(
+        message.number,
+        trump,
+        message.bidder,
+        message.team,
+        message.doubling,
+        bid,
+        message.doubler if message.HasField("doubler") else None,
+        message.redoubler if message.HasField("redoubler") else None,
+    )
 
 
 def _trick_from(message: pb.Trick) -> Trick:

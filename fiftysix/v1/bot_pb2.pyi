@@ -598,6 +598,8 @@ class Contract(_message.Message):
     DOUBLING_FIELD_NUMBER: _builtins.int
     CALL_FIELD_NUMBER: _builtins.int
     ALL_PASS_FIELD_NUMBER: _builtins.int
+    DOUBLER_FIELD_NUMBER: _builtins.int
+    REDOUBLER_FIELD_NUMBER: _builtins.int
     number: _builtins.int
     """The contract number, 28 to 56."""
     denomination: Global___Denomination.ValueType
@@ -612,6 +614,10 @@ class Contract(_message.Message):
     """The winning bid as called; empty when every player passed."""
     all_pass: _builtins.bool
     """True when every player passed and the contract is the all-pass 28 no trumps."""
+    doubler: _builtins.int
+    """The seat that doubled; absent when the contract is not doubled."""
+    redoubler: _builtins.int
+    """The seat that redoubled; absent when the contract is not redoubled."""
     def __init__(
         self,
         *,
@@ -622,12 +628,21 @@ class Contract(_message.Message):
         doubling: _builtins.int = ...,
         call: _builtins.str = ...,
         all_pass: _builtins.bool = ...,
+        doubler: _builtins.int | None = ...,
+        redoubler: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_doubler", b"_doubler", "_redoubler", b"_redoubler", "doubler", b"doubler", "redoubler", b"redoubler"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_pass", b"all_pass", "bidder", b"bidder", "call", b"call", "denomination", b"denomination", "doubling", b"doubling", "number", b"number", "team", b"team"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_doubler", b"_doubler", "_redoubler", b"_redoubler", "all_pass", b"all_pass", "bidder", b"bidder", "call", b"call", "denomination", b"denomination", "doubler", b"doubler", "doubling", b"doubling", "number", b"number", "redoubler", b"redoubler", "team", b"team"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__doubler: _TypeAlias = _typing.Literal["doubler"]  # noqa: Y015
+    _WhichOneofArgType__doubler: _TypeAlias = _typing.Literal["_doubler", b"_doubler"]  # noqa: Y015
+    _WhichOneofReturnType__redoubler: _TypeAlias = _typing.Literal["redoubler"]  # noqa: Y015
+    _WhichOneofArgType__redoubler: _TypeAlias = _typing.Literal["_redoubler", b"_redoubler"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__doubler) -> _WhichOneofReturnType__doubler | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__redoubler) -> _WhichOneofReturnType__redoubler | None: ...
 
 Global___Contract: _TypeAlias = Contract  # noqa: Y015
 

@@ -1,4 +1,4 @@
-"""The `arena` command line: play, match, replay (and, as they land, ladder, bots, check-bot).
+"""The `arena` command line: ladder, bots, match, check-bot, play, replay.
 
 This is the one place that prints for people; everything below it returns values or logs.
 """
@@ -18,6 +18,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from arena.check_bot import add_parser as add_check_bot_parser
 from arena.engine import DealResult, Match, MatchRules, Ruleset, first_dealer_for
 from arena.ladder import Ladder, LadderError, LadderSettings
 from arena.local_bots import BotStartError, LocalBots, command_arguments, wait_until_ready
@@ -555,6 +556,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true", help="print JSON")
     ladder.set_defaults(handler=_ladder)
 
+    add_check_bot_parser(commands)
     replay_parser = commands.add_parser(
         "replay", help="check a game record move by move and print the results"
     )

@@ -11,9 +11,8 @@ does), and stops every process it started when the ladder ends. Each bot's outpu
 from __future__ import annotations
 
 import asyncio
-import ctypes
+import os
 import shlex
-import signal
 import socket
 import subprocess
 import sys
@@ -33,9 +32,6 @@ from fiftysix.v1 import bot_pb2_grpc as rpc
 
 log = structlog.get_logger("local_bots")
 
-_PR_SET_PDEATHSIG: Final = 1
-_PRCTL: Final = ctypes.CDLL(None).prctl if sys.platform == "linux" else None
-
 
 class BotStartError(RuntimeError):
     """A local bot that did not start: its process exited, or it never answered the handshake."""
@@ -48,11 +44,15 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _die_with_parent() -> None:
-    """In the child, before exec: ask Linux to send SIGTERM when the arena dies, even by SIGKILL, so a
-    killed ladder leaves no bot processes behind. (The function is looked up before the fork.)"""
-    if _PRCTL is not None:
-        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGTERM)
+# Run before the bot's own command, in a fresh interpreter: ask Linux to send SIGTERM when the arena
+# dies, even by SIGKILL, so that a killed ladder leaves no bot processes behind, then become the bot.
+# (A preexec_fn would do it in the arena's forked child, where gRPC's fork handlers break things.)
+_LAUNCHER: Final = (
+    "import ctypes, os, signal, sys; "
+    "ctypes.CDLL(None).prctl(1, signal.SIGTERM); "
+    "os.getppid() == int(sys.argv[1]) or sys.exit(0); "
+    "os.execvp(sys.argv[2], sys.argv[2:])"
+)
 
 
 def command_arguments(command: str, port: int) -> list[str]:
@@ -149,6 +149,8 @@ class LocalBots:
     async def _start(self, name: str, command: str) -> _Running:
         port = free_port()
         arguments = command_arguments(command, port)
+        if sys.platform == "linux":
+            arguments = [sys.executable, "-c", _LAUNCHER, str(os.getpid()), *arguments]
         self.log_folder.mkdir(parents=True, exist_ok=True)
         self._started += 1
         log_path = self.log_folder / f"{name}-{self._started}.log"
@@ -159,7 +161,6 @@ class LocalBots:
                 stdout=log_file,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
-                preexec_fn=_die_with_parent if _PRCTL is not None else None,
             )
         except OSError as error:
             log_file.close()

@@ -103,12 +103,13 @@ def test_each_seat_gets_its_own_conversation_and_only_its_own_cards() -> None:
         rules = MatchRules(4, Ruleset.PAIRS, deal_cap=2)
         bots = [BotAddress("spy-a", f"127.0.0.1:{spy.port}"), BotAddress("spy-b", f"127.0.0.1:{spy.port}")]
         outcome = play(rules, bots, seed=7, time_control=TimeControl(2000, 5000))
+        # Every seat's conversation ends on its own server thread: wait for all four before stopping.
+        deadline = time.monotonic() + 10
+        while len(SpyBot.seen) < 4 and time.monotonic() < deadline:
+            time.sleep(0.01)
     finally:
         spy.stop(1)
     assert outcome.faults == []
-    deadline = time.monotonic() + 5
-    while len(SpyBot.seen) < 4 and time.monotonic() < deadline:
-        time.sleep(0.01)
     assert sorted(SpyBot.seen) == [0, 1, 2, 3]
     assert sorted(event for event in SpyBot.events if event.startswith("start")) == [
         f"start:{s}" for s in range(4)

@@ -205,6 +205,20 @@ class _Conversation:
         """Stop the reader task (the bot's later messages, if any, are not wanted)."""
         self._reader.cancel()
 
+    async def end(self, end: pb.PlaySeatRequest, grace: float, lost: bool) -> None:
+        """Send MatchEnd and wait, up to `grace` seconds, for the bot to end its side of the stream
+        (cancelling the read earlier would cancel the call before the bot has read MatchEnd)."""
+        if lost:
+            self.close()
+            return
+        try:
+            await self.send(end)
+            async with asyncio.timeout(grace):
+                await self.call.done_writing()
+                await asyncio.shield(self._reader)
+        except (_SeatFaultError, TimeoutError, *_CONVERSATION_ERRORS):
+            self.close()
+
     async def send(self, request: pb.PlaySeatRequest) -> None:
         try:
             async with asyncio.timeout(self.send_timeout):
@@ -477,21 +491,16 @@ class _Runner:
             await conversation.send(request)
 
     async def finish(self, reason: str, ranking: tuple[int, ...]) -> None:
-        """Send MatchEnd to every seat still listening and close every stream and channel."""
+        """Send MatchEnd to every seat still listening, let each bot end its stream (up to a grace
+        period), then close every stream and channel."""
         end = match_end_message(reason, ranking, self.match.tables, self.faults)
         lost = {fault.seat for fault in self.faults if not fault.substituted}
-        for conversation in self.conversations:
-            if conversation.seat in lost:
-                conversation.close()
-                continue
-            try:
-                await conversation.send(end)
-                async with asyncio.timeout(self.settings.send_timeout_s):
-                    await conversation.call.done_writing()
-            except (_SeatFaultError, TimeoutError, *_CONVERSATION_ERRORS):
-                conversation.close()
-        for conversation in self.conversations:
-            conversation.stop_reading()
+        await asyncio.gather(
+            *(
+                conversation.end(end, self.settings.send_timeout_s, conversation.seat in lost)
+                for conversation in self.conversations
+            )
+        )
         for channel in self.channels.values():
             await channel.close(grace=1.0)
 

@@ -232,15 +232,19 @@ class _Conversation:
         except _CONVERSATION_ERRORS as error:
             raise _SeatFaultError(self.seat, *_stream_failure(error, "stream closed")) from None
 
-    async def receive(self, timeout: float, waiting_for: str) -> pb.PlaySeatResponse:
+    async def receive(self, timeout: float | None, waiting_for: str) -> pb.PlaySeatResponse:
+        """The bot's next message; `timeout` None leaves the deadline to the caller."""
         if not self._answers:
             self._waiter = asyncio.get_running_loop().create_future()
             try:
-                async with asyncio.timeout(timeout):
+                if timeout is None:
                     await self._waiter
+                else:
+                    async with asyncio.timeout(timeout):
+                        await self._waiter
             except TimeoutError:
                 raise _SeatFaultError(
-                    self.seat, FaultCause.TIMEOUT, f"no {waiting_for} within {timeout * 1000:.0f} ms"
+                    self.seat, FaultCause.TIMEOUT, f"no {waiting_for} within {(timeout or 0) * 1000:.0f} ms"
                 ) from None
             finally:
                 self._waiter = None
@@ -254,15 +258,25 @@ class _Conversation:
         self._answers.popleft()
         return response
 
-    async def answer_to(self, decision_id: int, timeout: float) -> pb.PlaySeatResponse:
-        """The answer to `decision_id`, skipping late answers to decisions that were substituted."""
-        deadline = time.monotonic() + timeout
-        while True:
-            response = await self.receive(max(0.0, deadline - time.monotonic()), "move")
-            late = response.WhichOneof("answer") == "move" and response.move.decision_id < decision_id
-            if not (late and self.unanswered):
-                return response
-            self.unanswered -= 1
+    async def ask(self, request: pb.PlaySeatRequest, decision_id: int, timeout: float) -> pb.PlaySeatResponse:
+        """Send a decision and return its answer, skipping late answers to decisions that were
+        substituted. One deadline covers both: a bot that stops reading its stream times out too."""
+        try:
+            async with asyncio.timeout(timeout):
+                try:
+                    await self.call.write(request)
+                except _CONVERSATION_ERRORS as error:
+                    raise _SeatFaultError(self.seat, *_stream_failure(error, "stream closed")) from None
+                while True:
+                    response = await self.receive(None, "move")
+                    late = response.WhichOneof("answer") == "move" and response.move.decision_id < decision_id
+                    if not (late and self.unanswered):
+                        return response
+                    self.unanswered -= 1
+        except TimeoutError:
+            raise _SeatFaultError(
+                self.seat, FaultCause.TIMEOUT, f"no move within {timeout * 1000:.0f} ms"
+            ) from None
 
 
 def _stream_failure(error: BaseException, what: str) -> tuple[FaultCause, str]:
@@ -452,8 +466,9 @@ class _Runner:
             )
             asked = time.perf_counter()
             try:
-                await conversation.send(request)
-                response = await conversation.answer_to(decision_id, (time_control.decision_ms + bank) / 1000)
+                response = await conversation.ask(
+                    request, decision_id, (time_control.decision_ms + bank) / 1000
+                )
                 move = read_answer(response, decision_id, legal)
             except AnswerError as error:
                 move = self.substitute(seat, error.cause, str(error), decision_id, legal)

@@ -34,6 +34,7 @@ import grpc
 import grpc.aio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from arena import arguments
 from arena.engine import (
     PASS,
     Card,
@@ -957,24 +958,6 @@ async def check_bot(
 # The command line.
 
 
-def _address(text: str) -> str:
-    try:
-        check_address(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return text.strip()
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {value}")
-    return value
-
-
 def _item_filter(text: str) -> list[str]:
     wanted = [part.strip().lower() for part in text.split(",") if part.strip()]
     for part in wanted:
@@ -995,10 +978,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "did not. Exit status: 0 nothing failed, 1 something failed or the bot cannot be reached, "
         "2 bad usage.",
     )
-    parser.add_argument("address", type=_address, metavar="HOST:PORT", help="where the bot listens")
+    parser.add_argument("address", type=arguments.address, metavar="HOST:PORT", help="where the bot listens")
     parser.add_argument(
         "--decision-ms",
-        type=_positive,
+        type=arguments.positive,
         default=1000,
         help="time allowed for each answer, in milliseconds (default 1000); no bank is given",
     )

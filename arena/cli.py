@@ -11,19 +11,19 @@ import dataclasses
 import json
 import os
 import random
-import re
 import signal
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from arena import arguments
 from arena.check_bot import add_parser as add_check_bot_parser
 from arena.engine import DealResult, Match, MatchRules, Ruleset, first_dealer_for
 from arena.ladder import Ladder, LadderError, LadderSettings
-from arena.local_bots import BotStartError, LocalBots, command_arguments, wait_until_ready
+from arena.local_bots import BotStartError, LocalBots, wait_until_ready
 from arena.logs import configure_logging
-from arena.match_runner import BotAddress, MatchSettings, check_address, run_match, seats_for_teams
+from arena.match_runner import MatchSettings, run_match, seats_for_teams
 from arena.players import RandomPlayer
 from arena.pretty import describe_deal, describe_ranking, describe_rules
 from arena.progress import Progress
@@ -33,59 +33,17 @@ from arena.replay import replay
 from arena.storage import DEFAULT_DB, BotEntry, LadderStore, Standing, StoreError
 
 
-def _players(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected 4, 6 or 8, got {text!r}") from None
-    if value not in (4, 6, 8):
-        raise argparse.ArgumentTypeError(f"56 is played by 4, 6 or 8 players, not {value}")
-    return value
-
-
-def _ruleset(text: str) -> Ruleset:
-    try:
-        return Ruleset.parse(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {value}")
-    return value
-
-
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected zero or more, got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-
-
 def add_match_settings(parser: argparse.ArgumentParser) -> None:
     """The options every command that plays a match shares."""
-    parser.add_argument("--players", type=_players, default=4, help="4, 6 or 8 (default 4)")
+    parser.add_argument("--players", type=arguments.players, default=4, help="4, 6 or 8 (default 4)")
     parser.add_argument(
-        "--ruleset", type=_ruleset, default=Ruleset.PAIRS, help="pairs (default) or partnership"
+        "--ruleset", type=arguments.ruleset, default=Ruleset.PAIRS, help="pairs (default) or partnership"
     )
-    parser.add_argument("--seed", type=_seed, default=1, help="match seed: fixes every deal (default 1)")
     parser.add_argument(
-        "--deal-cap", type=_positive, default=None, help="end the match after this many deals"
+        "--seed", type=arguments.whole_number, default=1, help="match seed: fixes every deal (default 1)"
+    )
+    parser.add_argument(
+        "--deal-cap", type=arguments.positive, default=None, help="end the match after this many deals"
     )
 
 
@@ -136,13 +94,6 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bot(text: str) -> BotAddress:
-    try:
-        return BotAddress.parse(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
 def _match(args: argparse.Namespace) -> int:
     rules = MatchRules(args.players, args.ruleset, args.deal_cap)
     names = [bot.name for bot in args.bot]
@@ -189,34 +140,6 @@ SAMPLE_BOTS = {
     "random": "python -m sample_bots.random_bot --port {port}",
     "rules": "python -m sample_bots.rule_bot --port {port}",
 }
-
-
-def _bot_name(text: str) -> str:
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", text):
-        raise argparse.ArgumentTypeError(
-            "a bot name is 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit; "
-            f"got {text!r}"
-        )
-    return text
-
-
-def _address(text: str) -> str:
-    """HOST:PORT, or several separated by commas (one per seat)."""
-    parts = [part.strip() for part in text.split(",")]
-    try:
-        for part in parts:
-            check_address(part)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return ",".join(parts)
-
-
-def _command(text: str) -> str:
-    try:
-        command_arguments(text, 1)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return text
 
 
 def _open_store(args: argparse.Namespace) -> LadderStore:
@@ -449,21 +372,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     match.add_argument(
         "--bot",
-        type=_bot,
+        type=arguments.bot_address,
         action="append",
         required=True,
         metavar="NAME=HOST:PORT",
         help="a bot for the next team (give one per team: 2 teams, or players/2 in the pairs ruleset)",
     )
     add_match_settings(match)
-    match.add_argument("--decision-ms", type=_positive, default=1000, help="time per decision (default 1000)")
     match.add_argument(
-        "--bank-ms", type=_non_negative, default=10000, help="per-match time bank (default 10000)"
+        "--decision-ms", type=arguments.positive, default=1000, help="time per decision (default 1000)"
+    )
+    match.add_argument(
+        "--bank-ms", type=arguments.non_negative, default=10000, help="per-match time bank (default 10000)"
     )
     match.add_argument("--match-id", help="the match id to use in logs and the record (default: random)")
     match.add_argument(
         "--strikes",
-        type=_non_negative,
+        type=arguments.non_negative,
         default=0,
         help="fault policy: play a random legal move for a bot's first N bad answers, then forfeit "
         "(default 0: forfeit at once)",
@@ -484,13 +409,13 @@ def build_parser() -> argparse.ArgumentParser:
     bots_commands = bots.add_subparsers(dest="bots_command", required=True, metavar="ACTION")
     for action, text in (("add", "register a bot"), ("update", "give a bot a new address or command")):
         parser_for = bots_commands.add_parser(action, help=text)
-        parser_for.add_argument("name", type=_bot_name, metavar="NAME")
+        parser_for.add_argument("name", type=arguments.bot_name, metavar="NAME")
         parser_for.add_argument(
-            "address", type=_address, nargs="?", metavar="HOST:PORT", help="where the bot listens"
+            "address", type=arguments.address, nargs="?", metavar="HOST:PORT", help="where the bot listens"
         )
         parser_for.add_argument(
             "--command",
-            type=_command,
+            type=arguments.bot_command,
             help="instead of an address: a command that starts the bot, with {port} where the port goes "
             "(the arena starts and stops it), e.g. 'python -m sample_bots.rule_bot --port {port}'",
         )
@@ -516,27 +441,40 @@ def build_parser() -> argparse.ArgumentParser:
         "same deals once per rotation of the teams over the seats; a run ends on whole sets.",
     )
     count = run.add_mutually_exclusive_group()
-    count.add_argument("--matches", type=_positive, default=20, help="matches to play (default 20)")
+    count.add_argument("--matches", type=arguments.positive, default=20, help="matches to play (default 20)")
     count.add_argument("--forever", action="store_true", help="play until stopped with Ctrl-C")
-    run.add_argument("--concurrency", type=_positive, default=1, help="matches played at once (default 1)")
-    run.add_argument("--players", type=_players, default=4, help="4 (default), 6 or 8")
-    run.add_argument("--ruleset", type=_ruleset, default=Ruleset.PAIRS, help="pairs (default) or partnership")
-    run.add_argument("--deal-cap", type=_positive, default=None, help="end each match after this many deals")
-    run.add_argument("--decision-ms", type=_positive, default=1000, help="time per decision (default 1000)")
     run.add_argument(
-        "--bank-ms", type=_non_negative, default=10000, help="per-match time bank (default 10000)"
+        "--concurrency", type=arguments.positive, default=1, help="matches played at once (default 1)"
     )
-    run.add_argument("--seed", type=_seed, default=None, help="seed the pairings and deals (default: random)")
+    run.add_argument("--players", type=arguments.players, default=4, help="4 (default), 6 or 8")
+    run.add_argument(
+        "--ruleset", type=arguments.ruleset, default=Ruleset.PAIRS, help="pairs (default) or partnership"
+    )
+    run.add_argument(
+        "--deal-cap", type=arguments.positive, default=None, help="end each match after this many deals"
+    )
+    run.add_argument(
+        "--decision-ms", type=arguments.positive, default=1000, help="time per decision (default 1000)"
+    )
+    run.add_argument(
+        "--bank-ms", type=arguments.non_negative, default=10000, help="per-match time bank (default 10000)"
+    )
+    run.add_argument(
+        "--seed",
+        type=arguments.whole_number,
+        default=None,
+        help="seed the pairings and deals (default: random)",
+    )
     run.add_argument(
         "--strikes",
-        type=_non_negative,
+        type=arguments.non_negative,
         default=0,
         help="fault policy: play a random legal move for a bot's first N bad answers in a match, then "
         "forfeit (default 0: forfeit at once)",
     )
     run.add_argument(
         "--probation-after",
-        type=_non_negative,
+        type=arguments.non_negative,
         default=3,
         help="put a bot on probation after this many forfeits in a row (default 3; 0 never)",
     )

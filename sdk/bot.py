@@ -25,6 +25,12 @@ class BotView(View):
     bank_ms: int = 0
     """Spare time left in this seat's bank, in milliseconds."""
 
+    @classmethod
+    def from_view(cls, view: View, decision_ms: int = 1000, bank_ms: int = 0) -> BotView:
+        """A BotView of an engine view, for driving a bot in-process (tests, local experiments)."""
+        fields = {name: getattr(view, name) for name in View.__dataclass_fields__}
+        return cls(**fields, decision_ms=decision_ms, bank_ms=bank_ms)
+
 
 @dataclass(frozen=True, slots=True)
 class MatchInfo:

@@ -34,7 +34,6 @@ def test_readme_bot_is_short_and_plays_a_match() -> None:
     while not match.is_over:
         seat = match.deal.to_act
         view = match.view(seat)
-        fields = {name: getattr(view, name) for name in view.__dataclass_fields__}
-        move = bots[seat].decide(BotView(**fields, decision_ms=1000, bank_ms=1000))
+        move = bots[seat].decide(BotView.from_view(view, decision_ms=1000, bank_ms=1000))
         match.apply(seat, move)
     assert sorted(match.ranking()) == [1, 2]

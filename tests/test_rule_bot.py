@@ -52,8 +52,7 @@ BotFactory = Callable[[], Bot]
 
 def bot_view(view: View) -> BotView:
     """The view a served bot gets: the seat's view plus its time."""
-    fields = {name: getattr(view, name) for name in view.__dataclass_fields__}
-    return BotView(**fields, decision_ms=1000, bank_ms=10000)
+    return BotView.from_view(view, decision_ms=1000, bank_ms=10000)
 
 
 @dataclass

@@ -10,8 +10,10 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
+from grpc_health.v1 import health_pb2
 
 from arena.engine import Card, DealResult, MatchRules, Phase, Ruleset, parse_card
 from arena.local_bots import free_port
@@ -211,10 +213,10 @@ def test_unreachable_bot_is_a_typed_fault(random_servers: list[BotServer]) -> No
     assert outcome.ranking == (1, 2)
 
 
-def bot_process(module: str) -> tuple[subprocess.Popen[str], int]:
-    """Start a sample bot as its own process on port 0 and read the port from its JSON log."""
+def bot_process(module: str, *arguments: str) -> tuple[subprocess.Popen[str], int]:
+    """Start a bot as its own process on port 0 and read the port from its JSON log."""
     process = subprocess.Popen(
-        [sys.executable, "-m", module, "--port", "0"], stderr=subprocess.PIPE, text=True
+        [sys.executable, "-m", module, *arguments, "--port", "0"], stderr=subprocess.PIPE, text=True
     )
     assert process.stderr is not None
     deadline = time.monotonic() + 30
@@ -279,3 +281,90 @@ def test_arena_match_command_against_bot_processes(tmp_path: Path) -> None:
         check=False,
     )
     assert replayed.returncode == 0, replayed.stderr
+
+
+def test_briefly_unreachable_bot_is_retried_with_backoff(random_servers: list[BotServer]) -> None:
+    port = free_port()
+    late: list[BotServer] = []
+
+    def start_late() -> None:
+        time.sleep(0.6)
+        late.append(start(RandomBot, port=port))
+
+    starter = threading.Thread(target=start_late)
+    starter.start()
+    try:
+        rules = MatchRules(4)
+        bots = [
+            BotAddress("good", f"127.0.0.1:{random_servers[0].port}"),
+            BotAddress("late", f"127.0.0.1:{port}"),
+        ]
+        outcome = play(rules, bots, seed=2, connect_timeout_s=5.0)
+    finally:
+        starter.join()
+        for server in late:
+            server.stop(0)
+    assert outcome.faults == []
+    assert outcome.reason == "one_team_left"
+
+
+def test_a_bot_reporting_not_serving_is_unreachable(random_servers: list[BotServer]) -> None:
+    server = start(RandomBot)
+    server.health.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
+    try:
+        rules = MatchRules(4)
+        bots = [
+            BotAddress("good", f"127.0.0.1:{random_servers[0].port}"),
+            BotAddress("sick", f"127.0.0.1:{server.port}"),
+        ]
+        outcome = play(rules, bots, seed=2)
+    finally:
+        server.stop(0)
+    assert {fault.cause for fault in outcome.faults} == {FaultCause.UNREACHABLE}
+    assert "not serving" in outcome.faults[0].detail
+
+
+class SeatRecorder(Bot):
+    """Remembers which seats its server process was asked to play."""
+
+    name = "recorder"
+    seats: ClassVar[list[int]]
+
+    def on_match_start(self, match: MatchInfo) -> None:
+        type(self).seats.append(match.seat)
+
+    def decide(self, view: BotView) -> Move:
+        return view.legal_moves[0]
+
+
+def test_one_address_per_seat(random_servers: list[BotServer]) -> None:
+    class First(SeatRecorder):
+        seats: ClassVar[list[int]] = []
+
+    class Second(SeatRecorder):
+        seats: ClassVar[list[int]] = []
+
+    first, second = start(First), start(Second)
+    try:
+        rules = MatchRules(4, Ruleset.PAIRS, deal_cap=1)
+        team = BotAddress.parse(f"split=127.0.0.1:{first.port},127.0.0.1:{second.port}")
+        outcome = play(rules, [team, BotAddress("good", f"127.0.0.1:{random_servers[0].port}")], seed=1)
+    finally:
+        first.stop(1)
+        second.stop(1)
+    assert outcome.faults == []
+    assert First.seats == [0]
+    assert Second.seats == [2]
+
+
+def test_python_m_sdk_serves_a_bot_class() -> None:
+    process, port = bot_process("sdk", "sample_bots.random_bot:RandomBot", "--log-json")
+    try:
+        rules = MatchRules(4)
+        outcome = play(
+            rules, [BotAddress("a", f"127.0.0.1:{port}"), BotAddress("b", f"127.0.0.1:{port}")], seed=3
+        )
+    finally:
+        process.terminate()
+        process.wait(10)
+    assert outcome.faults == []

@@ -281,9 +281,45 @@ def _ladder(args: argparse.Namespace) -> int:
         if args.ladder_command == "show":
             _show_standings(store, args.json)
             return 0
+        if args.ladder_command == "matches":
+            _list_matches(store, args.bot, args.limit, args.json)
+            return 0
+        if args.ladder_command == "record":
+            return _export_record(store, args.match_id, args.output)
         return _ladder_run(args, store)
     finally:
         store.close()
+
+
+def _list_matches(store: LadderStore, bot: str | None, limit: int, as_json: bool) -> None:
+    """The newest finished matches (of one bot), newest first."""
+    matches = store.recent_matches(bot, limit)
+    if as_json:
+        print(json.dumps([dataclasses.asdict(match) for match in matches], indent=1))
+        return
+    if not matches:
+        print("No finished matches.")
+    for match in matches:
+        order = sorted(match.bot_ranks.items(), key=lambda item: (item[1], item[0]))
+        ranks = ", ".join(f"{rank}. {name}" for name, rank in order)
+        faults = f"  {len(match.faults)} faults" if match.faults else ""
+        print(f"{match.id:<24} set {match.set_id:<4} {match.reason:<14} {ranks}{faults}")
+
+
+def _export_record(store: LadderStore, match_id: str, output: str | None) -> int:
+    """Write a stored match's game record (for `arena replay`) to a file or standard output."""
+    try:
+        record = store.match_record(match_id)
+    except StoreError as error:
+        print(f"arena ladder: error: {error}", file=sys.stderr)
+        return 1
+    text = json.dumps(record, indent=1) + "\n"
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+        print(f"Game record of {match_id} saved to {output}")
+    else:
+        sys.stdout.write(text)
+    return 0
 
 
 def _ladder_run(args: argparse.Namespace, store: LadderStore) -> int:
@@ -492,6 +528,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     show = ladder_commands.add_parser("show", help="print the standings")
     show.add_argument("--json", action="store_true", help="print JSON")
+    matches = ladder_commands.add_parser("matches", help="list the newest finished matches")
+    matches.add_argument("--bot", help="only the matches of this bot")
+    matches.add_argument("--limit", type=arguments.positive, default=20, help="how many (default 20)")
+    matches.add_argument("--json", action="store_true", help="print JSON")
+    record = ladder_commands.add_parser(
+        "record", help="write a stored match's game record (for arena replay)"
+    )
+    record.add_argument("match_id", metavar="MATCH_ID")
+    record.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     ladder.set_defaults(handler=_ladder)
 
     add_check_bot_parser(commands)

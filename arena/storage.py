@@ -333,8 +333,10 @@ class LadderStore:
             return self._select_matches("", (), "finished_at, id")
         return self._select_matches("WHERE set_id = ?", (set_id,), "finished_at, id")
 
-    def recent_matches(self, bot: str, count: int) -> list[StoredMatch]:
-        """The last `count` finished matches that `bot` played, newest first."""
+    def recent_matches(self, bot: str | None, count: int) -> list[StoredMatch]:
+        """The last `count` finished matches (that `bot` played, when given), newest first."""
+        if bot is None:
+            return self._select_matches("", (), "finished_at DESC, id DESC", count)
         return self._select_matches(
             "WHERE json_extract(bot_ranks, '$.' || json_quote(?)) IS NOT NULL",
             (bot,),

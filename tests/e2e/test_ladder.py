@@ -66,6 +66,22 @@ def test_ladder_ranks_the_rule_bot_above_the_random_bot(tmp_path: Path) -> None:
             assert replay(from_json(store.match_record(match.id))).complete
     finally:
         store.close()
+    listed = arena("ladder", "matches", "--bot", "rules", "--limit", "50", "--json", db=db)
+    matches = json.loads(listed.stdout)
+    assert len(matches) == 12
+    record_file = tmp_path / "newest.json"
+    exported = arena("ladder", "record", matches[0]["id"], "--output", str(record_file), db=db)
+    assert exported.returncode == 0, exported.stderr
+    replayed = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "replay", str(record_file)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert replayed.returncode == 0, replayed.stderr
+    missing = arena("ladder", "record", "no-such-match", db=db)
+    assert missing.returncode == 1
+    assert "no match" in missing.stderr
 
 
 def test_concurrent_matches_in_process(tmp_path: Path) -> None:

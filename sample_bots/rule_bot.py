@@ -37,6 +37,8 @@ from typing import Final
 from sample_bots.run import run_bot
 from sdk import (
     DOUBLE,
+    MAX_BID,
+    MIN_BID,
     PASS,
     REDOUBLE,
     BidForm,
@@ -50,10 +52,10 @@ from sdk import (
     Rank,
     Suit,
     View,
+    hand_size_for,
+    pack_for,
 )
 
-MIN_BID: Final = 28
-MAX_BID: Final = 56
 TOP_RANKS: Final = (Rank.JACK, Rank.NINE)
 """The ranks a plus bid (`+2S`) counts as top cards."""
 BAND_STARTS: Final = (40, 48, 56)
@@ -76,17 +78,6 @@ def table_shape(view: View) -> TableShape:
     """The shape of the table this deal is played at (teams that went out have left it)."""
     team_size = sum(1 for seat in view.seats if view.team_of[seat] == view.team)
     return TableShape(len(view.seats), team_size)
-
-
-def hand_size_at(players: int) -> int:
-    """Cards in a hand: 12 with 4 players, 8 with 6 or 8."""
-    return 12 if players == 4 else 8
-
-
-def ranks_at(players: int) -> tuple[Rank, ...]:
-    """The ranks in the pack for `players`, high to low: 8s and 7s only with 8 players."""
-    low = (Rank.EIGHT, Rank.SEVEN) if players == 8 else ()
-    return (Rank.JACK, Rank.NINE, Rank.ACE, Rank.TEN, Rank.KING, Rank.QUEEN, *low)
 
 
 # Valuing a hand for the auction.
@@ -161,8 +152,8 @@ def typical_estimate(shape: TableShape, trump: Suit | None) -> float:
     """The expected `estimate` of a random hand with `trump` (any suit, or None): what a bid assumes of
     each of the bidder's partners, so a partner's bid plus this hand's strength above it is the team's."""
     model = model_for(shape)
-    hand_size = hand_size_at(shape.players)
-    pack = len(Suit) * 2 * len(ranks_at(shape.players))
+    hand_size = hand_size_for(shape.players)
+    pack = len(pack_for(shape.players))
     copies = 2 * hand_size / pack  # expected copies held of any one card
     if trump is None:
         return model.no_trumps_base + (model.per_jack + model.per_nine) * len(Suit) * copies
@@ -370,27 +361,13 @@ class Knowledge:
 
 def know(view: View) -> Knowledge:
     """Count the cards: which are still out, which is the top of each suit, who is void in what."""
-    played = Counter(view.played_cards)
-    mine = Counter(view.hand)
-    unseen_count: Counter[Suit] = Counter()
+    unseen = view.unseen_cards
+    unseen_count: Counter[Suit] = Counter(card.suit for card in unseen)
     top_unseen: dict[Suit, int] = {}
-    for suit in Suit:
-        for rank in ranks_at(len(view.seats)):
-            card = Card(rank, suit)
-            left = 2 - played[card] - mine[card]
-            if left > 0:
-                unseen_count[suit] += left
-                top_unseen.setdefault(suit, rank)
-    voids: dict[int, set[Suit]] = {seat: set() for seat in view.seats}
-    for plays in [trick.plays for trick in view.tricks] + [view.trick]:
-        if not plays:
-            continue
-        led = plays[0].card.suit
-        for play in plays[1:]:
-            if play.card.suit is not led:
-                voids.setdefault(play.seat, set()).add(led)
-    hand_size = hand_size_at(len(view.seats))
-    return Knowledge(view.trump, unseen_count, top_unseen, voids, hand_size)
+    for card in unseen:
+        top_unseen[card.suit] = max(top_unseen.get(card.suit, -1), card.rank)
+    voids = {seat: set(suits) for seat, suits in view.voids.items()}
+    return Knowledge(view.trump, unseen_count, top_unseen, voids, hand_size_for(len(view.seats)))
 
 
 def is_master(card: Card, knowledge: Knowledge) -> bool:
@@ -404,14 +381,6 @@ def beats(card: Card, winning: Card, trump: Suit | None) -> bool:
     if card.suit is winning.suit:
         return card.rank > winning.rank
     return card.suit is trump
-
-
-def seats_after(view: View) -> tuple[int, ...]:
-    """The seats still to play to the trick after this one."""
-    seats = view.seats
-    start = seats.index(view.seat)
-    still = len(seats) - len(view.trick) - 1
-    return tuple(seats[(start + step) % len(seats)] for step in range(1, still + 1))
 
 
 def may_beat(seat: int, card: Card, led: Suit, knowledge: Knowledge) -> bool:
@@ -471,7 +440,7 @@ def choose_follow(view: View, cards: list[Card], knowledge: Knowledge) -> Card:
     that keeps it when it is worth taking, and otherwise play the card minded least."""
     winner = view.winning_play
     assert winner is not None
-    after = seats_after(view)
+    after = view.seats_to_play
     points = view.trick_points
     beaters = sorted(
         (card for card in cards if beats(card, winner.card, knowledge.trump)), key=lambda card: card.rank

@@ -2,11 +2,13 @@
 
 Views and moves are the rules engine's own types (`View`, `Card`, `Call`, `Suit`, ...), so the helpers
 a card player needs are methods of the view: `cards_of(suit)`, `led_suit`, `trump`, `winning_play`,
-`trick_points`, `played_cards`, `partners`, `points`.
+`trick_points`, `played_cards`, `unseen_cards`, `voids`, `seats_to_play`, `partners`, `points`.
 """
 
 from arena.engine import (
     DOUBLE,
+    MAX_BID,
+    MIN_BID,
     PASS,
     REDOUBLE,
     BidForm,
@@ -24,14 +26,19 @@ from arena.engine import (
     Suit,
     Trick,
     View,
+    hand_size_for,
+    pack_for,
     parse_call,
     parse_card,
+    ranks_for,
 )
 from sdk.bot import Bot, BotView, Fault, MatchInfo, MatchSummary
 from sdk.server import BotServer, serve, start
 
 __all__ = [
     "DOUBLE",
+    "MAX_BID",
+    "MIN_BID",
     "PASS",
     "REDOUBLE",
     "BidForm",
@@ -55,8 +62,11 @@ __all__ = [
     "Suit",
     "Trick",
     "View",
+    "hand_size_for",
+    "pack_for",
     "parse_call",
     "parse_card",
+    "ranks_for",
     "serve",
     "start",
 ]

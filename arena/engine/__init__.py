@@ -27,6 +27,7 @@ from arena.engine.cards import (
     parse_card,
     parse_cards,
     parse_suit,
+    ranks_for,
 )
 from arena.engine.deal import Bid, CallMade, Contract, Deal, Move, Phase, Play, Trick
 from arena.engine.errors import IllegalMoveError, MatchOverError, NotationError
@@ -78,5 +79,6 @@ __all__ = [
     "parse_card",
     "parse_cards",
     "parse_suit",
+    "ranks_for",
     "table_amount",
 ]

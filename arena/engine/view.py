@@ -7,10 +7,11 @@ Another player's unplayed card never appears in it.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from arena.engine.cards import Card, Suit
+from arena.engine.cards import Card, Suit, pack_for
 from arena.engine.deal import Bid, CallMade, Contract, Move, Phase, Play, Trick
 from arena.engine.rules import MatchRules
 
@@ -106,6 +107,35 @@ class View:
         """Every card played in this deal so far, completed tricks first, in order."""
         done = tuple(play.card for trick in self.tricks for play in trick.plays)
         return done + tuple(play.card for play in self.trick)
+
+    @property
+    def unseen_cards(self) -> tuple[Card, ...]:
+        """The cards in other players' hands: the pack for the players at the table less this hand and
+        every card played in this deal (each copy of a card listed once), in display order."""
+        left = Counter(pack_for(len(self.seats)))
+        left.subtract(self.hand)
+        left.subtract(self.played_cards)
+        return tuple(sorted(left.elements()))
+
+    @property
+    def voids(self) -> dict[int, frozenset[Suit]]:
+        """For each seat at the table, the suits it has shown out of in this deal (it did not follow)."""
+        shown: dict[int, set[Suit]] = {seat: set() for seat in self.seats}
+        for plays in [*(trick.plays for trick in self.tricks), self.trick]:
+            if plays:
+                led = plays[0].card.suit
+                for play in plays[1:]:
+                    if play.card.suit is not led:
+                        shown[play.seat].add(led)
+        return {seat: frozenset(suits) for seat, suits in shown.items()}
+
+    @property
+    def seats_to_play(self) -> tuple[int, ...]:
+        """The seats still to play to the trick on the table after this seat, in order."""
+        seats = self.seats
+        start = seats.index(self.seat)
+        still = len(seats) - len(self.trick) - 1
+        return tuple(seats[(start + step) % len(seats)] for step in range(1, still + 1))
 
     @property
     def is_to_act(self) -> bool:

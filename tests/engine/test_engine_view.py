@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import pytest
 from engine_helpers import PLAYER_COUNTS, RULESETS, finish_deal, make_match
@@ -207,3 +208,36 @@ def test_views_are_frozen() -> None:
 def test_view_of_a_seat_not_in_the_match(seat: int) -> None:
     with pytest.raises(ValueError, match=f"no seat {seat}"):
         make_match(4, first_dealer=3).view(seat)
+
+
+@pytest.mark.parametrize("players", [4, 6, 8])
+def test_unseen_cards_are_exactly_the_other_hands(players: int) -> None:
+    rng = random.Random(players)
+    match = Match(MatchRules(players), seed=21)
+    checked = 0
+    while not match.is_over and checked < 300:
+        seat = match.deal.to_act
+        view = match.view(seat)
+        others = sorted(card for other in view.seats if other != seat for card in match.deal.hands[other])
+        assert list(view.unseen_cards) == others
+        checked += 1
+        match.apply(seat, rng.choice(match.legal_moves()))
+
+
+def test_voids_and_seats_to_play() -> None:
+    rng = random.Random(4)
+    match = Match(MatchRules(4), seed=9)
+    shown_out: set[tuple[int, Suit]] = set()
+    while not match.is_over and match.deal_number == 1:
+        seat = match.deal.to_act
+        view = match.view(seat)
+        if view.phase is Phase.PLAY:
+            start = view.seats.index(seat)
+            assert list(view.seats_to_play) == [
+                view.seats[(start + k) % 4] for k in range(1, 4 - len(view.trick))
+            ]
+            assert {(s, suit) for s, suits in view.voids.items() for suit in suits} == shown_out
+        move = rng.choice(match.legal_moves())
+        if view.phase is Phase.PLAY and view.trick and move.suit is not view.trick[0].card.suit:  # type: ignore[union-attr]
+            shown_out.add((seat, view.trick[0].card.suit))
+        match.apply(seat, move)

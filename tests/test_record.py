@@ -190,3 +190,13 @@ def test_malformed_deal_shape(four_player_record: dict[str, Any]) -> None:
 def test_unreadable_file(tmp_path: Path) -> None:
     with pytest.raises(RecordError, match="cannot read"):
         load(tmp_path / "missing.json")
+
+
+def test_a_version_1_record_still_loads_and_replays() -> None:
+    """A record written by version 1 of the format, kept as it was written: later versions must read it."""
+    path = Path(__file__).with_name("fixtures") / "record-v1-6p.json"
+    record = load(path)
+    assert json.loads(path.read_text())["version"] == 1
+    replayed = replay(record)
+    assert replayed.complete
+    assert len(replayed.results) == 2

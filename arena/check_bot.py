@@ -39,12 +39,12 @@ from arena.engine import (
     PASS,
     Card,
     DealResult,
+    FixedFirstDeal,
     Match,
     MatchRules,
     Move,
     Phase,
     Ruleset,
-    ShuffledDeals,
     View,
     hand_size_for,
     pack_for,
@@ -248,7 +248,7 @@ class _Table:
         first_hands: Mapping[int, Sequence[Card]] | None = None,
         tables: Sequence[int] | None = None,
     ) -> None:
-        deals = _ChosenDeals(first_hands, seed) if first_hands is not None else None
+        deals = FixedFirstDeal(first_hands, seed) if first_hands is not None else None
         # The last seat deals, so seat 0 makes the first call and leads the first trick.
         self.match = Match(rules, seed=seed, deals=deals, first_dealer=rules.players - 1)
         if tables is not None:
@@ -278,19 +278,6 @@ class _Table:
     def script(self, seat: int, **extra: Any) -> Script:
         assert self.match.to_act == seat, "a situation starts with the bot's seat to act"
         return Script(self.match, seat, self.finished, self.moves, **extra)
-
-
-class _ChosenDeals:
-    """A DealSource: the chosen hands for deal 1, seeded shuffles after it."""
-
-    def __init__(self, first: Mapping[int, Sequence[Card]], seed: int) -> None:
-        self.first = first
-        self.shuffled = ShuffledDeals(seed)
-
-    def hands(self, deal_number: int, seats: tuple[int, ...], dealer: int) -> Mapping[int, Sequence[Card]]:
-        if deal_number == 1:
-            return self.first
-        return self.shuffled.hands(deal_number, seats, dealer)
 
 
 def checker_move(match: Match) -> Move:

@@ -31,7 +31,15 @@ from arena.engine.cards import (
 )
 from arena.engine.deal import Bid, CallMade, Contract, Deal, Move, Phase, Play, Trick
 from arena.engine.errors import IllegalMoveError, MatchOverError, NotationError
-from arena.engine.match import DealResult, DealSource, Match, Payment, ShuffledDeals, first_dealer_for
+from arena.engine.match import (
+    DealResult,
+    DealSource,
+    FixedFirstDeal,
+    Match,
+    Payment,
+    ShuffledDeals,
+    first_dealer_for,
+)
 from arena.engine.rules import POINTS_PER_DEAL, STARTING_TABLES, MatchRules, Ruleset, table_amount
 from arena.engine.view import View, build_view
 
@@ -54,6 +62,7 @@ __all__ = [
     "Deal",
     "DealResult",
     "DealSource",
+    "FixedFirstDeal",
     "IllegalMoveError",
     "Match",
     "MatchOverError",

@@ -48,6 +48,20 @@ class ShuffledDeals:
         return {seat: pack[i :: len(seats)] for i, seat in enumerate(order)}
 
 
+class FixedFirstDeal:
+    """Chosen hands for deal 1, seeded shuffles after it: for tests, scripted situations and puzzles."""
+
+    def __init__(self, first: Mapping[int, Sequence[Card]], seed: int) -> None:
+        self.first = first
+        self.later = ShuffledDeals(seed)
+
+    def hands(self, deal_number: int, seats: tuple[int, ...], dealer: int) -> Mapping[int, Sequence[Card]]:
+        """The chosen hands for deal 1, then shuffles."""
+        if deal_number == 1:
+            return self.first
+        return self.later.hands(deal_number, seats, dealer)
+
+
 def first_dealer_for(seed: int, players: int) -> int:
     """The first dealer of a match with this seed, chosen at random from the seed."""
     return random.Random(f"fiftysix/{seed}/first-dealer").randrange(players)

@@ -13,11 +13,10 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from concurrent import futures
 from pathlib import Path
 
-import grpc
 import pytest
+from bad_bots import start_bad_bot
 
 from arena.check_bot import (
     ITEM_NAMES,
@@ -34,7 +33,6 @@ from arena.engine import DOUBLE, PASS, REDOUBLE, Move, Phase, Ruleset, hand_size
 from arena.local_bots import free_port
 from arena.protocol import AnswerError, read_answer
 from fiftysix.v1 import bot_pb2 as pb
-from fiftysix.v1 import bot_pb2_grpc as rpc
 from sample_bots.random_bot import RandomBot
 from sdk import Bot, BotServer, BotView, start
 
@@ -249,34 +247,11 @@ def test_undeclared_player_counts_are_skipped_not_failed(serve: list[BotServer])
     assert "does not play 6 players" in reason(report, "match 6 players pairs")
 
 
-class WrongDecisionServicer(rpc.BotServiceServicer):
-    """A bot written from the protos alone that answers every decision with the next decision's id."""
-
-    def Describe(self, request: pb.DescribeRequest, context: grpc.ServicerContext) -> pb.DescribeResponse:  # noqa: N802
-        return pb.DescribeResponse(name="off-by-one", protocol_version=1, player_counts=[4, 6, 8])
-
-    def PlaySeat(  # noqa: N802
-        self, request_iterator: Iterator[pb.PlaySeatRequest], context: grpc.ServicerContext
-    ) -> Iterator[pb.PlaySeatResponse]:
-        for request in request_iterator:
-            event = request.WhichOneof("event")
-            if event == "match_start":
-                yield pb.PlaySeatResponse(ready=pb.Ready())
-            elif event == "decision":
-                answer = pb.MoveAnswer(decision_id=request.decision.decision_id + 1, move_index=0)
-                yield pb.PlaySeatResponse(move=answer)
-            elif event == "match_end":
-                return
-
-
 @pytest.fixture
 def wrong_decision_port() -> Iterator[int]:
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=16))
-    rpc.add_BotServiceServicer_to_server(WrongDecisionServicer(), server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
-    yield port
-    server.stop(0)
+    bot = start_bad_bot("wrong-turn")  # written from the protos alone: no health service
+    yield bot.port
+    bot.stop()
 
 
 def test_wrong_decision_id_fails_and_a_missing_health_service_only_warns(wrong_decision_port: int) -> None:

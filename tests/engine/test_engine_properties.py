@@ -22,6 +22,7 @@ from arena.engine import (
     STARTING_TABLES,
     Card,
     DealResult,
+    FixedFirstDeal,
     IllegalMoveError,
     Match,
     MatchOverError,
@@ -194,20 +195,6 @@ def test_the_same_seed_gives_the_same_match(players: int, ruleset: Ruleset, seed
     assert first.ranking() == second.ranking()
 
 
-class FirstDeal:
-    """A `DealSource` with fixed hands for deal 1 and seeded shuffles after it."""
-
-    def __init__(self, hands: Mapping[int, Sequence[Card]], seed: int) -> None:
-        self.first = hands
-        self.later = ShuffledDeals(seed)
-
-    def hands(self, deal_number: int, seats: tuple[int, ...], dealer: int) -> Mapping[int, Sequence[Card]]:
-        """The fixed hands for deal 1, then shuffles."""
-        if deal_number == 1:
-            return self.first
-        return self.later.hands(deal_number, seats, dealer)
-
-
 def cards_in(value: object) -> Iterator[Card]:
     """Every card anywhere inside `value`: in dataclasses, tuples and lists, at any depth."""
     if isinstance(value, Card):
@@ -255,8 +242,8 @@ def test_a_view_does_not_depend_on_other_seats_cards(
     permuted = {seat: list(hands[seat])}
     permuted |= {other: pool[i * size : (i + 1) * size] for i, other in enumerate(others)}
     rules = MatchRules(players, ruleset)
-    actual = Match(rules, deals=FirstDeal(hands, seed), first_dealer=dealer)
-    shuffled = Match(rules, deals=FirstDeal(permuted, seed), first_dealer=dealer)
+    actual = Match(rules, deals=FixedFirstDeal(hands, seed), first_dealer=dealer)
+    shuffled = Match(rules, deals=FixedFirstDeal(permuted, seed), first_dealer=dealer)
 
     def compare() -> None:
         view = actual.view(seat)
@@ -324,7 +311,7 @@ def test_a_view_in_the_play_does_not_depend_on_unplayed_cards_of_others(
     hands = ShuffledDeals(seed).hands(1, tuple(range(players)), dealer)
     rules = MatchRules(players, ruleset)
     # Play deal 1 at random and pick a moment in it.
-    played = Match(rules, deals=FirstDeal(hands, seed), first_dealer=dealer)
+    played = Match(rules, deals=FixedFirstDeal(hands, seed), first_dealer=dealer)
     moves: list[tuple[int, Move]] = []
     while played.deal_number == 1 and not played.is_over:
         to_act = played.to_act
@@ -340,8 +327,8 @@ def test_a_view_in_the_play_does_not_depend_on_unplayed_cards_of_others(
     }
     keep[seat] = Counter(hands[seat])
     permuted = suit_preserving_shuffle(hands, keep, rng)
-    actual = Match(rules, deals=FirstDeal(hands, seed), first_dealer=dealer)
-    shuffled = Match(rules, deals=FirstDeal(permuted, seed), first_dealer=dealer)
+    actual = Match(rules, deals=FixedFirstDeal(hands, seed), first_dealer=dealer)
+    shuffled = Match(rules, deals=FixedFirstDeal(permuted, seed), first_dealer=dealer)
     for to_act, move in [*moves, (-1, PASS)]:
         view = actual.view(seat)
         assert shuffled.view(seat) == view

@@ -19,6 +19,7 @@ const path = require('node:path');
 const { parseArgs } = require('node:util');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
+const { HealthImplementation } = require('grpc-health-check');
 
 const BOT_NAME = 'js-simple';
 const BOT_VERSION = '1.0.0';
@@ -320,6 +321,9 @@ function main() {
     'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
   });
   server.addService(loadService(), { Describe: describe, PlaySeat: playSeat });
+  // The standard gRPC health service, which the arena checks before a match.
+  const health = new HealthImplementation({ '': 'SERVING', 'fiftysix.v1.BotService': 'SERVING' });
+  health.addToServer(server);
   const bracketed = options.host.includes(':') && !options.host.startsWith('[');
   const host = bracketed ? `[${options.host}]` : options.host;
   server.bindAsync(`${host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (error, port) => {
@@ -334,6 +338,7 @@ function main() {
   const stop = (signal) => {
     if (stopping) return;
     stopping = true;
+    health.setStatus('', 'NOT_SERVING');
     log('bot_stopping', { signal });
     const exit = (forced) => {
       log('bot_stopped', { forced });

@@ -55,6 +55,8 @@ from arena.engine import (
 from arena.logs import configure_logging
 from arena.match_runner import (
     ARENA_VERSION,
+    CONVERSATION_ERRORS,
+    END_OF_STREAM,
     MAX_MESSAGE_BYTES,
     BotAddress,
     MatchOutcome,
@@ -66,6 +68,7 @@ from arena.match_runner import (
 from arena.players import RandomPlayer
 from arena.protocol import (
     PROTOCOL_VERSION,
+    RULESETS_BY_VALUE,
     AnswerError,
     FaultCause,
     FaultRecord,
@@ -98,12 +101,6 @@ NOTE: Final = (
     "bot's own seat included, as the arena does when it substitutes a move); then the bot plays its seat "
     "to the end of the deal. No bank of spare time is given: every answer must come within decision_ms."
 )
-
-# grpc.aio.EOF is missing from grpc-stubs; it is what read() returns once the bot ends its stream.
-_END_OF_STREAM: Final[object] = grpc.aio.EOF  # type: ignore[attr-defined]
-_STREAM_ERRORS: Final = (grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError, OSError)
-_RULESET_VALUES: Final = {Ruleset.PAIRS: pb.RULESET_PAIRS, Ruleset.PARTNERSHIP: pb.RULESET_PARTNERSHIP}
-_RULESETS_BACK: Final = {value: ruleset for ruleset, value in _RULESET_VALUES.items()}
 
 
 class Status(Enum):
@@ -470,7 +467,7 @@ class _Stream:
                 await self.call.write(request)
         except TimeoutError:
             raise _CheckFailedError(f"the bot stopped reading its stream (sending {what})") from None
-        except _STREAM_ERRORS as error:
+        except CONVERSATION_ERRORS as error:
             raise _CheckFailedError(f"the stream broke when sending {what}: {_error_text(error)}") from None
 
     async def receive(self, timeout: float, waiting_for: str) -> pb.PlaySeatResponse:
@@ -480,11 +477,11 @@ class _Stream:
                 response = await self.call.read()
         except TimeoutError:
             raise  # (TimeoutError is an OSError) the caller says what was too slow
-        except _STREAM_ERRORS as error:
+        except CONVERSATION_ERRORS as error:
             raise _CheckFailedError(
                 f"the stream failed while waiting for {waiting_for}: {_error_text(error)}"
             ) from None
-        if response is _END_OF_STREAM:
+        if response is END_OF_STREAM:
             raise _CheckFailedError(f"the bot ended the stream before {waiting_for}")
         assert isinstance(response, pb.PlaySeatResponse)
         return response
@@ -529,9 +526,9 @@ class _Stream:
             raise _CheckFailedError(
                 f"the bot did not end the stream within {END_TIMEOUT_S:.0f} s of MatchEnd"
             ) from None
-        except _STREAM_ERRORS as error:
+        except CONVERSATION_ERRORS as error:
             raise _CheckFailedError(f"the stream failed after MatchEnd: {_error_text(error)}") from None
-        if response is not _END_OF_STREAM:
+        if response is not END_OF_STREAM:
             assert isinstance(response, pb.PlaySeatResponse)
             kind = response.WhichOneof("answer") or "an empty message"
             raise _CheckFailedError(f"the bot sent {kind} after MatchEnd, where no answer is expected")
@@ -807,13 +804,15 @@ class _Checker:
         elif not set(counts) <= set(PLAYER_COUNTS):
             wrong = sorted(set(counts) - set(PLAYER_COUNTS))
             problems.append(f"player_counts holds {', '.join(map(str, wrong))}: only 4, 6 and 8 exist")
-        bad_rulesets = [value for value in reply.rulesets if value not in _RULESETS_BACK]
+        bad_rulesets = [value for value in reply.rulesets if value not in RULESETS_BY_VALUE]
         if bad_rulesets:
             problems.append(
                 f"rulesets holds {', '.join(map(str, bad_rulesets))}: only RULESET_PAIRS (1) and "
                 "RULESET_PARTNERSHIP (2) exist"
             )
-        rulesets = frozenset(_RULESETS_BACK[value] for value in reply.rulesets if value in _RULESETS_BACK)
+        rulesets = frozenset(
+            RULESETS_BY_VALUE[value] for value in reply.rulesets if value in RULESETS_BY_VALUE
+        )
         description = _Description(
             name=reply.name.strip() or "bot",
             player_counts=frozenset(count for count in counts if count in PLAYER_COUNTS),

@@ -25,9 +25,10 @@ import grpc.aio
 import structlog
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena.engine import DealResult, IllegalMoveError, Match, MatchRules, Move, Ruleset
+from arena.engine import DealResult, IllegalMoveError, Match, MatchRules, Move
 from arena.protocol import (
     PROTOCOL_VERSION,
+    RULESET_VALUES,
     AnswerError,
     DecisionEncoder,
     FaultCause,
@@ -48,13 +49,12 @@ ARENA_VERSION: Final = "0.1.0"
 MAX_MESSAGE_BYTES: Final = 1024 * 1024
 """Largest message the arena accepts from a bot; a real answer is a few bytes."""
 
-_RULESET_VALUES: Final = {Ruleset.PAIRS: pb.RULESET_PAIRS, Ruleset.PARTNERSHIP: pb.RULESET_PARTNERSHIP}
 
 # grpc.aio.EOF is missing from grpc-stubs; it is the value read() returns once the bot ends its stream.
-_END_OF_STREAM: Final[object] = grpc.aio.EOF  # type: ignore[attr-defined]
+END_OF_STREAM: Final[object] = grpc.aio.EOF  # type: ignore[attr-defined]
 
 # The errors a conversation with a bot can raise; anything else is a bug of ours and must surface.
-_CONVERSATION_ERRORS: Final = (grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError, OSError)
+CONVERSATION_ERRORS: Final = (grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError, OSError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,14 +186,14 @@ class _Conversation:
         try:
             while True:
                 response = await self.call.read()
-                if response is _END_OF_STREAM:
+                if response is END_OF_STREAM:
                     self._deliver(None)
                     return
                 assert isinstance(response, pb.PlaySeatResponse)
                 self._deliver(response)
         except asyncio.CancelledError:
             raise
-        except _CONVERSATION_ERRORS as error:
+        except CONVERSATION_ERRORS as error:
             self._deliver(error)
 
     def close(self) -> None:
@@ -216,7 +216,7 @@ class _Conversation:
             async with asyncio.timeout(grace):
                 await self.call.done_writing()
                 await asyncio.shield(self._reader)
-        except (_SeatFaultError, TimeoutError, *_CONVERSATION_ERRORS):
+        except (_SeatFaultError, TimeoutError, *CONVERSATION_ERRORS):
             self.close()
 
     async def send(self, request: pb.PlaySeatRequest) -> None:
@@ -229,7 +229,7 @@ class _Conversation:
                 FaultCause.DISCONNECTED,
                 f"the bot stopped reading its stream for {self.send_timeout} s",
             ) from None
-        except _CONVERSATION_ERRORS as error:
+        except CONVERSATION_ERRORS as error:
             raise _SeatFaultError(self.seat, *_stream_failure(error, "stream closed")) from None
 
     async def receive(self, timeout: float | None, waiting_for: str) -> pb.PlaySeatResponse:
@@ -265,7 +265,7 @@ class _Conversation:
             async with asyncio.timeout(timeout):
                 try:
                     await self.call.write(request)
-                except _CONVERSATION_ERRORS as error:
+                except CONVERSATION_ERRORS as error:
                     raise _SeatFaultError(self.seat, *_stream_failure(error, "stream closed")) from None
                 while True:
                     response = await self.receive(None, "move")
@@ -391,7 +391,7 @@ class _Runner:
                     pb.DescribeRequest(protocol_version=PROTOCOL_VERSION, arena_version=ARENA_VERSION),
                     timeout=max(0.1, deadline - time.monotonic()),
                 )
-            except _CONVERSATION_ERRORS as error:
+            except CONVERSATION_ERRORS as error:
                 return (
                     FaultCause.UNREACHABLE,
                     f"no answer to the handshake at {address}: {_describe_error(error)}",
@@ -413,7 +413,7 @@ class _Runner:
                 FaultCause.INCOMPATIBLE,
                 f"the bot at {address} plays {counts} players, not {rules.players}",
             )
-        if reply.rulesets and _RULESET_VALUES[rules.ruleset] not in reply.rulesets:
+        if reply.rulesets and RULESET_VALUES[rules.ruleset] not in reply.rulesets:
             return (
                 FaultCause.INCOMPATIBLE,
                 f"the bot at {address} does not play the {rules.ruleset.value} ruleset",

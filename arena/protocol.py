@@ -38,8 +38,9 @@ ViewType = TypeVar("ViewType", bound=View)
 PROTOCOL_VERSION: Final = 1
 """The protocol version this code speaks (bot.proto describes it)."""
 
-_RULESETS: Final = {Ruleset.PAIRS: pb.RULESET_PAIRS, Ruleset.PARTNERSHIP: pb.RULESET_PARTNERSHIP}
-_RULESETS_BACK: Final = {value: key for key, value in _RULESETS.items()}
+RULESET_VALUES: Final = {Ruleset.PAIRS: pb.RULESET_PAIRS, Ruleset.PARTNERSHIP: pb.RULESET_PARTNERSHIP}
+"""Each ruleset's value in the protocol's Ruleset enum."""
+RULESETS_BY_VALUE: Final = {value: key for key, value in RULESET_VALUES.items()}
 _PHASES: Final = {
     Phase.AUCTION: pb.PHASE_AUCTION,
     Phase.PLAY: pb.PHASE_PLAY,
@@ -103,7 +104,7 @@ class TimeControl:
 def rules_message(rules: MatchRules) -> pb.MatchRules:
     """Match settings as a message."""
     return pb.MatchRules(
-        players=rules.players, ruleset=_RULESETS[rules.ruleset], deal_cap=rules.deal_cap or 0
+        players=rules.players, ruleset=RULESET_VALUES[rules.ruleset], deal_cap=rules.deal_cap or 0
     )
 
 
@@ -388,7 +389,7 @@ def read_answer(response: pb.PlaySeatResponse, decision_id: int, legal_moves: Se
 
 def rules_from_message(message: pb.MatchRules) -> MatchRules:
     """Match settings from a message."""
-    ruleset = _RULESETS_BACK.get(message.ruleset)
+    ruleset = RULESETS_BY_VALUE.get(message.ruleset)
     if ruleset is None:
         raise MessageError(f"unknown ruleset {message.ruleset}")
     try:

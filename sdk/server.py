@@ -20,6 +20,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from arena.engine import Card, MatchRules, Move, parse_call, parse_card
 from arena.protocol import (
     PROTOCOL_VERSION,
+    RULESET_VALUES,
     MessageError,
     TimeControl,
     deal_result_from_message,
@@ -38,8 +39,6 @@ SERVICE_NAME = "fiftysix.v1.BotService"
 
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 """Largest message accepted or sent; a whole view is a few kilobytes."""
-
-_RULESET_VALUES = {"pairs": pb.RULESET_PAIRS, "partnership": pb.RULESET_PARTNERSHIP}
 
 
 class _Seat:
@@ -131,7 +130,7 @@ class BotServicer(rpc.BotServiceServicer):
             version=bot.version,
             protocol_version=PROTOCOL_VERSION,
             player_counts=list(bot.player_counts),
-            rulesets=[_RULESET_VALUES[ruleset.value] for ruleset in bot.rulesets],
+            rulesets=[RULESET_VALUES[ruleset] for ruleset in bot.rulesets],
             author=bot.author,
         )
 

@@ -8,7 +8,7 @@ import re
 
 from arena.engine import Ruleset
 from arena.local_bots import command_arguments
-from arena.match_runner import BotAddress, check_address
+from arena.match_runner import BotAddress, check_address, split_addresses
 
 
 def players(text: str) -> int:
@@ -53,7 +53,7 @@ def non_negative(text: str) -> int:
 
 def address(text: str) -> str:
     """HOST:PORT, or several separated by commas (one per seat)."""
-    parts = [part.strip() for part in text.split(",")]
+    parts = split_addresses(text)
     try:
         for part in parts:
             check_address(part)

@@ -23,7 +23,7 @@ from arena.engine import DealResult, Match, MatchRules, Ruleset, first_dealer_fo
 from arena.ladder import Ladder, LadderError, LadderSettings
 from arena.local_bots import BotStartError, LocalBots, wait_until_ready
 from arena.logs import configure_logging
-from arena.match_runner import MatchSettings, run_match, seats_for_teams
+from arena.match_runner import MatchSettings, run_match, seats_for_teams, split_addresses
 from arena.players import RandomPlayer
 from arena.pretty import describe_deal, describe_ranking, describe_rules
 from arena.progress import Progress
@@ -149,7 +149,7 @@ def _open_store(args: argparse.Namespace) -> LadderStore:
 async def _check_bot(name: str, address: str | None, command: str | None) -> None:
     """Make sure a bot answers the handshake before registering it (a command is started and stopped)."""
     if address is not None:
-        for one in address.split(","):
+        for one in split_addresses(address):
             try:
                 await wait_until_ready(one, timeout=3.0)
             except BotStartError as error:

@@ -25,6 +25,7 @@ import grpc
 import grpc.aio
 import structlog
 
+from arena.match_runner import split_addresses
 from arena.protocol import PROTOCOL_VERSION
 from arena.storage import BotEntry
 from fiftysix.v1 import bot_pb2 as pb
@@ -117,11 +118,11 @@ class LocalBots:
         self._started = 0
 
     async def acquire(self, bot: BotEntry, count: int) -> list[str]:
-        """`count` addresses of `bot`, one per seat: the bot's registered addresses (cycled), or that
-        many idle processes of its command (started now when not enough are idle; dead ones restarted)."""
+        """Where `bot` plays `count` seats: its registered addresses as they are (the match gives seat k
+        of a team the k-th, cycling), or `count` idle processes of its command (started now when not
+        enough are idle; dead ones restarted)."""
         if bot.address is not None:
-            addresses = [part.strip() for part in bot.address.split(",")]
-            return [addresses[index % len(addresses)] for index in range(count)]
+            return list(split_addresses(bot.address))
         assert bot.command is not None
         lock = self._locks.setdefault(bot.name, asyncio.Lock())
         async with lock:

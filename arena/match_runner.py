@@ -83,7 +83,12 @@ class BotAddress:
     @property
     def addresses(self) -> tuple[str, ...]:
         """The addresses, one per seat of the team (or one for all)."""
-        return tuple(part.strip() for part in self.address.split(","))
+        return split_addresses(self.address)
+
+
+def split_addresses(text: str) -> tuple[str, ...]:
+    """The addresses in `HOST:PORT[,HOST:PORT...]` (one per seat, or one for all), stripped."""
+    return tuple(part.strip() for part in text.split(","))
 
 
 def check_address(address: str) -> None:

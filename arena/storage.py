@@ -3,7 +3,11 @@
 Every finished match is written in its own transaction the moment it ends, and a set's rating event is
 applied in one transaction with the check that it was not applied before, so a ladder killed at any
 point (even by SIGKILL) loses no finished match and never rates a set twice; the next run resumes the
-unfinished sets. The file uses SQLite's write-ahead log.
+unfinished sets. A set in which the arena itself failed (an error of ours, not of a bot) is made void:
+kept in the history, never rated, never resumed. The file uses SQLite's write-ahead log.
+
+Schema versions: 1 (first release); 2 adds `sets.void_reason`. A file of an older version is upgraded in
+place when it is opened.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Any, Final
 
 from arena.elo import START_RATING, interval_half_width, pair_scores, rating_changes
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 DEFAULT_DB: Final = "arena.db"
 
 _SCHEMA: Final = """
@@ -43,7 +47,8 @@ CREATE TABLE IF NOT EXISTS sets (
     seed INTEGER NOT NULL,
     bots TEXT NOT NULL,
     rotations INTEGER NOT NULL,
-    rated_at REAL
+    rated_at REAL,
+    void_reason TEXT
 );
 CREATE TABLE IF NOT EXISTS matches (
     id TEXT PRIMARY KEY,
@@ -72,6 +77,10 @@ CREATE TABLE IF NOT EXISTS rating_events (
 
 class StoreError(ValueError):
     """A request the store refuses: a duplicate or unknown bot, a file that is not a ladder."""
+
+
+class DuplicateMatchError(StoreError):
+    """A match of a set's rotation that is stored already (another runner played it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,8 +191,18 @@ class LadderStore:
                     self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
                 elif int(row[0]) > SCHEMA_VERSION:
                     raise StoreError(f"{self.path} was written by a newer arena (schema {row[0]})")
+                elif int(row[0]) < SCHEMA_VERSION:
+                    self._upgrade(int(row[0]))
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{self.path} is not a ladder database: {error}") from None
+
+    def _upgrade(self, version: int) -> None:
+        """Bring a file of an older schema version to this one, inside the opening transaction."""
+        if version < 2:
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(sets)")}
+            if "void_reason" not in columns:
+                self._db.execute("ALTER TABLE sets ADD COLUMN void_reason TEXT")
+        self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
 
     def close(self) -> None:
         """Close the file."""
@@ -276,7 +295,7 @@ class LadderStore:
         """Sets not rated yet, each with the rotations still to play (possibly none)."""
         rows = self._db.execute(
             "SELECT id, players, ruleset, deal_cap, seed, bots, rotations FROM sets"
-            " WHERE rated_at IS NULL ORDER BY id"
+            " WHERE rated_at IS NULL AND void_reason IS NULL ORDER BY id"
         ).fetchall()
         unfinished = []
         for row in rows:
@@ -304,28 +323,49 @@ class LadderStore:
         decisions: int,
         seconds: float,
     ) -> None:
-        """Store a finished match at once, in its own transaction."""
+        """Store a finished match at once, in its own transaction.
+
+        :raises DuplicateMatchError: when this rotation of the set is stored already.
+        """
         team_bots = duplicate.team_bots(rotation)
         bot_ranks = {bot: ranking[team] for team, bot in enumerate(team_bots)}
+        try:
+            with self._transaction():
+                self._db.execute(
+                    "INSERT INTO matches (id, set_id, rotation, team_bots, finished_at, reason, ranking,"
+                    " bot_ranks, faults, record, decisions, seconds)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        match_id,
+                        duplicate.id,
+                        rotation,
+                        json.dumps(list(team_bots)),
+                        time.time(),
+                        reason,
+                        json.dumps(list(ranking)),
+                        json.dumps(bot_ranks),
+                        json.dumps(list(faults)),
+                        json.dumps(record),
+                        decisions,
+                        seconds,
+                    ),
+                )
+        except sqlite3.IntegrityError:
+            raise DuplicateMatchError(
+                f"set {duplicate.id} rotation {rotation} is stored already (by another runner?)"
+            ) from None
+
+    def void_set(self, set_id: int, reason: str) -> None:
+        """Mark a set void: its stored matches stay in the history, it is never rated nor resumed."""
         with self._transaction():
             self._db.execute(
-                "INSERT INTO matches (id, set_id, rotation, team_bots, finished_at, reason, ranking,"
-                " bot_ranks, faults, record, decisions, seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    match_id,
-                    duplicate.id,
-                    rotation,
-                    json.dumps(list(team_bots)),
-                    time.time(),
-                    reason,
-                    json.dumps(list(ranking)),
-                    json.dumps(bot_ranks),
-                    json.dumps(list(faults)),
-                    json.dumps(record),
-                    decisions,
-                    seconds,
-                ),
+                "UPDATE sets SET void_reason = ? WHERE id = ? AND rated_at IS NULL", (reason, set_id)
             )
+
+    def void_reason(self, set_id: int) -> str | None:
+        """Why a set is void, or None."""
+        row = self._db.execute("SELECT void_reason FROM sets WHERE id = ?", (set_id,)).fetchone()
+        return None if row is None else row[0]
 
     def matches(self, set_id: int | None = None) -> list[StoredMatch]:
         """Finished matches (of one set, or all), oldest first."""
@@ -381,8 +421,10 @@ class LadderStore:
         not finished or was rated already. A bot removed meanwhile counts with its last rating.
         """
         with self._transaction():
-            row = self._db.execute("SELECT rotations, rated_at FROM sets WHERE id = ?", (set_id,)).fetchone()
-            if row is None or row[1] is not None:
+            row = self._db.execute(
+                "SELECT rotations, rated_at, void_reason FROM sets WHERE id = ?", (set_id,)
+            ).fetchone()
+            if row is None or row[1] is not None or row[2] is not None:
                 return None
             stored = self.matches(set_id)
             if len(stored) < row[0]:

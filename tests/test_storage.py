@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from arena.elo import START_RATING
-from arena.storage import DuplicateSet, LadderStore, StoreError
+from arena.storage import SCHEMA_VERSION, DuplicateMatchError, DuplicateSet, LadderStore, StoreError
 
 
 @pytest.fixture
@@ -96,7 +97,7 @@ def test_a_rotation_is_stored_once(store: LadderStore) -> None:
     store.add_bot("b", address="h:2")
     duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
     save(store, duplicate, 0, [1, 2])
-    with pytest.raises(Exception, match="UNIQUE"):
+    with pytest.raises(DuplicateMatchError, match="set 1 rotation 0 is stored already"):
         store.save_match("other-id", duplicate, 0, "one_team_left", [1, 2], [], {}, 1, 0.1)
     assert len(store.matches(duplicate.id)) == 1
 
@@ -127,3 +128,41 @@ def test_data_survives_reopening(tmp_path: Path) -> None:
     first.close()
     second = LadderStore(path)
     assert second.bot("a").address == "h:1"
+
+
+def test_a_void_set_is_never_rated_nor_resumed(store: LadderStore) -> None:
+    store.add_bot("a", address="h:1")
+    store.add_bot("b", address="h:2")
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    save(store, duplicate, 0, [1, 2])
+    store.void_set(duplicate.id, "arena error in rotation 1")
+    assert store.unfinished_sets() == []
+    save(store, duplicate, 1, [2, 1])
+    assert store.rate_set(duplicate.id) is None
+    assert store.bot("a").rating == START_RATING
+    assert store.void_reason(duplicate.id) == "arena error in rotation 1"
+    assert len(store.matches(duplicate.id)) == 2  # kept in the history
+
+
+def test_a_version_1_file_is_upgraded_in_place(tmp_path: Path) -> None:
+    path = tmp_path / "v1.db"
+    db = sqlite3.connect(path)
+    db.executescript(
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta VALUES ('schema_version', '1');
+        CREATE TABLE sets (id INTEGER PRIMARY KEY, created_at REAL NOT NULL, players INTEGER NOT NULL,
+            ruleset TEXT NOT NULL, deal_cap INTEGER, seed INTEGER NOT NULL, bots TEXT NOT NULL,
+            rotations INTEGER NOT NULL, rated_at REAL);
+        INSERT INTO sets VALUES (1, 0, 4, 'pairs', NULL, 5, '["a", "b"]', 2, NULL);
+        """
+    )
+    db.commit()
+    db.close()
+    store = LadderStore(path)
+    [(duplicate, missing)] = store.unfinished_sets()
+    assert (duplicate.seed, missing) == (5, [0, 1])
+    assert store.void_reason(1) is None
+    store.close()
+    version = sqlite3.connect(path).execute("SELECT value FROM meta WHERE key = 'schema_version'")
+    assert version.fetchone() == (str(SCHEMA_VERSION),)

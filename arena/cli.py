@@ -31,6 +31,7 @@ from arena.protocol import TimeControl
 from arena.record import RecordError, load, record_match
 from arena.replay import replay
 from arena.storage import DEFAULT_DB, BotEntry, LadderStore, Standing, StoreError
+from arena.untrusted import safe_text
 
 
 def add_match_settings(parser: argparse.ArgumentParser) -> None:
@@ -362,7 +363,7 @@ def _ladder_run(args: argparse.Namespace, store: LadderStore) -> int:
     print(f"Playing {what}, {settings.concurrency} at a time; results in {args.db}", file=sys.stderr)
     try:
         asyncio.run(run())
-    except BotStartError as error:
+    except LadderError as error:
         progress.close()
         print(f"arena ladder: error: {error}", file=sys.stderr)
         return 1
@@ -375,7 +376,11 @@ def _ladder_run(args: argparse.Namespace, store: LadderStore) -> int:
         f"in {report.seconds:.1f} s"
     )
     for name, reason in report.probations:
-        print(f"{name} was put on probation: {reason}")
+        print(f"{name} was put on probation: {safe_text(reason)}")
+    for set_id, reason in report.voided_sets:
+        print(f"Set {set_id} was made void (never rated): {safe_text(reason)}")
+    if report.arena_errors:
+        print(f"{report.arena_errors} matches failed by an error of the arena's own (see the log)")
     print("")
     _show_standings(store, as_json=False)
     return 0

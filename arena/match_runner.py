@@ -21,7 +21,7 @@ import collections
 import random
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -609,9 +609,11 @@ async def run_match(
     settings: MatchSettings,
     seats: Sequence[BotAddress],
     on_deal: Callable[[DealResult], None] | None = None,
+    absent: Mapping[int, str] | None = None,
 ) -> MatchOutcome:
     """Play one match; `seats` gives the bot of each seat (a bot playing several seats is listed for
-    each, and gets one stream per seat). Calls `on_deal` after every deal.
+    each, and gets one stream per seat). Calls `on_deal` after every deal. `absent` names seats whose bot
+    could not be started, with why: each is an `unreachable` fault before anything is sent to anyone.
 
     Nothing a bot does raises out of here: it is a fault on that bot. An error of the arena's own ends
     the match with reason `arena_error` (logged with its traceback; the record says what it was).
@@ -629,9 +631,12 @@ async def run_match(
             seed=settings.seed,
             bots=names,
         )
+        for seat, detail in (absent or {}).items():
+            runner.fault(seat, FaultCause.UNREACHABLE, detail)
         try:
             try:
-                await runner.handshake()
+                if not runner.forfeited:
+                    await runner.handshake()
                 if not runner.forfeited:
                     await runner.open_streams()
                 if not runner.forfeited:

@@ -168,7 +168,7 @@ class Standing:
         }
 
 
-_ILLEGAL_CAUSES: Final = ("illegal_move", "malformed_answer", "wrong_decision")
+_ILLEGAL_CAUSES: Final = ("illegal_move", "malformed_answer", "wrong_decision", "protocol_error")
 _CRASH_CAUSES: Final = ("disconnected", "unreachable", "incompatible")
 
 

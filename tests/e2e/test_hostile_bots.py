@@ -6,9 +6,13 @@ tests then send arbitrary bytes and arbitrary well-formed but wrong messages at 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import grpc
 import pytest
@@ -291,3 +295,73 @@ def test_fuzz_wrong_messages_in_a_six_player_match(
     hostile: HostileBot, good: BotServer, decisions: dict[int, list[Action]]
 ) -> None:
     play(hostile, good, Script(decisions=decisions), strikes=2, players=6)
+
+
+# Item 3: the ladder contains them all.
+
+HOSTILE_SCRIPTS = {
+    "not-protobuf": Script(decisions={2: [b"\xff\xff\xff\xff"]}),
+    "truncated": Script(decisions={1: [move(1, notation="JS")[:-1]]}),
+    "non-utf8-notation": Script(decisions={1: [non_utf8_notation(1)]}),
+    "nested-groups": Script(decisions={3: [nested_groups(300)]}),
+    "non-utf8-name": Script(describe=non_utf8_name()),
+    "bad-health": Script(health=b"\xff"),
+    "bad-ready": Script(ready=[b"\x00"]),
+    "long-bid": Script(decisions={1: [Answer(notation="5" * 5000 + "S")]}),
+    "injector": Script(decisions={1: [Abort(grpc.StatusCode.INTERNAL, INJECTION)]}),
+    "exhausted": Script(decisions={1: [Abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "no")]}),
+    "flooder": Script(decisions={1: [VALID, *[Answer(offset=-1000, move_index=0)] * 500]}),
+    "counts": Script(describe=describe_reply(player_counts=[5] * 10_000)),
+}
+HARMLESS_SCRIPTS = {
+    # They misbehave only after MatchEnd, when the match is decided: contained, never a fault.
+    "garbage-after-end": Script(after_end=[b"\xff\xff", nested_groups(300)]),
+    "flood-after-end": Script(after_end=[move(1, notation="J" * 60_000)] * 200),
+}
+
+
+def test_a_ladder_with_every_kind_of_hostile_bot_runs_to_the_end(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.db"
+    bots = {name: HostileBot(script) for name, script in {**HOSTILE_SCRIPTS, **HARMLESS_SCRIPTS}.items()}
+    try:
+        for name, bot in bots.items():
+            assert arena("bots", "add", name, bot.address, "--no-check", db=db).returncode == 0
+        failing = "python -c 'import sys; sys.exit(3)' {port}"
+        assert arena("bots", "add", "no-start", "--command", failing, "--no-check", db=db).returncode == 0
+        run = arena(
+            "ladder", "run", "--sample-bots", "--matches", "100", "--concurrency", "4", "--deal-cap", "2",
+            "--decision-ms", "300", "--bank-ms", "300", "--seed", "11", db=db,
+        )  # fmt: skip
+    finally:
+        for bot in bots.values():
+            bot.stop()
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stdout + run.stderr
+    assert not CONTROL.search(run.stdout)
+    assert "Played 100 matches" in run.stdout
+    put_on_probation = re.findall(r"^(\S+) was put on probation", run.stdout, re.MULTILINE)
+    assert sorted(put_on_probation) == sorted([*HOSTILE_SCRIPTS, "no-start"])  # each once
+    shown = arena("ladder", "show", "--json", db=db)
+    assert shown.returncode == 0, shown.stderr
+    standings = {line["bot"]: line for line in json.loads(shown.stdout)}
+    for name in [*HOSTILE_SCRIPTS, "no-start"]:
+        assert standings[name]["probation"], f"{name} is not on probation"
+        assert not CONTROL.search(standings[name]["probation"])
+    for name in [*HARMLESS_SCRIPTS, "random", "rules"]:
+        assert standings[name]["probation"] is None
+        assert standings[name]["faults"] == {"timeouts": 0, "illegal_moves": 0, "crashes": 0}
+    # The sample bots were rated: their sets were complete and not void.
+    assert standings["rules"]["elo"] != 1500
+    assert standings["random"]["elo"] != 1500
+    assert standings["rules"]["elo"] > standings["random"]["elo"]
+
+
+def arena(*args: str, db: Path) -> subprocess.CompletedProcess[str]:
+    """Run `arena GROUP --db DB ACTION ...` as its own process."""
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", args[0], "--db", str(db), *args[1:]],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )

@@ -1,0 +1,1 @@
+"""The host: runs matches between remote bots, the ladder, the compliance checker and the command line."""

@@ -8,7 +8,7 @@ import re
 
 from arena.engine import Ruleset
 from arena.local_bots import command_arguments
-from arena.match_runner import BotAddress, check_address, split_addresses
+from arena.runner import BotAddress, check_address, split_addresses
 
 
 def players(text: str) -> int:

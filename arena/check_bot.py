@@ -54,20 +54,6 @@ from arena.engine import (
 )
 from arena.engine.errors import quoted
 from arena.logs import configure_logging
-from arena.match_runner import (
-    ARENA_VERSION,
-    CONVERSATION_ERRORS,
-    END_OF_STREAM,
-    MAX_MESSAGE_BYTES,
-    UNDECODABLE,
-    BotAddress,
-    MatchOutcome,
-    MatchSettings,
-    check_address,
-    describe_error,
-    run_match,
-    seats_for_teams,
-)
 from arena.players import RandomPlayer
 from arena.protocol import (
     PROTOCOL_VERSION,
@@ -85,7 +71,16 @@ from arena.protocol import (
     view_from_message,
 )
 from arena.record import end_reason
+from arena.runner import BotAddress, MatchOutcome, MatchSettings, check_address, run_match, seats_for_teams
+from arena.runner.connection import (
+    CONVERSATION_ERRORS,
+    END_OF_STREAM,
+    MAX_MESSAGE_BYTES,
+    UNDECODABLE,
+    describe_error,
+)
 from arena.untrusted import safe_text
+from arena.version import VERSION
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.v1 import bot_pb2_grpc as rpc
 
@@ -665,7 +660,7 @@ class _Opponent(rpc.BotServiceServicer):
         """Plays everything."""
         return pb.DescribeResponse(
             name="check-bot-opponent",
-            version=ARENA_VERSION,
+            version=VERSION,
             protocol_version=PROTOCOL_VERSION,
             player_counts=list(PLAYER_COUNTS),
         )
@@ -775,7 +770,7 @@ class _Checker:
         started = time.monotonic()
         try:
             reply = await stub.Describe(
-                pb.DescribeRequest(protocol_version=PROTOCOL_VERSION, arena_version=ARENA_VERSION),
+                pb.DescribeRequest(protocol_version=PROTOCOL_VERSION, arena_version=VERSION),
                 timeout=HANDSHAKE_TIMEOUT_S,
             )
         except grpc.aio.AioRpcError as error:

@@ -23,13 +23,13 @@ from arena.engine import DealResult, Match, MatchRules, Ruleset, first_dealer_fo
 from arena.ladder import Ladder, LadderError, LadderSettings
 from arena.local_bots import BotStartError, LocalBots, wait_until_ready
 from arena.logs import configure_logging
-from arena.match_runner import MatchSettings, run_match, seats_for_teams, split_addresses
 from arena.players import RandomPlayer
 from arena.pretty import describe_deal, describe_ranking, describe_rules
 from arena.progress import Progress
 from arena.protocol import TimeControl
 from arena.record import RecordError, load, record_match
 from arena.replay import replay
+from arena.runner import MatchSettings, run_match, seats_for_teams, split_addresses
 from arena.storage import DEFAULT_DB, BotEntry, LadderStore, Standing, StoreError
 from arena.untrusted import safe_text
 

@@ -28,7 +28,8 @@ import structlog
 
 from arena.engine import MatchRules, Ruleset
 from arena.local_bots import BotStartError, LocalBots
-from arena.match_runner import (
+from arena.protocol import TimeControl
+from arena.runner import (
     ARENA_ERROR,
     BotAddress,
     MatchOutcome,
@@ -36,7 +37,6 @@ from arena.match_runner import (
     run_match,
     seats_for_teams,
 )
-from arena.protocol import TimeControl
 from arena.storage import BotEntry, DuplicateMatchError, DuplicateSet, LadderStore, StoreError
 from arena.untrusted import safe_text
 

@@ -25,8 +25,8 @@ import grpc
 import grpc.aio
 import structlog
 
-from arena.match_runner import split_addresses
 from arena.protocol import PROTOCOL_VERSION
+from arena.runner import split_addresses
 from arena.storage import BotEntry
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.v1 import bot_pb2_grpc as rpc

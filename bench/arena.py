@@ -36,8 +36,8 @@ import grpc
 import grpc.aio
 
 from arena.engine import Match, MatchRules
-from arena.match_runner import BotAddress, MatchSettings, run_match, seats_for_teams
 from arena.protocol import PROTOCOL_VERSION, TimeControl, decision_message, match_start_message
+from arena.runner import BotAddress, MatchSettings, run_match, seats_for_teams
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.v1 import bot_pb2_grpc as rpc
 

@@ -16,10 +16,10 @@ from bad_bots import NeverAccepting, start_bad_bot
 from arena.engine import MatchRules, Ruleset
 from arena.ladder import Ladder, LadderSettings
 from arena.local_bots import LocalBots
-from arena.match_runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
 from arena.protocol import FaultCause, TimeControl
 from arena.record import loads
 from arena.replay import replay
+from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
 from arena.storage import LadderStore
 from sample_bots.random_bot import RandomBot
 from sdk import BotServer, start

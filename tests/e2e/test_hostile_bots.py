@@ -36,18 +36,11 @@ from hypothesis import strategies as st
 
 from arena.cli import main
 from arena.engine import MatchRules, Ruleset
-from arena.match_runner import (
-    MAX_MESSAGE_BYTES,
-    MAX_WAITING_MESSAGES,
-    BotAddress,
-    MatchOutcome,
-    MatchSettings,
-    run_match,
-    seats_for_teams,
-)
 from arena.protocol import FaultCause, TimeControl
 from arena.record import loads
 from arena.replay import replay
+from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
+from arena.runner.connection import MAX_MESSAGE_BYTES, MAX_WAITING_MESSAGES
 from sample_bots.random_bot import RandomBot
 from sdk import BotServer, start
 

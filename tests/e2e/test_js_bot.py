@@ -23,10 +23,10 @@ import grpc
 import pytest
 
 from arena.engine import Match, MatchRules, Ruleset
-from arena.match_runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
 from arena.protocol import TimeControl, decision_message, match_end_message, match_start_message
 from arena.record import loads
 from arena.replay import replay
+from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.v1 import bot_pb2_grpc as rpc
 from sample_bots.random_bot import RandomBot

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
-import arena.match_runner
+import arena.runner.match
 from arena.ladder import Ladder, LadderSettings
 from arena.local_bots import LocalBots
 from arena.protocol import TimeControl
@@ -41,7 +41,7 @@ def test_an_arena_error_voids_its_set_and_the_run_goes_on(
     tmp_path: Path, servers: list[BotServer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = registered(tmp_path / "ladder.db", servers)
-    real = arena.match_runner.deal_end_message
+    real = arena.runner.match.deal_end_message
     calls = 0
 
     def failing_once(result: object) -> object:
@@ -51,7 +51,7 @@ def test_an_arena_error_voids_its_set_and_the_run_goes_on(
             raise RuntimeError("a bug of the arena's own")
         return real(result)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(arena.match_runner, "deal_end_message", failing_once)
+    monkeypatch.setattr(arena.runner.match, "deal_end_message", failing_once)
     settings = LadderSettings(matches=6, deal_cap=2, time_control=FAST, seed=4)
     ladder = Ladder(store, settings, LocalBots(tmp_path))
     with capture_logs() as logs:

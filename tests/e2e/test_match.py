@@ -17,10 +17,10 @@ from grpc_health.v1 import health_pb2
 
 from arena.engine import Card, DealResult, MatchRules, Phase, Ruleset, parse_card
 from arena.local_bots import free_port
-from arena.match_runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
 from arena.protocol import FaultCause, TimeControl
 from arena.record import loads
 from arena.replay import replay
+from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
 from sample_bots.random_bot import RandomBot
 from sdk import Bot, BotServer, BotView, MatchInfo, MatchSummary, Move, start
 

@@ -1,0 +1,15 @@
+"""Playing matches against remote bots: seating, the connection to a bot, the fault policy, the loop."""
+
+from arena.runner.match import ARENA_ERROR, MatchOutcome, MatchSettings, run_match
+from arena.runner.seating import BotAddress, check_address, seats_for_teams, split_addresses
+
+__all__ = [
+    "ARENA_ERROR",
+    "BotAddress",
+    "MatchOutcome",
+    "MatchSettings",
+    "check_address",
+    "run_match",
+    "seats_for_teams",
+    "split_addresses",
+]

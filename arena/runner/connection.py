@@ -1,0 +1,374 @@
+"""The arena's side of a connection to one bot: the channel, the handshake, and one seat's stream.
+
+One module for every place the arena talks to a bot (the match runner, the compliance checker, the bots
+the arena starts), so limits, error texts and the handshake are the same everywhere. Everything here
+treats the bot as hostile: every message is bounded in size (`MAX_MESSAGE_BYTES`) and in number
+(`MAX_WAITING_MESSAGES`), bytes that do not decode are a `protocol_error`, and every text a bot chooses
+(status details) is escaped and cut (`safe_text`) before anyone keeps it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final
+
+import grpc
+import grpc.aio
+import structlog
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from arena.protocol import PROTOCOL_VERSION, DecisionEncoder, FaultCause
+from arena.untrusted import safe_text
+from arena.version import VERSION
+from fiftysix.v1 import bot_pb2 as pb
+from fiftysix.v1 import bot_pb2_grpc as rpc
+
+log = structlog.get_logger("arena")
+
+MAX_MESSAGE_BYTES: Final = 64 * 1024
+"""Largest message the arena accepts from a bot; a real answer is a few bytes, a description a few
+hundred. A larger one ends the bot's stream (gRPC refuses it) and is a `protocol_error`."""
+MAX_SEND_BYTES: Final = 4 * 1024 * 1024
+"""Largest message the arena sends (a decision is a few kilobytes); the SDK accepts the same."""
+MAX_WAITING_MESSAGES: Final = 16
+"""Messages a bot may have sent beyond those the arena is waiting for (answers to decisions it timed out
+on are waited for too). More is a flood: a `protocol_error`, and the arena stops reading."""
+MAX_MESSAGES_AFTER_END: Final = 4
+"""Messages a bot may send after MatchEnd before the arena closes its stream (they are discarded)."""
+HANDSHAKE_ATTEMPTS: Final = 4
+"""Handshake tries for a bot that is briefly unreachable, with backoff 0.25, 0.5, 1 s between them."""
+
+# grpc.aio.EOF is missing from grpc-stubs; it is the value read() returns once the bot ends its stream.
+END_OF_STREAM: Final[object] = grpc.aio.EOF  # type: ignore[attr-defined]
+
+# The errors a conversation with a bot can raise; anything else is a bug of ours and must surface.
+CONVERSATION_ERRORS: Final = (grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError, OSError)
+
+UNDECODABLE: Final = "that does not decode (bytes that are not protobuf, truncated, or text not in UTF-8)"
+
+
+def describe_error(error: BaseException) -> str:
+    """An error from a conversation with a bot in one line; the status text is the bot's own, so it is
+    escaped and cut."""
+    if isinstance(error, grpc.aio.AioRpcError):
+        return f"{error.code().name}: {safe_text(error.details(), 300)}"
+    return f"{type(error).__name__}: {safe_text(error, 300)}"
+
+
+def open_channel(address: str) -> grpc.aio.Channel:
+    """A channel to a bot with the arena's limits; no transparent retries (a deadline is a deadline)."""
+    options = [
+        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.max_send_message_length", MAX_SEND_BYTES),
+        ("grpc.enable_retries", 0),
+    ]
+    return grpc.aio.insecure_channel(address, options=options)
+
+
+class SeatFaultError(Exception):
+    """A fault of one seat's bot, raised by a conversation and turned into a fault record by its user."""
+
+    def __init__(self, seat: int, cause: FaultCause, detail: str) -> None:
+        super().__init__(detail)
+        self.seat = seat
+        self.cause = cause
+        self.detail = detail
+
+
+class HandshakeError(Exception):
+    """A bot that failed the handshake: why, as a fault cause and a one-line detail."""
+
+    def __init__(self, cause: FaultCause, detail: str) -> None:
+        super().__init__(detail)
+        self.cause = cause
+        self.detail = detail
+
+
+# The handshake.
+
+
+async def health_status(channel: grpc.aio.Channel, timeout: float) -> int:
+    """The bot's overall status in the standard grpc.health.v1 service (`SERVING` is 1).
+
+    :raises grpc.aio.AioRpcError: as the call failed (UNIMPLEMENTED: the bot has no health service).
+    :raises HandshakeError: a reply that does not decode.
+    """
+    reply = await health_pb2_grpc.HealthStub(channel).Check(
+        health_pb2.HealthCheckRequest(service=""), timeout=timeout
+    )
+    if not isinstance(reply, health_pb2.HealthCheckResponse):
+        raise HandshakeError(FaultCause.PROTOCOL_ERROR, f"sent a health reply {UNDECODABLE}")
+    return int(reply.status)
+
+
+async def describe(channel: grpc.aio.Channel, timeout: float) -> pb.DescribeResponse:
+    """The bot's answer to Describe.
+
+    :raises grpc.aio.AioRpcError: as the call failed.
+    :raises HandshakeError: a reply that does not decode.
+    """
+    reply = await rpc.BotServiceStub(channel).Describe(
+        pb.DescribeRequest(protocol_version=PROTOCOL_VERSION, arena_version=VERSION), timeout=timeout
+    )
+    if not isinstance(reply, pb.DescribeResponse):
+        raise HandshakeError(FaultCause.PROTOCOL_ERROR, f"sent a Describe reply {UNDECODABLE}")
+    return reply
+
+
+async def _check_and_describe(channel: grpc.aio.Channel, deadline: float) -> pb.DescribeResponse:
+    try:
+        status = await health_status(channel, max(0.05, deadline - time.monotonic()))
+        if status != health_pb2.HealthCheckResponse.SERVING:
+            raise HandshakeError(FaultCause.UNREACHABLE, "reports its health as not serving")
+    except grpc.aio.AioRpcError as error:
+        if error.code() is not grpc.StatusCode.UNIMPLEMENTED:  # no health service is fine
+            raise
+    return await describe(channel, max(0.1, deadline - time.monotonic()))
+
+
+async def handshake(
+    channel: grpc.aio.Channel,
+    address: str,
+    timeout: float,
+    attempts: int | None = HANDSHAKE_ATTEMPTS,
+    give_up: Callable[[], str | None] | None = None,
+) -> pb.DescribeResponse:
+    """Health check (a bot without the standard health service is fine), then Describe, within `timeout`
+    seconds. A bot briefly unreachable is tried again with backoff (0.25 s doubling, at most 1 s),
+    `attempts` times in all (None: until the time is up); `give_up` may say why trying again is
+    pointless (a bot process that exited).
+
+    :raises HandshakeError: UNREACHABLE, or PROTOCOL_ERROR (a reply that does not decode, a size limit
+        broken).
+    """
+    deadline = time.monotonic() + timeout
+    delay = 0.25
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            return await _check_and_describe(channel, deadline)
+        except HandshakeError as error:
+            raise HandshakeError(error.cause, f"the bot at {address} {error.detail}") from None
+        except CONVERSATION_ERRORS as error:
+            if isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED:
+                raise HandshakeError(
+                    FaultCause.PROTOCOL_ERROR,
+                    f"the bot at {address} broke a size limit in the handshake: {describe_error(error)}",
+                ) from None
+            failure = f"cannot reach the bot at {address}: {describe_error(error)}"
+        reason = give_up() if give_up is not None else None
+        if reason is not None:
+            raise HandshakeError(FaultCause.UNREACHABLE, reason)
+        if (attempts is not None and attempt >= attempts) or deadline - time.monotonic() <= delay:
+            raise HandshakeError(FaultCause.UNREACHABLE, failure)
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 1.0)
+
+
+# One seat's stream.
+
+
+@dataclass(frozen=True, slots=True)
+class _Broken:
+    """What the reader found instead of a message: the fault it stands for."""
+
+    cause: FaultCause
+    detail: str
+
+
+class Ending(Enum):
+    """How a bot ended its stream after MatchEnd."""
+
+    CLOSED = "closed"
+    """It ended its side with status OK, as it should."""
+    SENT_MORE = "sent_more"
+    """It sent messages after MatchEnd."""
+    STATUS = "status"
+    """It ended with a status other than OK."""
+    SILENT = "silent"
+    """It did not end its side within the grace period."""
+    LOST = "lost"
+    """The stream was gone already, or broke."""
+
+
+def stream_failure(error: BaseException, what: str) -> tuple[FaultCause, str]:
+    """The fault a broken stream stands for: a stream ended by RESOURCE_EXHAUSTED (a message over the
+    limit, or the bot's own status) broke the protocol; anything else is a loss. Either way the stream is
+    gone, so neither can be forgiven by a strike."""
+    if isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return (
+            FaultCause.PROTOCOL_ERROR,
+            f"{what} (a message over the {MAX_MESSAGE_BYTES // 1024} KiB limit, a status over gRPC's, "
+            f"or the bot's own status): {describe_error(error)}",
+        )
+    return FaultCause.DISCONNECTED, f"{what}: {describe_error(error)}"
+
+
+class Conversation:
+    """One seat's PlaySeat stream.
+
+    A reader task moves the bot's answers into a queue as they come: waiting for an answer with a
+    deadline then never cancels the stream's own read (cancelling it would end the whole call), so a
+    bot that answered late can be substituted and play on. The queue is bounded: a bot that floods it
+    breaks its stream. After MatchEnd the reader discards what comes, and closes a stream that keeps
+    sending.
+    """
+
+    def __init__(self, seat: int, channel: grpc.aio.Channel, send_timeout: float) -> None:
+        self.seat = seat
+        self.call: grpc.aio.StreamStreamCall[pb.PlaySeatRequest, pb.PlaySeatResponse] = rpc.BotServiceStub(
+            channel
+        ).PlaySeat(None)
+        self.send_timeout = send_timeout
+        self.unanswered = 0
+        """Decisions that timed out and were substituted: their late answers are still to come."""
+        self.encoder = DecisionEncoder()
+        self.ended = False
+        """MatchEnd was sent: what the bot sends now is discarded."""
+        self.sent_after_end = 0
+        self._answers: collections.deque[pb.PlaySeatResponse | _Broken | None] = collections.deque()
+        self._waiter: asyncio.Future[None] | None = None
+        self.reader = asyncio.get_running_loop().create_task(self._read_all())
+
+    def _deliver(self, item: pb.PlaySeatResponse | _Broken | None) -> None:
+        if isinstance(item, pb.PlaySeatResponse) and len(self._answers) >= (
+            MAX_WAITING_MESSAGES + self.unanswered
+        ):
+            # A flood: whatever waits is dropped, and the fault is the next thing the runner reads.
+            self._answers.clear()
+            item = _Broken(
+                FaultCause.PROTOCOL_ERROR,
+                f"sent more than {MAX_WAITING_MESSAGES} messages that were not asked for",
+            )
+        self._answers.append(item)
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    async def _read_all(self) -> None:
+        try:
+            while True:
+                response = await self.call.read()
+                if response is END_OF_STREAM:
+                    self._deliver(None)
+                    return
+                if self.ended:
+                    self.sent_after_end += 1
+                    if self.sent_after_end > MAX_MESSAGES_AFTER_END:
+                        self.call.cancel()
+                        return
+                    continue
+                if not isinstance(response, pb.PlaySeatResponse):
+                    # grpc.aio logs a message that fails to deserialize and hands back None.
+                    self._deliver(_Broken(FaultCause.PROTOCOL_ERROR, f"sent a message {UNDECODABLE}"))
+                    return
+                self._deliver(response)
+                if isinstance(self._answers[-1], _Broken):
+                    return
+        except asyncio.CancelledError:
+            raise
+        except CONVERSATION_ERRORS as error:
+            self._deliver(_Broken(*stream_failure(error, "stream failed")))
+        except Exception as error:  # no bot should be able to cause this: keep it, blame the stream
+            log.exception("stream_reader_failed", seat=self.seat)
+            self._deliver(_Broken(FaultCause.DISCONNECTED, f"stream failed: {describe_error(error)}"))
+
+    def close(self) -> None:
+        """Cancel the call and stop reading."""
+        self.call.cancel()
+        self.reader.cancel()
+
+    async def end(self, end: pb.PlaySeatRequest, grace: float, lost: bool) -> tuple[Ending, str]:
+        """Send MatchEnd and wait, up to `grace` seconds, for the bot to end its side of the stream
+        (cancelling the read earlier would cancel the call before the bot has read MatchEnd). Says how
+        the bot ended; a stream that did not end well is closed."""
+        self.ended = True
+        self._answers.clear()
+        if lost:
+            self.close()
+            return Ending.LOST, "the stream was lost before MatchEnd"
+        try:
+            await self.send(end)
+            async with asyncio.timeout(grace):
+                await self.call.done_writing()
+                await asyncio.shield(self.reader)
+                code = await self.call.code()
+                details = safe_text(await self.call.details(), 300)
+        except TimeoutError:
+            self.close()
+            if self.sent_after_end:
+                return Ending.SENT_MORE, f"sent {self.sent_after_end} messages after MatchEnd"
+            return Ending.SILENT, f"did not end the stream within {grace:g} s of MatchEnd"
+        except (SeatFaultError, *CONVERSATION_ERRORS) as error:
+            self.close()
+            return Ending.LOST, f"the stream failed after MatchEnd: {error}"
+        if self.sent_after_end:
+            return Ending.SENT_MORE, f"sent {self.sent_after_end} messages after MatchEnd"
+        if code is not grpc.StatusCode.OK:
+            return Ending.STATUS, f"ended the stream after MatchEnd with {code.name}: {details}"
+        return Ending.CLOSED, "ended the stream after MatchEnd"
+
+    async def send(self, request: pb.PlaySeatRequest) -> None:
+        """Send one message; a bot that does not take it within the send timeout is disconnected."""
+        try:
+            async with asyncio.timeout(self.send_timeout):
+                await self.call.write(request)
+        except TimeoutError:
+            raise SeatFaultError(
+                self.seat,
+                FaultCause.DISCONNECTED,
+                f"the bot stopped reading its stream for {self.send_timeout:g} s",
+            ) from None
+        except CONVERSATION_ERRORS as error:
+            raise SeatFaultError(self.seat, *stream_failure(error, "stream closed")) from None
+
+    async def receive(self, timeout: float | None, waiting_for: str) -> pb.PlaySeatResponse:
+        """The bot's next message; `timeout` None leaves the deadline to the caller."""
+        if not self._answers:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                if timeout is None:
+                    await self._waiter
+                else:
+                    async with asyncio.timeout(timeout):
+                        await self._waiter
+            except TimeoutError:
+                raise SeatFaultError(
+                    self.seat, FaultCause.TIMEOUT, f"no {waiting_for} within {(timeout or 0) * 1000:.0f} ms"
+                ) from None
+            finally:
+                self._waiter = None
+        response = self._answers[0]
+        if response is None:  # left in place: every later read sees the end too
+            raise SeatFaultError(
+                self.seat, FaultCause.DISCONNECTED, f"the bot closed the stream before its {waiting_for}"
+            )
+        if isinstance(response, _Broken):  # left in place too: the stream is of no more use
+            raise SeatFaultError(self.seat, response.cause, response.detail)
+        self._answers.popleft()
+        return response
+
+    async def ask(self, request: pb.PlaySeatRequest, decision_id: int, timeout: float) -> pb.PlaySeatResponse:
+        """Send a decision and return its answer, skipping late answers to decisions that were
+        substituted. One deadline covers both: a bot that stops reading its stream times out too."""
+        try:
+            async with asyncio.timeout(timeout):
+                try:
+                    await self.call.write(request)
+                except CONVERSATION_ERRORS as error:
+                    raise SeatFaultError(self.seat, *stream_failure(error, "stream closed")) from None
+                while True:
+                    response = await self.receive(None, "move")
+                    late = response.WhichOneof("answer") == "move" and response.move.decision_id < decision_id
+                    if not (late and self.unanswered):
+                        return response
+                    self.unanswered -= 1
+        except TimeoutError:
+            raise SeatFaultError(
+                self.seat, FaultCause.TIMEOUT, f"no move within {timeout * 1000:.0f} ms"
+            ) from None

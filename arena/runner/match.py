@@ -1,0 +1,395 @@
+"""Run one match between remote bots over gRPC: the arena's main loop.
+
+For every seat the runner opens its own PlaySeat stream to the bot that plays it, asks the seat to act
+whenever the engine says so, checks each answer, and tells every seat the end of each deal and of the
+match. A bot that cannot be reached, fails the handshake, answers late, answers with an illegal or
+malformed move, answers another decision, breaks the protocol or drops its stream is recorded as a
+`FaultRecord` with a typed cause, and the fault policy (`policy.py`) decides what it costs: by default the
+faulting bot's team forfeits and ranks last (the other teams rank by their standing at that moment).
+
+`run_match` is the containment boundary: nothing a bot sends or does can raise out of it (the limits
+themselves are in `connection.py`), every text from a bot is escaped and cut before it is kept, and every
+stream, task and channel is closed on the way out, even when the match is cancelled. An unforeseen error
+of the arena's own ends the match with reason `arena_error`, logged with its traceback, no bot blamed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+import grpc.aio
+import structlog
+
+from arena.engine import DealResult, IllegalMoveError, Match, MatchRules, Move
+from arena.protocol import (
+    PROTOCOL_VERSION,
+    RULESET_VALUES,
+    AnswerError,
+    FaultCause,
+    FaultRecord,
+    TimeControl,
+    deal_end_message,
+    match_end_message,
+    match_start_message,
+    read_answer,
+)
+from arena.record import GameRecord, end_reason, record_match
+from arena.runner.connection import (
+    Conversation,
+    HandshakeError,
+    SeatFaultError,
+    handshake,
+    open_channel,
+)
+from arena.runner.policy import FaultPolicy
+from arena.runner.seating import BotAddress
+from arena.untrusted import safe_text
+from fiftysix.v1 import bot_pb2 as pb
+
+log = structlog.get_logger("arena")
+
+ARENA_ERROR: Final = "arena_error"
+"""The end reason of a match stopped by an error of the arena's own."""
+
+
+@dataclass
+class MatchSettings:
+    """Everything that fixes a match besides the bots."""
+
+    rules: MatchRules
+    seed: int
+    time_control: TimeControl = field(default_factory=TimeControl)
+    match_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    connect_timeout_s: float = 5.0
+    """Time for each bot's handshake (all attempts) and for its Ready answer."""
+    strikes: int = 0
+    """The fault policy: 0 forfeits at a bot's first fault; N plays a random legal move in the bot's
+    place for each of its first N timeouts, illegal, malformed or misdirected answers, and forfeits at
+    the next. A bot whose stream is gone cannot be substituted: it forfeits at once."""
+    send_timeout_s: float = 5.0
+    """Time for a message to a bot to be accepted by its stream (a bot that stops reading blocks it)."""
+
+
+@dataclass
+class MatchOutcome:
+    """A finished match: the ranking, why it ended, the faults, the record, and timing figures."""
+
+    match_id: str
+    rules: MatchRules
+    seat_names: list[str]
+    reason: str
+    ranking: tuple[int, ...]
+    tables: tuple[int, ...]
+    faults: list[FaultRecord]
+    record: GameRecord
+    results: list[DealResult]
+    decisions: int
+    decision_seconds: list[float]
+    """Wall time of each decision: view, encoding, the bot's round trip, checking and applying."""
+    waited_seconds: float
+    """Of that, the time spent waiting for the bots' answers (transport and the bots' own work)."""
+    elapsed: float
+    arena_error: str | None = None
+    """What went wrong when the arena itself stopped the match (reason `arena_error`)."""
+
+    @property
+    def forfeited_teams(self) -> tuple[int, ...]:
+        """Teams that forfeited by a fault (not counting strikes played on with a random move)."""
+        return tuple(sorted({fault.team for fault in self.faults if not fault.substituted}))
+
+
+class _Runner:
+    def __init__(
+        self,
+        settings: MatchSettings,
+        seats: Sequence[BotAddress],
+        on_deal: Callable[[DealResult], None] | None,
+    ) -> None:
+        rules = settings.rules
+        if len(seats) != rules.players:
+            raise ValueError(f"a {rules.players}-player match needs a bot for each seat, got {len(seats)}")
+        self.settings = settings
+        self.seats = list(seats)
+        self.on_deal = on_deal
+        self.match = Match(rules, seed=settings.seed)
+        self.channels: dict[str, grpc.aio.Channel] = {}
+        self.conversations: list[Conversation] = []
+        self.faults: list[FaultRecord] = []
+        self.policy = FaultPolicy(settings.strikes, rules.team_count, settings.match_id)
+        self.decisions = 0
+        self.decision_seconds: list[float] = []
+        self.waited_seconds = 0.0
+        time_control = settings.time_control
+        self.bank_ms = [float(time_control.bank_ms)] * rules.players
+
+    @property
+    def forfeited(self) -> set[int]:
+        """Teams that forfeited: a fault that was not substituted."""
+        return {fault.team for fault in self.faults if not fault.substituted}
+
+    def fault(self, seat: int, cause: FaultCause, detail: str, substituted: bool = False) -> None:
+        team = self.settings.rules.team_of(seat)
+        detail = safe_text(detail)
+        record = FaultRecord(seat, team, cause, detail, self.match.deal_number, substituted)
+        self.faults.append(record)
+        log.warning(
+            "bot_faulted",
+            seat=seat,
+            team=team,
+            bot=self.seats[seat].name,
+            cause=cause.value,
+            detail=detail,
+            substituted=substituted,
+        )
+
+    def channel(self, address: str) -> grpc.aio.Channel:
+        channel = self.channels.get(address)
+        if channel is None:
+            channel = self.channels[address] = open_channel(address)
+        return channel
+
+    async def handshake(self) -> None:
+        """Check and describe every distinct address; a bot that fails faults every seat it plays."""
+        by_address: dict[str, list[int]] = {}
+        for seat, bot in enumerate(self.seats):
+            by_address.setdefault(bot.address, []).append(seat)
+        checks = [self._check(address) for address in by_address]
+        for address, problem in zip(by_address, await asyncio.gather(*checks), strict=True):
+            if problem is not None:
+                cause, detail = problem
+                for seat in by_address[address]:
+                    self.fault(seat, cause, detail)
+
+    async def _check(self, address: str) -> tuple[FaultCause, str] | None:
+        """The handshake with one address, then whether the bot plays this match."""
+        try:
+            reply = await handshake(self.channel(address), address, self.settings.connect_timeout_s)
+        except HandshakeError as error:
+            return error.cause, error.detail
+        return self._compatibility(address, reply)
+
+    def _compatibility(self, address: str, reply: pb.DescribeResponse) -> tuple[FaultCause, str] | None:
+        rules = self.settings.rules
+        if reply.protocol_version != PROTOCOL_VERSION:
+            return (
+                FaultCause.INCOMPATIBLE,
+                f"the bot at {address} speaks protocol version {reply.protocol_version}; "
+                f"this arena speaks {PROTOCOL_VERSION}",
+            )
+        if rules.players not in reply.player_counts:
+            counts = ", ".join(str(count) for count in reply.player_counts[:8]) or "none"
+            if len(reply.player_counts) > 8:
+                counts += f" ... ({len(reply.player_counts)} counts)"
+            return (
+                FaultCause.INCOMPATIBLE,
+                f"the bot at {address} plays {counts} players, not {rules.players}",
+            )
+        if reply.rulesets and RULESET_VALUES[rules.ruleset] not in reply.rulesets:
+            return (
+                FaultCause.INCOMPATIBLE,
+                f"the bot at {address} does not play the {rules.ruleset.value} ruleset",
+            )
+        return None
+
+    async def open_streams(self) -> None:
+        """Open every seat's stream, send MatchStart and wait for Ready."""
+        settings = self.settings
+        names = [bot.name for bot in self.seats]
+        for seat, bot in enumerate(self.seats):
+            self.conversations.append(Conversation(seat, self.channel(bot.address), settings.send_timeout_s))
+
+        async def start(conversation: Conversation) -> None:
+            seat = conversation.seat
+            await conversation.send(
+                match_start_message(settings.match_id, settings.rules, seat, names, settings.time_control)
+            )
+            response = await conversation.receive(settings.connect_timeout_s, "Ready")
+            if response.WhichOneof("answer") != "ready":
+                raise SeatFaultError(
+                    seat, FaultCause.MALFORMED_ANSWER, "expected Ready in answer to MatchStart"
+                )
+
+        outcomes = await asyncio.gather(
+            *(start(conversation) for conversation in self.conversations), return_exceptions=True
+        )
+        for outcome in outcomes:
+            if isinstance(outcome, SeatFaultError):
+                self.fault(outcome.seat, outcome.cause, outcome.detail)
+            elif isinstance(outcome, BaseException):
+                raise outcome
+
+    async def play(self) -> None:
+        """The main loop: one decision at a time until the match ends or a bot forfeits."""
+        match = self.match
+        time_control = self.settings.time_control
+        while not match.is_over:
+            started = time.perf_counter()
+            seat = match.deal.to_act
+            view = match.view(seat)
+            legal = view.legal_moves
+            self.decisions += 1
+            decision_id = self.decisions
+            bank = self.bank_ms[seat]
+            conversation = self.conversations[seat]
+            request = conversation.encoder.decision(
+                decision_id, view, legal, time_control.decision_ms, int(bank)
+            )
+            asked = time.perf_counter()
+            try:
+                response = await conversation.ask(
+                    request, decision_id, (time_control.decision_ms + bank) / 1000
+                )
+                move = read_answer(response, decision_id, legal)
+            except AnswerError as error:
+                move = self.substitute(seat, error.cause, str(error), decision_id, legal)
+            except SeatFaultError as error:
+                move = self.substitute(seat, error.cause, error.detail, decision_id, legal)
+                if error.cause is FaultCause.TIMEOUT:
+                    conversation.unanswered += 1
+            waited = time.perf_counter() - asked
+            self.waited_seconds += waited
+            self.bank_ms[seat] = max(0.0, bank - max(0.0, waited * 1000 - time_control.decision_ms))
+            try:
+                result = match.apply(seat, move)
+            except IllegalMoveError as error:
+                raise SeatFaultError(seat, FaultCause.ILLEGAL_MOVE, str(error)) from None
+            self.decision_seconds.append(time.perf_counter() - started)
+            if result is not None:
+                await self.broadcast(deal_end_message(result))
+                log.debug("deal_ended", deal=result.number, contract=str(result.contract), made=result.made)
+                if self.on_deal is not None:
+                    self.on_deal(result)
+
+    def substitute(
+        self, seat: int, cause: FaultCause, detail: str, decision_id: int, legal: Sequence[Move]
+    ) -> Move:
+        """Apply the fault policy to a bad answer: a substitute move, or a forfeit (raised)."""
+        if not self.policy.forgives(self.settings.rules.team_of(seat), cause):
+            raise SeatFaultError(seat, cause, detail)
+        self.fault(seat, cause, detail, substituted=True)
+        return self.policy.substitute(decision_id, legal)
+
+    async def broadcast(self, request: pb.PlaySeatRequest) -> None:
+        for conversation in self.conversations:
+            await conversation.send(request)
+
+    async def finish(self, reason: str, ranking: tuple[int, ...]) -> None:
+        """Send MatchEnd to every seat still listening and let each bot end its stream (up to a grace
+        period). A bot that misbehaves now has its stream closed; the match is decided already."""
+        end = match_end_message(reason, ranking, self.match.tables, self.faults)
+        lost = {fault.seat for fault in self.faults if not fault.substituted}
+        await asyncio.gather(
+            *(
+                conversation.end(end, self.settings.send_timeout_s, conversation.seat in lost)
+                for conversation in self.conversations
+            ),
+            return_exceptions=True,
+        )
+
+    async def close(self) -> None:
+        """Close every stream and channel, whatever state they are in (also when cancelled)."""
+        for conversation in self.conversations:
+            conversation.close()
+        readers = [conversation.reader for conversation in self.conversations]
+        channels = list(self.channels.values())
+        self.channels.clear()
+        await asyncio.gather(*readers, return_exceptions=True)
+        await asyncio.gather(*(channel.close(grace=None) for channel in channels), return_exceptions=True)
+
+
+async def run_match(
+    settings: MatchSettings,
+    seats: Sequence[BotAddress],
+    on_deal: Callable[[DealResult], None] | None = None,
+    absent: Mapping[int, str] | None = None,
+) -> MatchOutcome:
+    """Play one match; `seats` gives the bot of each seat (a bot playing several seats is listed for
+    each, and gets one stream per seat). Calls `on_deal` after every deal. `absent` names seats whose bot
+    could not be started, with why: each is an `unreachable` fault before anything is sent to anyone.
+
+    Nothing a bot does raises out of here: it is a fault on that bot. An error of the arena's own ends
+    the match with reason `arena_error` (logged with its traceback; the record says what it was).
+    """
+    runner = _Runner(settings, seats, on_deal)
+    match = runner.match
+    names = [bot.name for bot in seats]
+    started = time.perf_counter()
+    arena_error: str | None = None
+    with structlog.contextvars.bound_contextvars(match_id=settings.match_id):
+        log.info(
+            "match_started",
+            players=settings.rules.players,
+            ruleset=settings.rules.ruleset.value,
+            seed=settings.seed,
+            bots=names,
+        )
+        for seat, detail in (absent or {}).items():
+            runner.fault(seat, FaultCause.UNREACHABLE, detail)
+        try:
+            try:
+                if not runner.forfeited:
+                    await runner.handshake()
+                if not runner.forfeited:
+                    await runner.open_streams()
+                if not runner.forfeited:
+                    await runner.play()
+            except SeatFaultError as fault:
+                runner.fault(fault.seat, fault.cause, fault.detail)
+            except Exception as error:
+                log.exception("match_failed_by_arena_error")
+                arena_error = f"{type(error).__name__}: {safe_text(error)}"
+            forfeited = runner.forfeited
+            if arena_error is not None:
+                reason = ARENA_ERROR
+            elif forfeited:
+                reason = "forfeit"
+            else:
+                reason = end_reason(match)
+            ranking = match.ranking(last=forfeited)
+            await runner.finish(reason, ranking)
+        finally:
+            await runner.close()
+        record = record_match(match, names, settings.seed)
+        record.result = {"reason": reason, "tables": list(match.tables), "ranking": list(ranking)}
+        record.extra = {
+            "match_id": settings.match_id,
+            "time_control": {
+                "decision_ms": settings.time_control.decision_ms,
+                "bank_ms": settings.time_control.bank_ms,
+            },
+            "faults": [fault.to_json() for fault in runner.faults],
+            "strikes": settings.strikes,
+        }
+        if arena_error is not None:
+            record.extra["arena_error"] = arena_error
+        elapsed = time.perf_counter() - started
+        log.info(
+            "match_ended",
+            reason=reason,
+            ranking=list(ranking),
+            tables=list(match.tables),
+            deals=len(match.results),
+            decisions=runner.decisions,
+            seconds=round(elapsed, 3),
+        )
+    return MatchOutcome(
+        match_id=settings.match_id,
+        rules=settings.rules,
+        seat_names=names,
+        reason=reason,
+        ranking=ranking,
+        tables=tuple(match.tables),
+        faults=runner.faults,
+        record=record,
+        results=list(match.results),
+        decisions=runner.decisions,
+        decision_seconds=runner.decision_seconds,
+        waited_seconds=runner.waited_seconds,
+        elapsed=elapsed,
+        arena_error=arena_error,
+    )

@@ -25,6 +25,9 @@ The supervisors of `stop_all` all stop at once, so stopping takes one grace peri
 `stop_all` must be awaited in the event loop that started the bots, before it closes: asyncio would
 otherwise kill the supervisors outright, and Linux sends the parent-death signal when the thread that
 started a process exits, which is the loop's thread.
+
+A log keeps at most `log_limit_bytes` of a process's output: the first half, a line saying how many
+bytes were dropped, and the last half, so a chatty bot cannot fill the disk.
 """
 
 from __future__ import annotations
@@ -66,6 +69,8 @@ def free_port() -> int:
 
 
 SUPERVISOR: Final = Path(__file__).with_name("supervisor.py")
+LOG_LIMIT_BYTES: Final = 2 * 1024 * 1024
+"""The default cap of a bot process's log: its first MiB and its last MiB."""
 STOP_MARGIN_SECONDS: Final = 5.0
 """How long past the grace period a supervisor may take to stop before the arena kills it."""
 
@@ -124,7 +129,8 @@ class LocalBots:
     A match takes a process for every seat its bot plays (`acquire`) and gives them back when it ends
     (`release`), so no process ever holds two seats of a match, and concurrent matches get processes of
     their own. Idle processes are kept for the next match. `stop_all` must be awaited before the event
-    loop ends: it stops them all at once, each given `grace` seconds between SIGTERM and SIGKILL.
+    loop ends: it stops them all at once, each given `grace` seconds between SIGTERM and SIGKILL. Each
+    process's log keeps at most `log_limit_bytes` of its output (the first half and the last half).
     """
 
     def __init__(
@@ -132,10 +138,14 @@ class LocalBots:
         log_folder: Path,
         startup_timeout: float = 30.0,
         grace: float = 5.0,
+        log_limit_bytes: int = LOG_LIMIT_BYTES,
     ) -> None:
+        if log_limit_bytes < 1024:
+            raise ValueError(f"a log limit below 1024 bytes keeps nothing useful, got {log_limit_bytes}")
         self.log_folder = log_folder
         self.startup_timeout = startup_timeout
         self.grace = grace
+        self.log_limit_bytes = log_limit_bytes
         self._pools: dict[str, list[_Running]] = {}
         self._starting: set[_Running] = set()
         self._locks: dict[str, asyncio.Lock] = {}
@@ -190,6 +200,7 @@ class LocalBots:
         try:
             process = await asyncio.create_subprocess_exec(
                 *supervisor,
+                str(self.log_limit_bytes),
                 str(self.grace),
                 *arguments,
                 stdin=asyncio.subprocess.PIPE,

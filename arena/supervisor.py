@@ -1,7 +1,7 @@
 """The supervisor of one bot process the arena starts: it makes sure nothing the bot starts outlives it,
-and writes the bot's output to its log file.
+and writes the bot's output to a log file of bounded size.
 
-arena/local_bots.py runs it as `python -I supervisor.py ARENA_PID LOG_PATH GRACE COMMAND...`,
+arena/local_bots.py runs it as `python -I supervisor.py ARENA_PID LOG_PATH LOG_LIMIT GRACE COMMAND...`,
 in a session of its own, with a pipe from the arena on standard input. It uses the standard library
 alone and nothing of the arena package: it must start fast, run as a plain script, and never fork with
 gRPC loaded. On Linux it
@@ -19,7 +19,8 @@ gRPC loaded. On Linux it
   status (128 + N for a signal N).
 
 Elsewhere it starts and stops the bot's group the same way, with no guarantee for escaped descendants.
-Lines of the log starting with `[arena]` are the supervisor's own.
+The log keeps the first half of LOG_LIMIT bytes and the last half, with a line between saying how many
+bytes were dropped; lines starting with `[arena]` are the supervisor's own.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ PR_SET_PDEATHSIG: Final = 1
 PR_SET_CHILD_SUBREAPER: Final = 36
 LINUX: Final = sys.platform == "linux"
 POLL_SECONDS: Final = 0.05
+FLUSH_SECONDS: Final = 1.0
+"""How often the kept tail of a log over its cap is written out, so the file stays current."""
 READ_BYTES: Final = 65536
 
 
@@ -52,39 +55,85 @@ def _prctl(option: int, value: int) -> None:
         raise OSError(error, os.strerror(error))
 
 
-class Log:
-    """The bot's output, appended to its log file."""
+class CappedLog:
+    """The bot's output in its log file, appended after what the file already holds: the first
+    `limit // 2` bytes, and once more than `limit` came, a line saying how many were dropped and the
+    last bytes. A chatty bot cannot fill the disk, and the log still shows how it started and ended."""
 
-    def __init__(self, path: Path) -> None:
-        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    def __init__(self, path: Path, limit: int) -> None:
+        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+        self.start = os.lseek(self.fd, 0, os.SEEK_END)
+        self.head_limit = limit // 2
+        self.tail_limit = limit - self.head_limit
+        self.head = 0
+        self.after_head = 0
+        """Bytes received after the head, kept or not."""
+        self.tail = bytearray()
+        """The last bytes after the head; up to twice `tail_limit`, so trimming it costs little."""
+        self.flushed_at = time.monotonic()
+        self.dirty = False
         self.broken = False
         self.line_ended = True
 
     def write(self, data: bytes) -> None:
-        """Append `data`."""
+        """Log `data`: straight to the file until the cap is reached, then into the kept tail."""
         if self.broken or not data:
             return
         self.line_ended = data.endswith(b"\n")
-        # A full disk must not stop the supervisor from cleaning up: the log just stops.
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self.fd, view) :]
-        except OSError:
-            self.broken = True
+        room = self.head_limit - self.head
+        if room > 0:
+            self._write_at(self.start + self.head, data[:room])
+            self.head += min(room, len(data))
+            data = data[room:]
+        if not data:
+            return
+        at = self.start + self.head + self.after_head
+        self.after_head += len(data)
+        self.tail += data
+        if len(self.tail) > 2 * self.tail_limit:
+            del self.tail[: -self.tail_limit]
+        if self.after_head <= self.tail_limit:
+            self._write_at(at, data)
+        else:
+            self.dirty = True
 
     def note(self, text: str) -> None:
         """A line of the supervisor's own."""
         self.write(("" if self.line_ended else "\n").encode() + f"[arena] {text}\n".encode())
 
+    def flush(self) -> None:
+        """Rewrite what follows the head: the dropped-bytes line and the kept tail."""
+        self.flushed_at = time.monotonic()
+        if not self.dirty or self.broken:
+            return
+        self.dirty = False
+        kept = bytes(self.tail[-self.tail_limit :])
+        dropped = self.after_head - len(kept)
+        text = b"\n[arena] %d bytes of output dropped here\n" % dropped + kept
+        self._write_at(self.start + self.head, text)
+        with contextlib.suppress(OSError):
+            os.ftruncate(self.fd, self.start + self.head + len(text))
+
     def close(self) -> None:
+        self.flush()
         os.close(self.fd)
+
+    def _write_at(self, offset: int, data: bytes) -> None:
+        # A full disk must not stop the supervisor from cleaning up: the log just stops.
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.pwrite(self.fd, view, offset)
+                view = view[written:]
+                offset += written
+        except OSError:
+            self.broken = True
 
 
 class Supervisor:
     """One bot process and everything it starts."""
 
-    def __init__(self, arena_pid: int, log: Log, grace: float) -> None:
+    def __init__(self, arena_pid: int, log: CappedLog, grace: float) -> None:
         self.arena_pid = arena_pid
         self.log = log
         self.grace = grace
@@ -165,6 +214,8 @@ class Supervisor:
             elif not data:  # the arena closed its end of the pipe: it asks us to stop, or it died
                 self.selector.unregister(fd)
                 self.stop_reason = self.stop_reason or "the arena asked"
+        if time.monotonic() - self.log.flushed_at >= FLUSH_SECONDS:
+            self.log.flush()
 
     def reap(self) -> bool:
         """Reap every finished child; whether any child is left."""
@@ -191,7 +242,7 @@ class Supervisor:
     def supervise(self) -> None:
         """Log the bot's output until we are asked to stop or the bot exits."""
         while self.stop_reason is None and self.bot_status is None:
-            self.pump(1.0)
+            self.pump(FLUSH_SECONDS)
             self.reap()
 
     def stop(self) -> None:
@@ -268,11 +319,11 @@ def _children_by_scan(parent: int) -> list[int]:
 
 def main(argv: list[str]) -> int:
     """Supervise the bot `argv` describes (see the module docstring); the exit status is the bot's."""
-    if len(argv) < 4:
-        sys.stderr.write("usage: supervisor.py ARENA_PID LOG_PATH GRACE COMMAND...\n")
+    if len(argv) < 5:
+        sys.stderr.write("usage: supervisor.py ARENA_PID LOG_PATH LOG_LIMIT GRACE COMMAND...\n")
         return 2
-    arena_pid, log_path, grace, command = int(argv[0]), Path(argv[1]), argv[2], argv[3:]
-    log = Log(log_path)
+    arena_pid, log_path, limit, grace, command = int(argv[0]), Path(argv[1]), int(argv[2]), argv[3], argv[4:]
+    log = CappedLog(log_path, limit)
     supervisor = Supervisor(arena_pid, log, float(grace))
     try:
         if LINUX:

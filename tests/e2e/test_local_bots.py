@@ -1,12 +1,13 @@
 """End to end: no process the arena starts outlives it (even a bot that ignores SIGTERM, a helper that
-left with setsid, an arena killed with SIGKILL), and stopping many bots takes one grace period. The
-misbehaving bot is tests/e2e/unruly_bot.py."""
+left with setsid, an arena killed with SIGKILL), stopping many bots takes one grace period, and a bot's
+log stays under its cap. The misbehaving bot is tests/e2e/unruly_bot.py."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -195,6 +196,26 @@ def test_stopping_stubborn_bots_takes_one_grace_period(tmp_path: Path, leftovers
     assert grace <= seconds < 2 * grace
     assert len(started) >= 4
     assert not {pid for pid in started if alive(pid)}
+
+
+def test_a_chatty_bot_log_keeps_its_head_and_its_tail_under_the_cap(tmp_path: Path) -> None:
+    limit = 64 * 1024
+
+    async def run() -> None:
+        bots = LocalBots(tmp_path, grace=1.0, log_limit_bytes=limit)
+        try:
+            await bots.acquire(unruly("--chatty"), 1)
+        finally:
+            await bots.stop_all()
+
+    asyncio.run(run())
+    text = (tmp_path / "unruly-1.log").read_bytes()
+    assert len(text) < limit + 1024
+    assert b"unruly: first line\n" in text[: limit // 2]
+    assert b"unruly: last line\n" in text[-limit // 2 :]
+    dropped = re.search(rb"\n\[arena\] (\d+) bytes of output dropped here\n", text)
+    assert dropped is not None
+    assert int(dropped.group(1)) > 8_000_000
 
 
 def test_a_bot_that_never_answers_fails_to_start_and_leaves_nothing(

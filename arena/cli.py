@@ -165,7 +165,7 @@ async def _check_bot(name: str, address: str | None, command: str | None) -> Non
     except BotStartError as error:
         raise StoreError(str(error)) from None
     finally:
-        local.stop_all()
+        await local.stop_all()
 
 
 def _bots(args: argparse.Namespace) -> int:
@@ -357,7 +357,10 @@ def _ladder_run(args: argparse.Namespace, store: LadderStore) -> int:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, _stop_once, loop, ladder)
-        await ladder.run()
+        try:
+            await ladder.run()
+        finally:
+            await local_bots.stop_all()
 
     what = "until stopped (Ctrl-C)" if settings.matches is None else f"{settings.matches} matches"
     print(f"Playing {what}, {settings.concurrency} at a time; results in {args.db}", file=sys.stderr)
@@ -367,8 +370,6 @@ def _ladder_run(args: argparse.Namespace, store: LadderStore) -> int:
         progress.close()
         print(f"arena ladder: error: {error}", file=sys.stderr)
         return 1
-    finally:
-        local_bots.stop_all()
     progress.close()
     report = ladder.report
     print(

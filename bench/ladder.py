@@ -57,7 +57,7 @@ async def ladder_run(folder: Path, matches: int, concurrency: int) -> tuple[Ladd
         report = await ladder.run()
         return report, time.perf_counter() - started
     finally:
-        local_bots.stop_all()
+        await local_bots.stop_all()
         store.close()
 
 

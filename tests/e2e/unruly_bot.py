@@ -1,0 +1,79 @@
+"""A bot program that misbehaves as a process, for the tests of the processes the arena starts.
+
+It answers the handshake like any bot (it serves the random bot), and per flag: ignores SIGTERM, forks
+a child that leaves the bot's process group and session and would live forever, writes megabytes of
+output before serving, or never serves at all. Run it as `python unruly_bot.py --port N [FLAGS]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+from sample_bots.random_bot import RandomBot
+from sdk import start
+
+CHATTY_LINES = 200_000
+"""About 9 MB of output: far more than any log cap a test sets."""
+
+
+def fork_escapee(pid_file: Path) -> None:
+    """Fork a child that calls setsid, ignores SIGTERM and sleeps forever; it writes its pid to `pid_file`
+    (atomically, once it is set up) so a test can look for it, and we wait for that: once the bot answers
+    the handshake, its escapee is in place."""
+    if os.fork() != 0:
+        deadline = time.monotonic() + 30
+        while not pid_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return
+    try:
+        os.setsid()
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        partial = pid_file.with_name(pid_file.name + ".partial")
+        partial.write_text(str(os.getpid()))
+        partial.rename(pid_file)
+        while True:
+            time.sleep(3600)
+    finally:
+        os._exit(0)
+
+
+def chatter() -> None:
+    """Write a recognisable first line, many numbered lines and a recognisable last line."""
+    out = sys.stdout.buffer
+    out.write(b"unruly: first line\n")
+    for number in range(CHATTY_LINES):
+        out.write(b"unruly: chatter line %07d of the chatty bot\n" % number)
+    out.write(b"unruly: last line\n")
+    out.flush()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Serve a 56 bot whose process misbehaves.")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--ignore-term", action="store_true", help="ignore SIGTERM")
+    parser.add_argument("--fork-escapee", type=Path, metavar="PIDFILE", help="fork a setsid child")
+    parser.add_argument("--chatty", action="store_true", help="write megabytes of output first")
+    parser.add_argument("--never-answer", action="store_true", help="never serve the handshake")
+    args = parser.parse_args()
+    if args.ignore_term:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if args.fork_escapee is not None:
+        fork_escapee(args.fork_escapee)
+    if args.chatty:
+        chatter()
+    server = None if args.never_answer else start(RandomBot, port=args.port)
+    try:
+        while True:
+            time.sleep(3600)
+    finally:
+        if server is not None:
+            server.stop(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -44,15 +44,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-import grpc
-import grpc.aio
 import structlog
 
-from arena.protocol import PROTOCOL_VERSION
 from arena.runner import split_addresses
+from arena.runner.connection import HandshakeError, handshake, open_channel
 from arena.storage import BotEntry
-from fiftysix.v1 import bot_pb2 as pb
-from fiftysix.v1 import bot_pb2_grpc as rpc
 
 log = structlog.get_logger("local_bots")
 
@@ -88,29 +84,24 @@ def command_arguments(command: str, port: int) -> list[str]:
 async def wait_until_ready(
     address: str, timeout: float, process: asyncio.subprocess.Process | None = None
 ) -> None:
-    """Retry the handshake with backoff until it answers or `timeout` seconds pass (or `process` exits)."""
-    deadline = time.monotonic() + timeout
-    delay = 0.05
-    last_error = "no answer"
-    async with grpc.aio.insecure_channel(address) as channel:
-        stub = rpc.BotServiceStub(channel)
-        while True:
-            if process is not None and process.returncode is not None:
-                raise BotStartError(f"the bot process exited with status {process.returncode}")
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise BotStartError(
-                    f"no answer to the handshake at {address} within {timeout:.0f} s: {last_error}"
-                )
-            try:
-                await stub.Describe(
-                    pb.DescribeRequest(protocol_version=PROTOCOL_VERSION), timeout=min(1.0, remaining)
-                )
-                return
-            except grpc.RpcError as error:
-                last_error = str(error.details()) if isinstance(error, grpc.aio.AioRpcError) else str(error)
-            await asyncio.sleep(min(delay, max(0.0, deadline - time.monotonic())))
-            delay = min(delay * 2, 1.0)
+    """The arena's handshake, tried again with backoff until it answers or `timeout` seconds pass (or
+    `process` exits).
+
+    :raises BotStartError: with the reason.
+    """
+
+    def exited() -> str | None:
+        if process is not None and process.returncode is not None:
+            return f"the bot process exited with status {process.returncode}"
+        return None
+
+    channel = open_channel(address)
+    try:
+        await handshake(channel, address, timeout, attempts=None, give_up=exited, first_delay=0.05)
+    except HandshakeError as error:
+        raise BotStartError(error.detail) from None
+    finally:
+        await channel.close(grace=None)
 
 
 class _Running:

@@ -137,9 +137,10 @@ async def handshake(
     timeout: float,
     attempts: int | None = HANDSHAKE_ATTEMPTS,
     give_up: Callable[[], str | None] | None = None,
+    first_delay: float = 0.25,
 ) -> pb.DescribeResponse:
     """Health check (a bot without the standard health service is fine), then Describe, within `timeout`
-    seconds. A bot briefly unreachable is tried again with backoff (0.25 s doubling, at most 1 s),
+    seconds. A bot briefly unreachable is tried again with backoff (`first_delay` doubling, at most 1 s),
     `attempts` times in all (None: until the time is up); `give_up` may say why trying again is
     pointless (a bot process that exited).
 
@@ -147,7 +148,7 @@ async def handshake(
         broken).
     """
     deadline = time.monotonic() + timeout
-    delay = 0.25
+    delay = first_delay
     attempt = 0
     while True:
         attempt += 1
@@ -166,7 +167,7 @@ async def handshake(
         if reason is not None:
             raise HandshakeError(FaultCause.UNREACHABLE, reason)
         if (attempts is not None and attempt >= attempts) or deadline - time.monotonic() <= delay:
-            raise HandshakeError(FaultCause.UNREACHABLE, failure)
+            raise HandshakeError(FaultCause.UNREACHABLE, f"{failure} (tried for {timeout:g} s)")
         await asyncio.sleep(delay)
         delay = min(delay * 2, 1.0)
 

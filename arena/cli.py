@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from arena import arguments
-from arena.check_bot import add_parser as add_check_bot_parser
+from arena.check.command import add_parser as add_check_bot_parser
 from arena.engine import DealResult, Match, MatchRules, Ruleset, first_dealer_for
 from arena.ladder import Ladder, LadderError, LadderSettings
 from arena.local_bots import BotStartError, LocalBots, wait_until_ready

@@ -347,6 +347,12 @@ def match_end_message(
     )
 
 
+def moves_text(legal_moves: Sequence[Move], limit: int = 20) -> str:
+    """The first `limit` legal moves in notation, for messages that say what was allowed."""
+    more = " ..." if len(legal_moves) > limit else ""
+    return " ".join(str(move) for move in legal_moves[:limit]) + more
+
+
 def read_answer(response: pb.PlaySeatResponse, decision_id: int, legal_moves: Sequence[Move]) -> Move:
     """The move a bot's answer names, checked against the decision it answers.
 
@@ -375,10 +381,9 @@ def read_answer(response: pb.PlaySeatResponse, decision_id: int, legal_moves: Se
         except ValueError as error:  # NotationError, and anything else odd text could raise
             raise AnswerError(FaultCause.MALFORMED_ANSWER, str(error)) from None
         if move not in legal_moves:
-            legal = " ".join(str(legal) for legal in legal_moves[:20])
-            more = " ..." if len(legal_moves) > 20 else ""
             raise AnswerError(
-                FaultCause.ILLEGAL_MOVE, f"{quoted(text)} is not a legal move now; legal: {legal}{more}"
+                FaultCause.ILLEGAL_MOVE,
+                f"{quoted(text)} is not a legal move now; legal: {moves_text(legal_moves)}",
             )
         return move
     raise AnswerError(

@@ -59,11 +59,3 @@ def test_protocol_module_sits_on_the_engine_only() -> None:
     for name in imports_of(ROOT / "arena" / "protocol.py"):
         if name.split(".")[0] in ("arena", "fiftysix", "sdk"):
             assert name.startswith(PROTOCOL_ALLOWED), f"arena/protocol.py imports {name}"
-
-
-def test_nothing_in_the_arena_imports_the_sdk() -> None:
-    for path in files_under("arena"):
-        for name in imports_of(path):
-            assert name.split(".")[0] not in ("sdk", "sample_bots"), (
-                f"{path.relative_to(ROOT)} imports {name}"
-            )

@@ -18,9 +18,8 @@ from pathlib import Path
 import pytest
 from bad_bots import start_bad_bot
 
-from arena.check_bot import (
+from arena.check import (
     ITEM_NAMES,
-    MATCH_ITEMS,
     SITUATIONS,
     CheckReport,
     Situation,
@@ -29,6 +28,7 @@ from arena.check_bot import (
     check_bot,
     explain_answer,
 )
+from arena.check.situations import MATCH_ITEMS
 from arena.engine import DOUBLE, PASS, REDOUBLE, Move, Phase, Ruleset, hand_size_for, parse_cards
 from arena.local_bots import free_port
 from arena.protocol import AnswerError, read_answer

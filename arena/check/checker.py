@@ -1,0 +1,520 @@
+"""The compliance check that a bot author runs against their own bot.
+
+The checker plays the bot through every situation the protocol has and reports, item by item, what
+passed and what did not:
+
+- `handshake` and `health`: Describe answers in time with a valid description; the standard
+  grpc.health.v1 service says SERVING (a missing health service is only a warning).
+- `match N players RULESET`: a whole match through the arena's own `run_match`, the bot playing every
+  seat of one team (one stream per seat) against the checker's in-process random opponent.
+- scripted situations (`redouble window`, `play after double`, ...): one PlaySeat conversation each, in
+  which the checker acts as the arena from a state it reached by playing scripted moves for every seat
+  (earlier moves of the bot's own seat included, as when the arena substitutes a move); the bot then
+  plays its seat to the end of the deal, and must end the stream after MatchEnd.
+
+Every answer must be a MoveAnswer to the decision asked, naming a legal move, within the decision's
+`decision_ms`. The checker gives no bank of spare time (`bank_ms` is 0 in every request), so it is
+stricter than a match: a bot that passes it never needs its bank.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import grpc
+import grpc.aio
+from grpc_health.v1 import health_pb2
+
+from arena.check.opponent import CheckOpponent
+from arena.check.report import CheckItem, CheckReport, Status
+from arena.check.situations import (
+    ALL_CONFIGS,
+    MATCH_ITEMS,
+    PLAYER_COUNTS,
+    SITUATIONS,
+    Script,
+    Situation,
+    build_situation,
+    checker_move,
+    config_name,
+)
+from arena.engine import (
+    Card,
+    MatchRules,
+    Move,
+    Phase,
+    Ruleset,
+    View,
+)
+from arena.engine.errors import quoted
+from arena.protocol import (
+    PROTOCOL_VERSION,
+    RULESETS_BY_VALUE,
+    AnswerError,
+    FaultCause,
+    TimeControl,
+    deal_end_message,
+    decision_message,
+    match_end_message,
+    match_start_message,
+    moves_text,
+    read_answer,
+)
+from arena.record import end_reason
+from arena.runner import BotAddress, MatchOutcome, MatchSettings, check_address, run_match, seats_for_teams
+from arena.runner.connection import (
+    Conversation,
+    Ending,
+    HandshakeError,
+    SeatFaultError,
+    describe,
+    describe_error,
+    health_status,
+    open_channel,
+)
+from arena.untrusted import safe_text
+from fiftysix.v1 import bot_pb2 as pb
+from sdk import start
+
+HANDSHAKE_TIMEOUT_S: Final = 5.0
+"""Time for the health check and for Describe (the arena's own handshake allows the same)."""
+READY_TIMEOUT_S: Final = 5.0
+"""Time for the Ready that answers MatchStart (as in the arena)."""
+SEND_TIMEOUT_S: Final = 5.0
+"""Time for a message to the bot to be accepted by its stream."""
+END_TIMEOUT_S: Final = 5.0
+"""Time for a message to the bot to be accepted by its stream."""
+MATCH_DEAL_CAP: Final = 3
+"""Deals in each whole match: enough to cross deal boundaries, few enough to stay quick."""
+
+
+class BotUnreachableError(RuntimeError):
+    """Nothing answers at the address: there is no bot to check."""
+
+
+class _CheckFailedError(Exception):
+    """An item failed; the message is the one-line reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Description:
+    """What the bot declared in Describe, reduced to what the checker can use."""
+
+    name: str
+    player_counts: frozenset[int]
+    rulesets: frozenset[Ruleset]
+
+    def plays(self, rules: MatchRules) -> bool:
+        return rules.players in self.player_counts and rules.ruleset in self.rulesets
+
+    def why_not(self, players: int, ruleset: Ruleset) -> str:
+        if players not in self.player_counts:
+            counts = ", ".join(str(count) for count in sorted(self.player_counts)) or "none"
+            return f"the bot does not play {players} players (it declares {counts})"
+        return f"the bot does not play the {ruleset.value} ruleset"
+
+
+# One scripted conversation.
+
+
+class _Seat:
+    """The checker's side of one PlaySeat stream: the arena's own `Conversation`, with every fault told
+    as a check failure."""
+
+    def __init__(self, conversation: Conversation) -> None:
+        self.conversation = conversation
+
+    async def send(self, request: pb.PlaySeatRequest, what: str) -> None:
+        try:
+            await self.conversation.send(request)
+        except SeatFaultError as error:
+            raise _CheckFailedError(f"sending {what}: {error.detail}") from None
+
+    async def decide(
+        self, decision_id: int, view: View, legal: Sequence[Move], decision_ms: int
+    ) -> tuple[Move, float]:
+        """Ask one decision; the move the bot chose and how long it took, in seconds."""
+        request = decision_message(decision_id, view, legal, decision_ms, 0)
+        # Wait a little past the limit, to tell "slow" from "silent".
+        grace_ms = min(decision_ms, 1000)
+        started = time.monotonic()
+        try:
+            response = await self.conversation.ask(request, decision_id, (decision_ms + grace_ms) / 1000)
+        except SeatFaultError as error:
+            if error.cause is FaultCause.TIMEOUT:
+                raise _CheckFailedError(
+                    f"too slow: no answer within {decision_ms + grace_ms} ms; the limit is {decision_ms} ms"
+                ) from None
+            raise _CheckFailedError(
+                f"waiting for its answer to decision {decision_id}: {error.detail}"
+            ) from None
+        elapsed = time.monotonic() - started
+        if elapsed * 1000 > decision_ms:
+            raise _CheckFailedError(
+                f"too slow: answered after {elapsed * 1000:.0f} ms; the limit is {decision_ms} ms"
+            )
+        try:
+            move = read_answer(response, decision_id, legal)
+        except AnswerError as error:
+            raise _CheckFailedError(explain_answer(response, decision_id, legal, error)) from None
+        return move, elapsed
+
+    async def end(self, end: pb.PlaySeatRequest) -> None:
+        """Send MatchEnd and expect the bot to end its side of the stream with OK, and nothing more."""
+        ending, detail = await self.conversation.end(end, END_TIMEOUT_S, lost=False)
+        if ending is not Ending.CLOSED:
+            raise _CheckFailedError(f"the bot {detail}")
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _seats_text(seats: Sequence[int]) -> str:
+    names = [str(seat) for seat in seats]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def explain_answer(
+    response: pb.PlaySeatResponse, decision_id: int, legal: Sequence[Move], error: AnswerError
+) -> str:
+    """What exactly was wrong with an answer that `read_answer` refused, in one line."""
+    kind = response.WhichOneof("answer")
+    if kind != "move":
+        what = "Ready" if kind == "ready" else "an empty PlaySeatResponse"
+        return f"answered with {what} where a MoveAnswer was expected"
+    answer = response.move
+    if error.cause is FaultCause.WRONG_DECISION:
+        return f"answered decision_id {answer.decision_id}, but the decision asked was {decision_id}"
+    choice = answer.WhichOneof("choice")
+    if choice == "move_index":
+        return (
+            f"answered move_index {answer.move_index}, out of range: there are {len(legal)} legal moves "
+            f"(legal: {moves_text(legal)})"
+        )
+    if choice == "notation":
+        if error.cause is FaultCause.MALFORMED_ANSWER:
+            what = "card" if legal and isinstance(legal[0], Card) else "call"
+            return (
+                f"answered {quoted(answer.notation)}, which is not a {what} in the notation of RULES.md "
+                f"({error})"
+            )
+        return f"answered {quoted(answer.notation)} which is not legal (legal: {moves_text(legal)})"
+    return "answered a MoveAnswer that names no move (neither move_index nor notation)"
+
+
+def _where(view: View) -> str:
+    if view.phase is Phase.AUCTION:
+        return f"deal {view.deal_number}, auction"
+    return f"deal {view.deal_number}, trick {len(view.tricks) + 1}"
+
+
+async def _play_script(
+    channel: grpc.aio.Channel, script: Script, bot_name: str, decision_ms: int, match_id: str
+) -> str:
+    """Hold one seat's conversation through `script`; the PASS reason, or raise _CheckFailedError."""
+    match, seat = script.match, script.seat
+    rules = match.rules
+    names = [bot_name if other == seat else "check-bot" for other in range(rules.players)]
+    conversation = Conversation(seat, channel, SEND_TIMEOUT_S)
+    stream = _Seat(conversation)
+    try:
+        time_control = TimeControl(decision_ms, 0)
+        await stream.send(match_start_message(match_id, rules, seat, names, time_control), "MatchStart")
+        try:
+            response = await conversation.receive(READY_TIMEOUT_S, "Ready")
+        except SeatFaultError as error:
+            if error.cause is FaultCause.TIMEOUT:
+                raise _CheckFailedError(f"no Ready within {READY_TIMEOUT_S:.0f} s of MatchStart") from None
+            raise _CheckFailedError(f"waiting for Ready: {error.detail}") from None
+        if response.WhichOneof("answer") != "ready":
+            what = response.WhichOneof("answer") or "an empty message"
+            raise _CheckFailedError(f"answered MatchStart with {what} instead of Ready")
+        for finished in script.finished:
+            await stream.send(deal_end_message(finished), f"DealEnd of deal {finished.number}")
+        decision_id = script.moves_made
+        answers: list[tuple[Move, float]] = []
+        legal_first: Sequence[Move] = ()
+        while not match.is_over and (script.stop_after is None or len(answers) < script.stop_after):
+            to_act = match.to_act
+            assert to_act is not None
+            decision_id += 1
+            if to_act == seat:
+                view = match.view(seat)
+                legal = view.legal_moves
+                try:
+                    move, seconds = await stream.decide(decision_id, view, legal, decision_ms)
+                except _CheckFailedError as error:
+                    if answers:
+                        raise _CheckFailedError(f"later in the deal ({_where(view)}): {error}") from None
+                    raise
+                if not answers:
+                    legal_first = legal
+                answers.append((move, seconds))
+            else:
+                move = checker_move(match)
+            result = match.apply(to_act, move)
+            if result is not None:
+                await stream.send(deal_end_message(result), f"DealEnd of deal {result.number}")
+        forfeited = {fault.team for fault in script.faults if not fault.substituted}
+        reason = "forfeit" if forfeited else end_reason(match)
+        ranking = match.ranking(last=forfeited)
+        await stream.end(match_end_message(reason, ranking, match.tables, script.faults))
+    finally:
+        conversation.close()
+        await asyncio.gather(conversation.reader, return_exceptions=True)
+    slowest = max(seconds for _, seconds in answers) * 1000
+    first = answers[0][0]
+    return (
+        f"{config_name(rules.players, rules.ruleset)}, seat {seat}: first answer {str(first)!r} "
+        f"(legal: {moves_text(legal_first, 8)}); {_plural(len(answers), 'answer')}, legal and in time "
+        f"(slowest {slowest:.0f} ms); ended the stream after MatchEnd"
+    )
+
+
+# The check.
+
+
+class _Checker:
+    def __init__(
+        self,
+        address: str,
+        decision_ms: int,
+        only: Collection[str],
+        on_item: Callable[[CheckItem], None] | None,
+    ) -> None:
+        self.address = address
+        self.decision_ms = decision_ms
+        self.only = [name.strip().lower() for name in only if name.strip()]
+        self.on_item = on_item
+        self.report = CheckReport(address, decision_ms)
+
+    def selected(self, name: str) -> bool:
+        return not self.only or any(wanted in name for wanted in self.only)
+
+    def add(self, item: CheckItem) -> None:
+        self.report.items.append(item)
+        if self.on_item is not None:
+            self.on_item(item)
+
+    async def run(self) -> CheckReport:
+        async with open_channel(self.address) as channel:
+            health_item = await self.health(channel)
+            description = await self.handshake(channel, health_item)
+            if self.selected("health"):
+                self.add(health_item)
+            if description is None:
+                return self.report
+            if any(self.selected(name) for name in MATCH_ITEMS):
+                await self.matches(description)
+            for situation in SITUATIONS:
+                if self.selected(situation.name):
+                    self.add(await self.situation(channel, situation, description))
+        return self.report
+
+    async def health(self, channel: grpc.aio.Channel) -> CheckItem:
+        try:
+            serving = await health_status(channel, HANDSHAKE_TIMEOUT_S)
+        except HandshakeError as error:
+            return CheckItem("health", Status.FAIL, f"the bot {error.detail}", "handshake")
+        except grpc.aio.AioRpcError as error:
+            code = error.code()
+            if code is grpc.StatusCode.UNIMPLEMENTED:
+                return CheckItem(
+                    "health",
+                    Status.WARN,
+                    "no grpc.health.v1 health service (recommended, not required)",
+                    "handshake",
+                )
+            reason = f"the health check failed: {describe_error(error)}"
+            if code is grpc.StatusCode.NOT_FOUND:
+                reason += " (the arena asks for the overall status, service '': set it to SERVING)"
+            return CheckItem("health", Status.FAIL, reason, "handshake", {"code": code.name})
+        status = health_pb2.HealthCheckResponse.ServingStatus.Name(serving)
+        if serving != health_pb2.HealthCheckResponse.SERVING:
+            return CheckItem(
+                "health",
+                Status.FAIL,
+                f"the health service reports {status}; the arena treats the bot as unreachable",
+                "handshake",
+            )
+        return CheckItem("health", Status.PASS, "grpc.health.v1 Check answers SERVING", "handshake")
+
+    async def handshake(self, channel: grpc.aio.Channel, health_item: CheckItem) -> _Description | None:
+        started = time.monotonic()
+        try:
+            reply = await describe(channel, HANDSHAKE_TIMEOUT_S)
+        except HandshakeError as error:
+            reason = f"the bot {error.detail}; nothing else can be checked"
+            self.add(CheckItem("handshake", Status.FAIL, reason, "handshake"))
+            return None
+        except grpc.aio.AioRpcError as error:
+            code = error.code()
+            health_failed = health_item.status is Status.FAIL
+            if code is grpc.StatusCode.UNAVAILABLE or (
+                code is grpc.StatusCode.DEADLINE_EXCEEDED and health_failed
+            ):
+                raise BotUnreachableError(
+                    f"cannot reach a bot at {self.address}: {describe_error(error)}"
+                ) from None
+            if code is grpc.StatusCode.DEADLINE_EXCEEDED:
+                reason = f"Describe did not answer within {HANDSHAKE_TIMEOUT_S:.0f} s"
+            elif code is grpc.StatusCode.UNIMPLEMENTED:
+                reason = "Describe is not implemented: is this a 56 bot (fiftysix.v1.BotService)?"
+            else:
+                reason = f"Describe failed: {describe_error(error)}"
+            self.add(
+                CheckItem("handshake", Status.FAIL, reason + "; nothing else can be checked", "handshake")
+            )
+            return None
+        elapsed_ms = (time.monotonic() - started) * 1000
+        name, version = safe_text(reply.name.strip(), 64), safe_text(reply.version, 64)
+        problems = []
+        if reply.protocol_version != PROTOCOL_VERSION:
+            problems.append(f"protocol_version is {reply.protocol_version}, not {PROTOCOL_VERSION}")
+        if not name:
+            problems.append("the name is empty")
+        counts = list(reply.player_counts)
+        if not counts:
+            problems.append("player_counts is empty (list the counts the bot plays: 4, 6, 8)")
+        elif not set(counts) <= set(PLAYER_COUNTS):
+            wrong = sorted(set(counts) - set(PLAYER_COUNTS))
+            shown = ", ".join(map(str, wrong[:8])) + (f" ... ({len(wrong)} values)" if len(wrong) > 8 else "")
+            problems.append(f"player_counts holds {shown}: only 4, 6 and 8 exist")
+        bad_rulesets = sorted({value for value in reply.rulesets if value not in RULESETS_BY_VALUE})
+        if bad_rulesets:
+            problems.append(
+                f"rulesets holds {', '.join(map(str, bad_rulesets[:8]))}: only RULESET_PAIRS (1) and "
+                "RULESET_PARTNERSHIP (2) exist"
+            )
+        rulesets = frozenset(
+            RULESETS_BY_VALUE[value] for value in reply.rulesets if value in RULESETS_BY_VALUE
+        )
+        description = _Description(
+            name=name or "bot",
+            player_counts=frozenset(count for count in counts if count in PLAYER_COUNTS),
+            rulesets=rulesets if reply.rulesets else frozenset(Ruleset),
+        )
+        details: dict[str, object] = {
+            "bot_name": name,
+            "bot_version": version,
+            "protocol_version": reply.protocol_version,
+            "player_counts": counts[:16],
+            "rulesets": sorted(ruleset.value for ruleset in description.rulesets),
+            "milliseconds": round(elapsed_ms, 1),
+        }
+        if problems:
+            self.add(CheckItem("handshake", Status.FAIL, "; ".join(problems), "handshake", details))
+        elif self.selected("handshake"):
+            played = ", ".join(str(count) for count in sorted(description.player_counts))
+            which = (
+                "every ruleset"
+                if description.rulesets == frozenset(Ruleset)
+                else f"the {next(iter(description.rulesets)).value} ruleset"
+            )
+            version = f" {version}" if version else ""
+            reason = (
+                f"{name!r}{version} speaks protocol {reply.protocol_version}, plays {played} players, "
+                f"{which} (answered in {elapsed_ms:.0f} ms)"
+            )
+            self.add(CheckItem("handshake", Status.PASS, reason, "handshake", details))
+        return description
+
+    async def matches(self, description: _Description) -> None:
+        server = start(CheckOpponent)
+        port = server.port
+        try:
+            for (players, ruleset), name in zip(ALL_CONFIGS, MATCH_ITEMS, strict=True):
+                if not self.selected(name):
+                    continue
+                rules = MatchRules(players, ruleset, MATCH_DEAL_CAP)
+                if not description.plays(rules):
+                    self.add(CheckItem(name, Status.SKIP, description.why_not(players, ruleset), "match"))
+                    continue
+                self.add(await self.match(name, rules, description, f"127.0.0.1:{port}"))
+        finally:
+            await asyncio.to_thread(server.stop, 0)
+
+    async def match(
+        self, name: str, rules: MatchRules, description: _Description, opponent: str
+    ) -> CheckItem:
+        bots = [BotAddress(description.name, self.address)] + [
+            BotAddress(f"check-bot-opponent-{team}", opponent) for team in range(1, rules.team_count)
+        ]
+        settings = MatchSettings(
+            rules,
+            seed=rules.players * 10 + list(Ruleset).index(rules.ruleset),
+            time_control=TimeControl(self.decision_ms, 0),
+            match_id=f"check-bot-{rules.players}p-{rules.ruleset.value}",
+        )
+        outcome = await run_match(settings, seats_for_teams(rules, bots))
+        bot_seats = rules.seats_of(0)
+        details: dict[str, object] = {"seats": list(bot_seats), "deals": len(outcome.results)}
+        return CheckItem(name, *_match_verdict(outcome, bot_seats), "match", details)
+
+    async def situation(
+        self, channel: grpc.aio.Channel, situation: Situation, description: _Description
+    ) -> CheckItem:
+        name = situation.name
+        config = next(
+            (config for config in situation.configs if description.plays(MatchRules(*config))), None
+        )
+        if config is None:
+            names = [config_name(*config) for config in situation.configs]
+            wanted = f"neither {' nor '.join(names)}" if len(names) == 2 else f"none of {', '.join(names)}"
+            return CheckItem(name, Status.SKIP, f"the bot plays {wanted}", "situation")
+        players, ruleset = config
+        script = build_situation(situation, players, ruleset)
+        details: dict[str, object] = {
+            "players": players,
+            "ruleset": ruleset.value,
+            "seat": script.seat,
+            "situation": situation.description,
+        }
+        match_id = f"check-bot-{name.replace(' ', '-')}"
+        try:
+            reason = await _play_script(channel, script, description.name, self.decision_ms, match_id)
+        except _CheckFailedError as error:
+            return CheckItem(name, Status.FAIL, str(error), "situation", details)
+        return CheckItem(name, Status.PASS, reason, "situation", details)
+
+
+def _match_verdict(outcome: MatchOutcome, bot_seats: Sequence[int]) -> tuple[Status, str]:
+    faults = [fault for fault in outcome.faults if fault.seat in bot_seats]
+    if faults:
+        fault = faults[0]
+        where = f"seat {fault.seat}, deal {fault.deal_number}" if fault.deal_number else f"seat {fault.seat}"
+        if fault.cause is FaultCause.TIMEOUT:
+            return Status.FAIL, f"too slow ({where}): {fault.detail}"
+        return Status.FAIL, f"{fault.cause.value} ({where}): {fault.detail}"
+    if outcome.faults:
+        fault = outcome.faults[0]
+        return Status.FAIL, f"the checker's own opponent faulted (a bug in check-bot): {fault.detail}"
+    answers = 0
+    for result in outcome.results:
+        answers += sum(1 for made in result.calls if made.seat in bot_seats)
+        answers += sum(1 for trick in result.tricks for play in trick.plays if play.seat in bot_seats)
+    return Status.PASS, (
+        f"{_plural(len(outcome.results), 'deal')}, {_plural(answers, 'answer')} from seats "
+        f"{_seats_text(bot_seats)} (one stream each), "
+        f"all legal and in time; ended by {outcome.reason}"
+    )
+
+
+async def check_bot(
+    address: str,
+    decision_ms: int = 1000,
+    only: Collection[str] = (),
+    on_item: Callable[[CheckItem], None] | None = None,
+) -> CheckReport:
+    """Check the bot at `address` (`HOST:PORT`) item by item; `only` keeps the items whose names contain
+    one of its strings; `on_item` is called as each item is decided.
+
+    :raises BotUnreachableError: when nothing answers at the address.
+    """
+    check_address(address)
+    return await _Checker(address, decision_ms, only, on_item).run()

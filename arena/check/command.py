@@ -1,0 +1,82 @@
+"""`arena check-bot HOST:PORT`: the command line of the compliance check."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from arena import arguments
+from arena.check.checker import BotUnreachableError, check_bot
+from arena.check.report import NOTE, CheckItem
+from arena.check.situations import ITEM_NAMES
+from arena.logs import configure_logging
+
+# The command line.
+
+
+def _item_filter(text: str) -> list[str]:
+    wanted = [part.strip().lower() for part in text.split(",") if part.strip()]
+    for part in wanted:
+        if not any(part in name for name in ITEM_NAMES):
+            raise argparse.ArgumentTypeError(
+                f"no item is named like {part!r}; items: {', '.join(ITEM_NAMES)}"
+            )
+    return wanted
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register `arena check-bot`."""
+    parser = commands.add_parser(
+        "check-bot",
+        help="check that a bot at HOST:PORT follows the protocol, item by item",
+        description="Play a bot through every situation of the protocol (handshake, health, whole matches "
+        "for each player count and ruleset it plays, scripted situations) and report what passed and what "
+        "did not. Exit status: 0 nothing failed, 1 something failed or the bot cannot be reached, "
+        "2 bad usage.",
+    )
+    parser.add_argument("address", type=arguments.address, metavar="HOST:PORT", help="where the bot listens")
+    parser.add_argument(
+        "--decision-ms",
+        type=arguments.positive,
+        default=1000,
+        help="time allowed for each answer, in milliseconds (default 1000); no bank is given",
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--only",
+        type=_item_filter,
+        action="append",
+        metavar="NAME[,NAME...]",
+        help="check only the items whose names contain one of these (repeatable), e.g. 'match 4', "
+        f"'redouble'; items: {', '.join(ITEM_NAMES)}",
+    )
+    parser.set_defaults(handler=_check_bot_command)
+
+
+def _check_bot_command(args: argparse.Namespace) -> int:
+    # The match runner logs every fault as a warning; the report says the same, so only errors are logged.
+    configure_logging(level="error")
+    only = [name for names in args.only or () for name in names]
+    printed_note = False
+
+    def show(item: CheckItem) -> None:
+        nonlocal printed_note
+        if item.kind == "situation" and not printed_note:
+            print(f"Note: {NOTE}")
+            printed_note = True
+        print(item.line(), flush=True)
+
+    if not args.json:
+        print(f"Checking the bot at {args.address} (answers within {args.decision_ms} ms)", flush=True)
+    try:
+        report = asyncio.run(check_bot(args.address, args.decision_ms, only, None if args.json else show))
+    except BotUnreachableError as error:
+        print(f"arena check-bot: error: {error}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(report.to_json(), indent=1))
+    else:
+        print(report.summary())
+    return 0 if report.ok else 1

@@ -16,6 +16,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from arena import arguments
 from arena.check_bot import add_parser as add_check_bot_parser
@@ -31,6 +32,7 @@ from arena.protocol import TimeControl
 from arena.record import RecordError, load, record_match
 from arena.replay import replay
 from arena.storage import DEFAULT_DB, BotEntry, LadderStore, Standing, StoreError
+from arena.untrusted import safe_text
 
 
 def add_match_settings(parser: argparse.ArgumentParser) -> None:
@@ -40,10 +42,32 @@ def add_match_settings(parser: argparse.ArgumentParser) -> None:
         "--ruleset", type=arguments.ruleset, default=Ruleset.PAIRS, help="pairs (default) or partnership"
     )
     parser.add_argument(
-        "--seed", type=arguments.whole_number, default=1, help="match seed: fixes every deal (default 1)"
+        "--seed",
+        type=arguments.seed,
+        default=1,
+        help=f"match seed, {arguments.seed.range}: fixes every deal (default 1)",
     )
     parser.add_argument(
-        "--deal-cap", type=arguments.positive, default=None, help="end the match after this many deals"
+        "--deal-cap",
+        type=arguments.deal_cap,
+        default=None,
+        help=f"end the match after this many deals ({arguments.deal_cap.range})",
+    )
+
+
+def add_time_control(parser: argparse.ArgumentParser) -> None:
+    """The clock options of the commands that play bots."""
+    parser.add_argument(
+        "--decision-ms",
+        type=arguments.decision_ms,
+        default=1000,
+        help=f"time per decision ({arguments.decision_ms.range}; default 1000)",
+    )
+    parser.add_argument(
+        "--bank-ms",
+        type=arguments.bank_ms,
+        default=10000,
+        help=f"per-match time bank ({arguments.bank_ms.range}; default 10000)",
     )
 
 
@@ -389,9 +413,18 @@ def _stop_once(loop: asyncio.AbstractEventLoop, ladder: Ladder) -> None:
         loop.remove_signal_handler(signum)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors, like every other error of `arena` (--help has the usage)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {safe_text(message)} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
-    parser = argparse.ArgumentParser(prog="arena", description="A bot-battle arena for the card game 56.")
+    parser: argparse.ArgumentParser = _Parser(
+        prog="arena", description="A bot-battle arena for the card game 56."
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     play = commands.add_parser("play", help="play a seeded match among built-in random players and print it")
@@ -415,19 +448,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="a bot for the next team (give one per team: 2 teams, or players/2 in the pairs ruleset)",
     )
     add_match_settings(match)
-    match.add_argument(
-        "--decision-ms", type=arguments.positive, default=1000, help="time per decision (default 1000)"
-    )
-    match.add_argument(
-        "--bank-ms", type=arguments.non_negative, default=10000, help="per-match time bank (default 10000)"
-    )
+    add_time_control(match)
     match.add_argument("--match-id", help="the match id to use in logs and the record (default: random)")
     match.add_argument(
         "--strikes",
-        type=arguments.non_negative,
+        type=arguments.strikes,
         default=0,
         help="fault policy: play a random legal move for a bot's first N bad answers, then forfeit "
-        "(default 0: forfeit at once)",
+        f"({arguments.strikes.range}; default 0: forfeit at once)",
     )
     match.add_argument("--save", metavar="FILE", help="save the game record (JSON) to FILE")
     match.add_argument("--brief", action="store_true", help="do not print the hands of each deal")
@@ -477,42 +505,49 @@ def build_parser() -> argparse.ArgumentParser:
         "same deals once per rotation of the teams over the seats; a run ends on whole sets.",
     )
     count = run.add_mutually_exclusive_group()
-    count.add_argument("--matches", type=arguments.positive, default=20, help="matches to play (default 20)")
+    count.add_argument(
+        "--matches",
+        type=arguments.matches,
+        default=20,
+        help=f"matches to play ({arguments.matches.range}; default 20)",
+    )
     count.add_argument("--forever", action="store_true", help="play until stopped with Ctrl-C")
     run.add_argument(
-        "--concurrency", type=arguments.positive, default=1, help="matches played at once (default 1)"
+        "--concurrency",
+        type=arguments.concurrency,
+        default=1,
+        help=f"matches played at once ({arguments.concurrency.range}; default 1)",
     )
     run.add_argument("--players", type=arguments.players, default=4, help="4 (default), 6 or 8")
     run.add_argument(
         "--ruleset", type=arguments.ruleset, default=Ruleset.PAIRS, help="pairs (default) or partnership"
     )
     run.add_argument(
-        "--deal-cap", type=arguments.positive, default=None, help="end each match after this many deals"
+        "--deal-cap",
+        type=arguments.deal_cap,
+        default=None,
+        help=f"end each match after this many deals ({arguments.deal_cap.range})",
     )
-    run.add_argument(
-        "--decision-ms", type=arguments.positive, default=1000, help="time per decision (default 1000)"
-    )
-    run.add_argument(
-        "--bank-ms", type=arguments.non_negative, default=10000, help="per-match time bank (default 10000)"
-    )
+    add_time_control(run)
     run.add_argument(
         "--seed",
-        type=arguments.whole_number,
+        type=arguments.seed,
         default=None,
-        help="seed the pairings and deals (default: random)",
+        help=f"seed the pairings and deals, {arguments.seed.range} (default: random)",
     )
     run.add_argument(
         "--strikes",
-        type=arguments.non_negative,
+        type=arguments.strikes,
         default=0,
         help="fault policy: play a random legal move for a bot's first N bad answers in a match, then "
-        "forfeit (default 0: forfeit at once)",
+        f"forfeit ({arguments.strikes.range}; default 0: forfeit at once)",
     )
     run.add_argument(
         "--probation-after",
-        type=arguments.non_negative,
+        type=arguments.probation_after,
         default=3,
-        help="put a bot on probation after this many forfeits in a row (default 3; 0 never)",
+        help="put a bot on probation after this many forfeits in a row "
+        f"({arguments.probation_after.range}; default 3; 0 never)",
     )
     run.add_argument(
         "--sample-bots",
@@ -530,7 +565,9 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true", help="print JSON")
     matches = ladder_commands.add_parser("matches", help="list the newest finished matches")
     matches.add_argument("--bot", help="only the matches of this bot")
-    matches.add_argument("--limit", type=arguments.positive, default=20, help="how many (default 20)")
+    matches.add_argument(
+        "--limit", type=arguments.limit, default=20, help=f"how many ({arguments.limit.range}; default 20)"
+    )
     matches.add_argument("--json", action="store_true", help="print JSON")
     record = ladder_commands.add_parser(
         "record", help="write a stored match's game record (for arena replay)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -9,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import main
+from arena import arguments
+from arena.cli import build_parser, main
 
 
 def run_arena(*args: str) -> subprocess.CompletedProcess[str]:
@@ -77,7 +79,7 @@ def test_replay_of_a_malformed_file_exits_1(tmp_path: Path) -> None:
         (["play", "--players", "5"], "4, 6 or 8"),
         (["play", "--ruleset", "bridge"], "pairs or partnership"),
         (["play", "--seed", "x"], "whole number"),
-        (["play", "--deal-cap", "0"], "positive"),
+        (["play", "--deal-cap", "0"], "1 to 10,000"),
         (["fly"], "invalid choice"),
     ],
 )
@@ -85,3 +87,100 @@ def test_bad_flags_get_a_clear_error(args: list[str], message: str) -> None:
     finished = run_arena(*args)
     assert finished.returncode == 2
     assert message in finished.stderr
+
+
+def one_line_error(stderr: str) -> str:
+    """The single error line of a failed command (and proof that nothing else was printed)."""
+    assert "Traceback" not in stderr
+    lines = stderr.splitlines()
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("arena ")
+    assert "error:" in lines[0]
+    return lines[0]
+
+
+def parse_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """Parse `argv` in-process, expecting a usage error; returns its line."""
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    return one_line_error(capsys.readouterr().err)
+
+
+BOTS = ["--bot", "a=127.0.0.1:1", "--bot", "b=127.0.0.1:2"]
+BOUNDED_OPTIONS = [
+    (["play"], "--seed", arguments.seed),
+    (["play"], "--deal-cap", arguments.deal_cap),
+    (["match", *BOTS], "--seed", arguments.seed),
+    (["match", *BOTS], "--deal-cap", arguments.deal_cap),
+    (["match", *BOTS], "--decision-ms", arguments.decision_ms),
+    (["match", *BOTS], "--bank-ms", arguments.bank_ms),
+    (["match", *BOTS], "--strikes", arguments.strikes),
+    (["ladder", "run"], "--matches", arguments.matches),
+    (["ladder", "run"], "--concurrency", arguments.concurrency),
+    (["ladder", "run"], "--deal-cap", arguments.deal_cap),
+    (["ladder", "run"], "--decision-ms", arguments.decision_ms),
+    (["ladder", "run"], "--bank-ms", arguments.bank_ms),
+    (["ladder", "run"], "--seed", arguments.seed),
+    (["ladder", "run"], "--strikes", arguments.strikes),
+    (["ladder", "run"], "--probation-after", arguments.probation_after),
+    (["ladder", "matches"], "--limit", arguments.limit),
+    (["check-bot", "127.0.0.1:1"], "--decision-ms", arguments.decision_ms),
+]
+
+
+@pytest.mark.parametrize(("command", "option", "bounds"), BOUNDED_OPTIONS)
+def test_every_number_is_bounded_where_it_is_parsed(
+    command: list[str], option: str, bounds: arguments.Bounded, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Just past either end, and a number int() refuses to convert (over 4,300 digits), are usage errors
+    that name the range; both ends are accepted."""
+    for value in (str(bounds.high + 1), str(bounds.low - 1), "9" * 5000, "-" + "9" * 5000):
+        line = parse_error([*command, option, value], capsys)
+        assert f"argument {option}: expected a whole number from {bounds.range}" in line
+        assert len(line) < 300
+    parser = build_parser()
+    for value in (bounds.low, bounds.high):
+        args = parser.parse_args([*command, option, str(value)])
+        assert getattr(args, option[2:].replace("-", "_")) == value
+
+
+def all_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    """Every option and positional of a parser and of its subcommands, at any depth."""
+    found = []
+    for action in parser._actions:
+        found.append(action)
+        if isinstance(action, argparse._SubParsersAction):
+            for subparser in action.choices.values():
+                found.extend(all_actions(subparser))
+    return found
+
+
+def test_no_number_option_is_unbounded_and_help_states_every_range() -> None:
+    actions = all_actions(build_parser())
+    assert all(action.type not in (int, float) for action in actions)
+    bounded = [action for action in actions if isinstance(action.type, arguments.Bounded)]
+    assert len(bounded) == len(BOUNDED_OPTIONS)
+    for action in bounded:
+        assert isinstance(action.type, arguments.Bounded)
+        assert action.type.range in (action.help or ""), action.option_strings
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        # Overflowed uint32 only after the bots' handshake: now refused before any connection.
+        ["match", *BOTS, "--decision-ms", "5000000000"],
+        ["match", *BOTS, "--bank-ms", "5000000000"],
+        ["match", *BOTS, "--deal-cap", "5000000000"],
+        # Overflowed SQLite's integer.
+        ["ladder", "--db", "DB", "matches", "--limit", str(10**30)],
+        ["ladder", "--db", "DB", "run", "--deal-cap", str(10**20)],
+    ],
+)
+def test_numbers_that_overflowed_are_one_line_usage_errors(args: list[str], tmp_path: Path) -> None:
+    db = tmp_path / "ladder.db"
+    finished = run_arena(*[str(db) if arg == "DB" else arg for arg in args])
+    assert finished.returncode == 2
+    assert "expected a whole number from" in one_line_error(finished.stderr)
+    assert not db.exists()

@@ -94,13 +94,19 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _error(command: str, message: str, status: int = 1) -> int:
+    """Print one error line for `arena COMMAND` and return the exit status. The message may quote files,
+    records and bots, so it is made safe (one line, no terminal escapes, bounded)."""
+    print(f"arena {command}: error: {safe_text(message, 1000)}", file=sys.stderr)
+    return status
+
+
 def _replay(args: argparse.Namespace) -> int:
     try:
         record = load(args.file)
         replayed = replay(record)
     except RecordError as error:
-        print(f"{args.file}: {error}", file=sys.stderr)
-        return 1
+        return _error("replay", f"{args.file}: {error}")
     rules = record.rules
     if not args.quiet:
         print("\n".join(describe_rules(rules, record.seed, record.first_dealer)))
@@ -110,11 +116,12 @@ def _replay(args: argparse.Namespace) -> int:
         print("")
         if replayed.complete:
             match = replayed.match
-            print("\n".join(describe_ranking(match.ranking(), match.tables, rules, record.seats)))
-    ended = "complete" if replayed.complete else f"stopped early ({(record.result or {}).get('reason')})"
-    print(
-        f"{args.file}: {len(record.deals)} deals replayed, every move legal and every result checked; {ended}"
-    )
+            names = [safe_text(name, 64) for name in record.seats]
+            print("\n".join(describe_ranking(match.ranking(), match.tables, rules, names)))
+    reason = safe_text((record.result or {}).get("reason"), 100)
+    ended = "complete" if replayed.complete else f"stopped early ({reason})"
+    checked = f"{len(record.deals)} deals replayed, every move legal and every result checked"
+    print(f"{safe_text(args.file)}: {checked}; {ended}")
     return 0
 
 

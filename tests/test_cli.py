@@ -184,3 +184,41 @@ def test_numbers_that_overflowed_are_one_line_usage_errors(args: list[str], tmp_
     assert finished.returncode == 2
     assert "expected a whole number from" in one_line_error(finished.stderr)
     assert not db.exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[" * 200_000 + "]" * 200_000, "nested more than 64 levels"),
+        (
+            '{"format": "fiftysix-game-record", "version": 1, "seed": ' + "7" * 5000 + "}",
+            "thousands of digits",
+        ),
+        ("\x1b[2J" + "x" * 10_000, "not JSON"),
+    ],
+    ids=["deep", "digits", "escapes"],
+)
+def test_replay_of_a_hostile_file_is_one_error_line(text: str, message: str, tmp_path: Path) -> None:
+    """These raised RecursionError and ValueError: tracebacks."""
+    path = tmp_path / "hostile.json"
+    path.write_text(text)
+    finished = run_arena("replay", str(path))
+    assert finished.returncode == 1
+    line = one_line_error(finished.stderr)
+    assert line.startswith(f"arena replay: error: {path}: ")
+    assert message in line
+    assert "\x1b" not in line
+    assert len(line) < 1200
+
+
+def test_replay_shows_seat_names_and_reasons_from_the_file_escaped(tmp_path: Path) -> None:
+    path = tmp_path / "match.json"
+    assert main(["play", "--seed", "2", "--save", str(path), "--brief"]) == 0
+    document = json.loads(path.read_text())
+    document["seats"] = ["\x1b[2Jevil\nforged line"] * document["players"]
+    path.write_text(json.dumps(document))
+    finished = run_arena("replay", str(path))
+    assert finished.returncode == 0, finished.stderr
+    assert "\x1b" not in finished.stdout
+    assert "\\x1b[2Jevil\\nforged line" in finished.stdout
+    assert not any(line.startswith("forged line") for line in finished.stdout.splitlines())

@@ -16,7 +16,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Final, NoReturn
 
 from arena import arguments
 from arena.check_bot import add_parser as add_check_bot_parser
@@ -29,7 +29,7 @@ from arena.players import RandomPlayer
 from arena.pretty import describe_deal, describe_ranking, describe_rules
 from arena.progress import Progress
 from arena.protocol import TimeControl
-from arena.record import RecordError, load, record_match
+from arena.record import GameRecord, RecordError, load, record_match
 from arena.replay import replay
 from arena.storage import DEFAULT_DB, BotEntry, LadderStore, Standing, StoreError
 from arena.untrusted import safe_text
@@ -71,7 +71,33 @@ def add_time_control(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _unwritable(path: str) -> str | None:
+    """Why a record cannot be saved at `path`, or None: checked before a match is played, so that a
+    typo in --save does not throw the match away at its end."""
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        return f"cannot save to {path}: it is a directory"
+    if not folder.is_dir():
+        return f"cannot save to {path}: the folder {folder} does not exist"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"cannot save to {path}: no permission to write in {folder}"
+    return None
+
+
+def _save(command: str, record: GameRecord, path: str) -> int:
+    """Save a game record; a failure is one error line (status 1)."""
+    try:
+        record.save(path)
+    except OSError as error:
+        return _error(command, f"cannot save to {path}: {error.strerror}")
+    print(f"Game record saved to {safe_text(path)}")
+    return 0
+
+
 def _play(args: argparse.Namespace) -> int:
+    if args.save and (problem := _unwritable(args.save)):
+        return _error("play", problem)
     rules = MatchRules(args.players, args.ruleset, args.deal_cap)
     match = Match(rules, seed=args.seed)
     players = [RandomPlayer(random.Random(f"{args.seed}/player/{seat}")) for seat in range(rules.players)]
@@ -89,8 +115,7 @@ def _play(args: argparse.Namespace) -> int:
     print("\n".join(describe_ranking(match.ranking(), match.tables, rules)), file=out)
     if args.save:
         names = [f"random-{seat}" for seat in range(rules.players)]
-        record_match(match, names, args.seed).save(args.save)
-        print(f"Game record saved to {args.save}", file=out)
+        return _save("play", record_match(match, names, args.seed), args.save)
     return 0
 
 
@@ -129,14 +154,14 @@ def _match(args: argparse.Namespace) -> int:
     rules = MatchRules(args.players, args.ruleset, args.deal_cap)
     names = [bot.name for bot in args.bot]
     if len(set(names)) != len(names):
-        print(f"arena match: error: bot names must differ, got {', '.join(names)}", file=sys.stderr)
-        return 2
+        return _error("match", f"bot names must differ, got {', '.join(names)}", 2)
     try:
         seats = seats_for_teams(rules, args.bot)
         time_control = TimeControl(args.decision_ms, args.bank_ms)
     except ValueError as error:
-        print(f"arena match: error: {error}", file=sys.stderr)
-        return 2
+        return _error("match", str(error), 2)
+    if args.save and (problem := _unwritable(args.save)):
+        return _error("match", problem)
     configure_logging(json_lines=True if args.log_json else None, level=args.log_level)
     settings = MatchSettings(rules, args.seed, time_control, strikes=args.strikes)
     if args.match_id:
@@ -153,17 +178,18 @@ def _match(args: argparse.Namespace) -> int:
     print("")
     for fault in outcome.faults:
         action = "a random move was played instead" if fault.substituted else "forfeit"
+        name = safe_text(outcome.seat_names[fault.seat], 64)
         print(
-            f"Fault: seat {fault.seat} ({outcome.seat_names[fault.seat]}, team {fault.team}) "
-            f"{fault.cause.value} in deal {fault.deal_number}: {fault.detail} ({action})"
+            f"Fault: seat {fault.seat} ({name}, team {fault.team}) "
+            f"{fault.cause.value} in deal {fault.deal_number}: {safe_text(fault.detail)} ({action})"
         )
     if outcome.forfeited_teams:
         teams = ", ".join(str(team) for team in outcome.forfeited_teams)
         print(f"The match is decided by forfeit: team {teams} ranks last.")
-    print("\n".join(describe_ranking(outcome.ranking, outcome.tables, rules, outcome.seat_names)))
-    if args.save:
-        outcome.record.save(args.save)
-        print(f"Game record saved to {args.save}")
+    seat_names = [safe_text(name, 64) for name in outcome.seat_names]
+    print("\n".join(describe_ranking(outcome.ranking, outcome.tables, rules, seat_names)))
+    if args.save and _save("match", outcome.record, args.save) != 0:
+        return 1
     return 3 if outcome.forfeited_teams else 0
 
 
@@ -173,8 +199,22 @@ SAMPLE_BOTS = {
 }
 
 
-def _open_store(args: argparse.Namespace) -> LadderStore:
-    return LadderStore(args.db)
+_READ_COMMANDS: Final = {"list", "show", "matches", "record"}
+"""Subcommands of `bots` and `ladder` that only read the store: they work on a read-only file."""
+
+
+def _with_store(command: str, args: argparse.Namespace, use: Callable[[LadderStore], int]) -> int:
+    """Open the store, run `use` on it and close it. A StoreError at any point (opening, a query, a
+    write, closing) is one error line and exit status 1."""
+    action = args.bots_command if command == "bots" else args.ladder_command
+    try:
+        store = LadderStore(args.db, read_only=None if action in _READ_COMMANDS else False)
+        try:
+            return use(store)
+        finally:
+            store.close()
+    except StoreError as error:
+        return _error(f"{command} {action}", str(error))
 
 
 async def _check_bot(name: str, address: str | None, command: str | None) -> None:
@@ -199,50 +239,43 @@ async def _check_bot(name: str, address: str | None, command: str | None) -> Non
 
 
 def _bots(args: argparse.Namespace) -> int:
-    try:
-        store = _open_store(args)
-    except StoreError as error:
-        print(f"arena bots: error: {error}", file=sys.stderr)
-        return 1
-    try:
-        if args.bots_command == "add" or args.bots_command == "update":
-            address, command = args.address, args.command
-            if (address is None) == (command is None):
-                print("arena bots: error: give either HOST:PORT or --command CMD", file=sys.stderr)
-                return 2
-            if args.bots_command == "add" and args.name in {bot.name for bot in store.bots()}:
-                raise StoreError(f"a bot named {args.name!r} is already registered")
-            if args.bots_command == "update":
-                store.bot(args.name)
-            if not args.no_check:
-                asyncio.run(_check_bot(args.name, address, command))
-            if args.bots_command == "add":
-                entry = store.add_bot(args.name, address, command)
-                print(f"Registered {entry.name}: {entry.where}")
-            else:
-                entry = store.update_bot(args.name, address, command)
-                print(f"Updated {entry.name}: {entry.where}")
-        elif args.bots_command == "remove":
-            store.remove_bot(args.name)
-            print(f"Removed {args.name} (its finished matches stay in the history)")
-        elif args.bots_command == "probation":
-            store.set_probation(args.name, None if args.clear else args.reason)
-            print(f"{args.name}: " + ("off probation" if args.clear else f"on probation ({args.reason})"))
+    if args.bots_command in ("add", "update") and (args.address is None) == (args.command is None):
+        return _error(f"bots {args.bots_command}", "give either HOST:PORT or --command CMD", 2)
+    return _with_store("bots", args, lambda store: _bots_action(args, store))
+
+
+def _bots_action(args: argparse.Namespace, store: LadderStore) -> int:
+    if args.bots_command == "add" or args.bots_command == "update":
+        address, command = args.address, args.command
+        if args.bots_command == "add" and args.name in {bot.name for bot in store.bots()}:
+            raise StoreError(f"a bot named {args.name!r} is already registered")
+        if args.bots_command == "update":
+            store.bot(args.name)
+        if not args.no_check:
+            asyncio.run(_check_bot(args.name, address, command))
+        if args.bots_command == "add":
+            entry = store.add_bot(args.name, address, command)
+            print(f"Registered {entry.name}: {entry.where}")
         else:
-            bots = store.bots()
-            if args.json:
-                print(json.dumps([dataclasses.asdict(bot) for bot in bots], indent=1))
-            elif not bots:
-                print("No bots registered. Add one with: arena bots add NAME HOST:PORT")
-            else:
-                for bot in bots:
-                    status = f"  probation: {bot.probation}" if bot.probation else ""
-                    print(f"{bot.name:<20} {bot.rating:7.1f}  {bot.where}{status}")
-    except StoreError as error:
-        print(f"arena bots: error: {error}", file=sys.stderr)
-        return 1
-    finally:
-        store.close()
+            entry = store.update_bot(args.name, address, command)
+            print(f"Updated {entry.name}: {entry.where}")
+    elif args.bots_command == "remove":
+        store.remove_bot(args.name)
+        print(f"Removed {safe_text(args.name)} (its finished matches stay in the history)")
+    elif args.bots_command == "probation":
+        store.set_probation(args.name, None if args.clear else args.reason)
+        change = "off probation" if args.clear else f"on probation ({args.reason})"
+        print(f"{safe_text(args.name)}: {safe_text(change)}")
+    else:
+        bots = store.bots()
+        if args.json:
+            print(json.dumps([dataclasses.asdict(bot) for bot in bots], indent=1))
+        elif not bots:
+            print("No bots registered. Add one with: arena bots add NAME HOST:PORT")
+        else:
+            for bot in bots:
+                status = f"  probation: {safe_text(bot.probation)}" if bot.probation else ""
+                print(f"{safe_text(bot.name, 64):<20} {bot.rating:7.1f}  {safe_text(bot.where)}{status}")
     return 0
 
 
@@ -263,7 +296,7 @@ def format_standings(standings: Sequence[Standing]) -> list[str]:
     rows = [header]
     for line in standings:
         interval = "-" if line.interval == float("inf") else f"+/- {line.interval:.0f}"
-        name = line.bot + (" (probation)" if line.probation else "")
+        name = safe_text(line.bot, 64) + (" (probation)" if line.probation else "")
         rows.append(
             (
                 str(line.rank),
@@ -299,27 +332,23 @@ def _show_standings(store: LadderStore, as_json: bool) -> None:
         print("\n".join(format_standings(standings)))
         for line in standings:
             if line.probation:
-                print(f"{line.bot} is on probation: {line.probation}")
+                print(f"{safe_text(line.bot, 64)} is on probation: {safe_text(line.probation)}")
 
 
 def _ladder(args: argparse.Namespace) -> int:
-    try:
-        store = _open_store(args)
-    except StoreError as error:
-        print(f"arena ladder: error: {error}", file=sys.stderr)
-        return 1
-    try:
-        if args.ladder_command == "show":
-            _show_standings(store, args.json)
-            return 0
-        if args.ladder_command == "matches":
-            _list_matches(store, args.bot, args.limit, args.json)
-            return 0
-        if args.ladder_command == "record":
-            return _export_record(store, args.match_id, args.output)
-        return _ladder_run(args, store)
-    finally:
-        store.close()
+    return _with_store("ladder", args, lambda store: _ladder_action(args, store))
+
+
+def _ladder_action(args: argparse.Namespace, store: LadderStore) -> int:
+    if args.ladder_command == "show":
+        _show_standings(store, args.json)
+        return 0
+    if args.ladder_command == "matches":
+        _list_matches(store, args.bot, args.limit, args.json)
+        return 0
+    if args.ladder_command == "record":
+        return _export_record(store, args.match_id, args.output)
+    return _ladder_run(args, store)
 
 
 def _list_matches(store: LadderStore, bot: str | None, limit: int, as_json: bool) -> None:
@@ -332,22 +361,21 @@ def _list_matches(store: LadderStore, bot: str | None, limit: int, as_json: bool
         print("No finished matches.")
     for match in matches:
         order = sorted(match.bot_ranks.items(), key=lambda item: (item[1], item[0]))
-        ranks = ", ".join(f"{rank}. {name}" for name, rank in order)
+        ranks = ", ".join(f"{rank}. {safe_text(name, 64)}" for name, rank in order)
         faults = f"  {len(match.faults)} faults" if match.faults else ""
-        print(f"{match.id:<24} set {match.set_id:<4} {match.reason:<14} {ranks}{faults}")
+        shown_id, reason = safe_text(match.id, 64), safe_text(match.reason, 64)
+        print(f"{shown_id:<24} set {match.set_id:<4} {reason:<14} {ranks}{faults}")
 
 
 def _export_record(store: LadderStore, match_id: str, output: str | None) -> int:
     """Write a stored match's game record (for `arena replay`) to a file or standard output."""
-    try:
-        record = store.match_record(match_id)
-    except StoreError as error:
-        print(f"arena ladder: error: {error}", file=sys.stderr)
-        return 1
-    text = json.dumps(record, indent=1) + "\n"
+    text = json.dumps(store.match_record(match_id), indent=1) + "\n"
     if output:
-        Path(output).write_text(text, encoding="utf-8")
-        print(f"Game record of {match_id} saved to {output}")
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as error:
+            return _error("ladder record", f"cannot write {output}: {error.strerror}")
+        print(f"Game record of {safe_text(match_id)} saved to {safe_text(output)}")
     else:
         sys.stdout.write(text)
     return 0
@@ -380,8 +408,7 @@ def _ladder_run(args: argparse.Namespace, store: LadderStore) -> int:
     try:
         ladder.check()
     except LadderError as error:
-        print(f"arena ladder: error: {error}", file=sys.stderr)
-        return 1
+        return _error("ladder run", str(error))
 
     async def run() -> None:
         loop = asyncio.get_running_loop()
@@ -394,19 +421,17 @@ def _ladder_run(args: argparse.Namespace, store: LadderStore) -> int:
     try:
         asyncio.run(run())
     except BotStartError as error:
-        progress.close()
-        print(f"arena ladder: error: {error}", file=sys.stderr)
-        return 1
+        return _error("ladder run", str(error))
     finally:
+        progress.close()  # before any error line, which then starts a line of its own
         local_bots.stop_all()
-    progress.close()
     report = ladder.report
     print(
         f"Played {report.matches} matches ({report.sets_rated} sets rated, {report.faults} faults) "
         f"in {report.seconds:.1f} s"
     )
     for name, reason in report.probations:
-        print(f"{name} was put on probation: {reason}")
+        print(f"{safe_text(name, 64)} was put on probation: {safe_text(reason)}")
     print("")
     _show_standings(store, as_json=False)
     return 0

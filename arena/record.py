@@ -9,6 +9,7 @@ are upgraded on load by the functions in `_UPGRADES`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,8 +96,13 @@ class GameRecord:
         """Write the record to `path` (the whole file at once: a partial write is never left behind)."""
         target = Path(path)
         temporary = target.with_name(target.name + ".partial")
-        temporary.write_text(self.dumps(), encoding="utf-8")
-        temporary.replace(target)
+        try:
+            temporary.write_text(self.dumps(), encoding="utf-8")
+            temporary.replace(target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                temporary.unlink(missing_ok=True)
+            raise
 
 
 def result_json(result: DealResult) -> dict[str, Any]:

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
+import os
+import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +17,7 @@ import pytest
 
 from arena import arguments
 from arena.cli import build_parser, main
+from arena.storage import LadderStore
 
 
 def run_arena(*args: str) -> subprocess.CompletedProcess[str]:
@@ -94,7 +100,7 @@ def one_line_error(stderr: str) -> str:
     assert "Traceback" not in stderr
     lines = stderr.splitlines()
     assert len(lines) == 1, stderr
-    assert lines[0].startswith("arena ")
+    assert lines[0].startswith(("arena ", "arena: "))
     assert "error:" in lines[0]
     return lines[0]
 
@@ -222,3 +228,176 @@ def test_replay_shows_seat_names_and_reasons_from_the_file_escaped(tmp_path: Pat
     assert "\x1b" not in finished.stdout
     assert "\\x1b[2Jevil\\nforged line" in finished.stdout
     assert not any(line.startswith("forged line") for line in finished.stdout.splitlines())
+
+
+# The ladder's file: every StoreError, at opening or later, is one line; nothing stored is lost.
+
+
+def run_arena_without_root(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run the command so that file permissions apply: root (as in containers) ignores them, so the
+    capabilities that let it are dropped first."""
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv: file permissions do not apply")
+        prefix = [setpriv, "--bounding-set=-dac_override,-dac_read_search"]
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "arena.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def ladder_file(path: Path) -> Path:
+    """A ladder file with two bots (one on probation, with escapes in its reason) and one stored match."""
+    record_path = path.with_suffix(".json")
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["play", "--seed", "3", "--save", str(record_path)]) == 0
+    store = LadderStore(path)
+    store.add_bot("alpha", address="127.0.0.1:1")
+    store.add_bot("beta", address="127.0.0.1:2")
+    duplicate = store.create_set(4, "pairs", None, 3, ["alpha", "beta"])
+    record = json.loads(record_path.read_text())
+    store.save_match("m1", duplicate, 0, "one_team_left", [1, 2], [], record, 10, 0.5)
+    store.set_probation("beta", "\x1b[2Jcrashed\nforged line")
+    store.close()
+    return path
+
+
+def folder_listing(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir()) if path.is_file()}
+
+
+WRITE_COMMANDS = [
+    ["bots", "add", "gamma", "127.0.0.1:3", "--no-check"],
+    ["bots", "update", "alpha", "127.0.0.1:4", "--no-check"],
+    ["bots", "remove", "alpha"],
+    ["bots", "probation", "alpha", "--reason", "why"],
+    ["ladder", "run", "--matches", "2"],
+]
+READ_COMMANDS = [
+    (["bots", "list"], "alpha"),
+    (["ladder", "show"], "beta is on probation: \\x1b[2Jcrashed\\nforged line"),
+    (["ladder", "matches"], "m1"),
+    (["ladder", "record", "m1"], '"fiftysix-game-record"'),
+]
+
+
+def with_db(command: list[str], db: Path) -> list[str]:
+    return [command[0], "--db", str(db), *command[1:]]
+
+
+@pytest.mark.parametrize("folder_writable", [True, False], ids=["file read-only", "folder read-only too"])
+def test_a_read_only_ladder_file_is_read_and_never_written(tmp_path: Path, folder_writable: bool) -> None:
+    """Writes said 'attempt to write a readonly database' in a traceback; reads failed too."""
+    folder = tmp_path / "ladder"
+    folder.mkdir()
+    db = ladder_file(folder / "ladder.db")
+    before = folder_listing(folder)
+    db.chmod(0o444)
+    if not folder_writable:
+        folder.chmod(0o555)
+    try:
+        for command, expected in READ_COMMANDS:
+            finished = run_arena_without_root(*with_db(command, db))
+            assert finished.returncode == 0, finished.stderr
+            assert expected in finished.stdout
+            assert "\x1b" not in finished.stdout
+        for command in WRITE_COMMANDS:
+            finished = run_arena_without_root(*with_db(command, db))
+            assert finished.returncode == 1
+            line = one_line_error(finished.stderr)
+            assert f"{db} is read-only (no permission to write" in line
+            assert "this command changes it" in line
+    finally:
+        folder.chmod(0o755)
+        db.chmod(0o644)
+    assert folder_listing(folder) == before
+
+
+def damaged_ladder_file(path: Path) -> Path:
+    """A ladder file whose last half is garbage: page 1 (the schema) is intact, so it opens, and every
+    table has rows in the damaged half, so 'database disk image is malformed' comes from a query."""
+    store = LadderStore(path)
+    padding = "x" * 300
+    for number in range(120):
+        name = f"bot-{number:04}"
+        store.add_bot(name, command=f"run --port {{port}} {padding}")
+        duplicate = store.create_set(4, "pairs", None, number, [name, "bot-0000"])
+        store.save_match(f"m{number:04}", duplicate, 0, padding, [1, 2], [], {"padding": padding}, 1, 0.1)
+    store.close()
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2
+    data[middle:] = bytes(range(256)) * ((len(data) - middle) // 256 + 1)
+    path.write_bytes(bytes(data[: len(path.read_bytes())]))
+    return path
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["bots", "list"],
+        ["ladder", "show"],
+        ["ladder", "matches"],
+        ["ladder", "record", "m0119"],
+        ["ladder", "run", "--sample-bots"],
+        ["bots", "add", "gamma", "127.0.0.1:3", "--no-check"],
+        ["bots", "update", "bot-0119", "127.0.0.1:4", "--no-check"],
+        ["bots", "remove", "bot-0119"],
+        ["bots", "probation", "bot-0119", "--reason", "why"],
+    ],
+)
+def test_a_ladder_file_damaged_late_gives_one_error_line(command: list[str], tmp_path: Path) -> None:
+    db = damaged_ladder_file(tmp_path / "ladder.db")
+    finished = run_arena(*with_db(command, db))
+    assert finished.returncode == 1
+    assert f"{db} is damaged or not a ladder database (database disk image is malformed)" in one_line_error(
+        finished.stderr
+    )
+
+
+@pytest.mark.parametrize("command", [command for command, _ in READ_COMMANDS] + WRITE_COMMANDS)
+def test_another_programs_database_gives_one_error_line_and_is_not_changed(
+    command: list[str], tmp_path: Path
+) -> None:
+    db = tmp_path / "other.db"
+    connection = sqlite3.connect(db)
+    connection.execute("CREATE TABLE bots (id INTEGER PRIMARY KEY, nickname TEXT)")
+    connection.commit()
+    connection.close()
+    before = folder_listing(tmp_path)
+    finished = run_arena(*with_db(command, db))
+    assert finished.returncode == 1
+    assert f"{db} is not a ladder database (it holds other tables: bots)" in one_line_error(finished.stderr)
+    assert folder_listing(tmp_path) == before
+
+
+def test_a_bad_db_path_gives_one_error_line(tmp_path: Path) -> None:
+    unreadable = tmp_path / "secret.db"
+    unreadable.write_bytes(b"")
+    unreadable.chmod(0o000)
+    cases = [
+        (tmp_path, "is a directory, not a ladder database file"),
+        (tmp_path / "missing" / "ladder.db", f"the folder {tmp_path / 'missing'} does not exist"),
+        (unreadable, f"cannot read {unreadable}: permission denied"),
+    ]
+    for db, message in cases:
+        finished = run_arena_without_root("ladder", "--db", str(db), "show")
+        assert finished.returncode == 1
+        assert message in one_line_error(finished.stderr)
+    assert not (tmp_path / "missing").exists()
+
+
+def test_save_and_export_to_a_missing_folder_are_one_line(tmp_path: Path) -> None:
+    missing = tmp_path / "missing" / "match.json"
+    played = run_arena("play", "--save", str(missing))
+    assert played.returncode == 1
+    assert f"cannot save to {missing}: the folder" in one_line_error(played.stderr)
+    assert played.stdout == ""  # refused before playing: no match is played and then thrown away
+    db = ladder_file(tmp_path / "ladder.db")
+    exported = run_arena("ladder", "--db", str(db), "record", "m1", "-o", str(missing))
+    assert exported.returncode == 1
+    assert f"cannot write {missing}" in one_line_error(exported.stderr)

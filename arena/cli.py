@@ -14,6 +14,8 @@ import random
 import signal
 import sys
 import tempfile
+import time
+import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final, NoReturn
@@ -618,16 +620,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 success, 1 failure, 2 bad usage)."""
-    args = build_parser().parse_args(argv)
-    handler: Callable[[argparse.Namespace], int] = args.handler
+def _internal_error(error: Exception, argv: Sequence[str]) -> int:
+    """A bug of ours: one line for the user, the traceback in a file for the report."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
     try:
+        descriptor, path = tempfile.mkstemp(prefix=f"arena-crash-{stamp}-", suffix=".txt")
+        with os.fdopen(descriptor, "w", encoding="utf-8", errors="backslashreplace") as file:
+            file.write(f"arena {' '.join(argv)}\nPython {sys.version}\n\n")
+            traceback.print_exception(error, file=file)
+        where = f"the traceback is in {path}"
+    except OSError as write_error:
+        where = f"the traceback could not be saved ({write_error.strerror})"
+    try:
+        message = str(error)
+    except Exception:  # an exception that cannot even describe itself must not hide the report
+        message = "(no message)"
+    what = safe_text(f"{type(error).__name__}: {message}", 300)
+    print(f"arena: error: internal error ({what}); {where}; please report it", file=sys.stderr)
+    return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0 success, 1 failure, 2 bad usage, 3 a match decided
+    by a forfeit, 130 interrupted, 141 output closed)."""
+    arguments_given = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = build_parser().parse_args(arguments_given)
+        handler: Callable[[argparse.Namespace], int] = args.handler
         return handler(args)
     except BrokenPipeError:
         # The reader went away (`arena play | head`): stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:
+        return _internal_error(error, arguments_given)
 
 
 if __name__ == "__main__":

@@ -11,11 +11,12 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from arena import arguments
+from arena import arguments, cli
 from arena.cli import build_parser, main
 from arena.storage import LadderStore
 
@@ -401,3 +402,52 @@ def test_save_and_export_to_a_missing_folder_are_one_line(tmp_path: Path) -> Non
     exported = run_arena("ladder", "--db", str(db), "record", "m1", "-o", str(missing))
     assert exported.returncode == 1
     assert f"cannot write {missing}" in one_line_error(exported.stderr)
+
+
+# Our own bugs and Ctrl-C.
+
+
+def test_an_internal_error_is_one_line_with_the_traceback_in_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(args: argparse.Namespace) -> int:
+        raise RuntimeError("a bug of ours")
+
+    monkeypatch.setattr(cli, "_replay", broken)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert main(["replay", "x.json"]) == 1
+    line = one_line_error(capsys.readouterr().err)
+    [crash] = tmp_path.glob("arena-crash-*.txt")
+    assert line == (
+        f"arena: error: internal error (RuntimeError: a bug of ours); the traceback is in {crash}; "
+        "please report it"
+    )
+    text = crash.read_text()
+    assert text.startswith("arena replay x.json\n")
+    assert "Traceback" in text
+    assert 'raise RuntimeError("a bug of ours")' in text
+
+
+def test_ctrl_c_exits_130_quietly(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted(args: argparse.Namespace) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_play", interrupted)
+    assert main(["play"]) == 130
+    assert capsys.readouterr().err == ""
+
+
+def test_a_closed_output_stops_quietly_with_141() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "play", "--players", "8"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    process.stdout.close()  # the reader goes away before the first line
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 141
+    assert stderr == ""

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar, cast
 
 from arena.elo import START_RATING, interval_half_width, pair_scores, rating_changes
+from arena.engine import MatchRules, Ruleset
 
 SCHEMA_VERSION: Final = 2
 DEFAULT_DB: Final = "arena.db"
@@ -201,6 +202,15 @@ def _is_number(value: Any) -> bool:
 
 def _is_list_of(value: Any, kind: type) -> bool:
     return isinstance(value, list) and all(isinstance(item, kind) for item in value)
+
+
+def _are_rules(players: int, ruleset: str, deal_cap: int | None) -> bool:
+    """Whether a stored set's settings make a match (the ladder plays it next)."""
+    try:
+        MatchRules(players, Ruleset.parse(ruleset), deal_cap)
+    except ValueError:
+        return False
+    return True
 
 
 def _is_fault(fault: Any, teams: int) -> bool:
@@ -527,6 +537,8 @@ class LadderStore:
                 and isinstance(ruleset, str)
                 and (deal_cap is None or _is_integer(deal_cap))
                 and _is_list_of(bots, str)
+                and rotations == len(bots)
+                and _are_rules(players, ruleset, deal_cap)
             ):
                 raise self._damaged(f"set {set_id}")
             duplicate = DuplicateSet(set_id, players, ruleset, deal_cap, seed, tuple(bots), rotations)

@@ -271,6 +271,20 @@ def test_a_damaged_row_is_a_store_error(store: LadderStore, column: str, value: 
             read()
 
 
+@pytest.mark.parametrize(
+    "change", ["players = 5", "ruleset = 'bridge'", "deal_cap = 10000000", "bots = '[\"a\"]'", "seed = 'x'"]
+)
+def test_a_set_the_ladder_could_not_play_is_a_store_error(store: LadderStore, change: str) -> None:
+    """The ladder resumes unfinished sets: one it cannot play must stop it with a clear message."""
+    store.create_set(4, "pairs", None, 1, ["a", "b"])
+    writer = sqlite3.connect(store.path)
+    writer.execute(f"UPDATE sets SET {change}")
+    writer.commit()
+    writer.close()
+    with pytest.raises(StoreError, match=r"is damaged: set 1 does not hold what the arena wrote"):
+        store.unfinished_sets()
+
+
 def test_a_bot_row_of_the_wrong_types_is_a_store_error(store: LadderStore) -> None:
     store.add_bot("a", address="h:1")
     writer = sqlite3.connect(store.path)

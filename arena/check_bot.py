@@ -52,16 +52,19 @@ from arena.engine import (
     parse_card,
     parse_cards,
 )
+from arena.engine.errors import quoted
 from arena.logs import configure_logging
 from arena.match_runner import (
     ARENA_VERSION,
     CONVERSATION_ERRORS,
     END_OF_STREAM,
     MAX_MESSAGE_BYTES,
+    UNDECODABLE,
     BotAddress,
     MatchOutcome,
     MatchSettings,
     check_address,
+    describe_error,
     run_match,
     seats_for_teams,
 )
@@ -82,6 +85,7 @@ from arena.protocol import (
     view_from_message,
 )
 from arena.record import end_reason
+from arena.untrusted import safe_text
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.v1 import bot_pb2_grpc as rpc
 
@@ -126,7 +130,7 @@ class CheckItem:
 
     def line(self) -> str:
         """The item as the report prints it: `PASS  handshake: ...`."""
-        return f"{self.status.value:<5} {self.name}: {self.reason}"
+        return f"{self.status.value:<5} {self.name}: {safe_text(self.reason, 2000)}"
 
     def to_json(self) -> dict[str, object]:
         """The item as a JSON-ready dictionary."""
@@ -468,7 +472,9 @@ class _Stream:
         except TimeoutError:
             raise _CheckFailedError(f"the bot stopped reading its stream (sending {what})") from None
         except CONVERSATION_ERRORS as error:
-            raise _CheckFailedError(f"the stream broke when sending {what}: {_error_text(error)}") from None
+            raise _CheckFailedError(
+                f"the stream broke when sending {what}: {describe_error(error)}"
+            ) from None
 
     async def receive(self, timeout: float, waiting_for: str) -> pb.PlaySeatResponse:
         """The bot's next message; TimeoutError when none comes within `timeout` seconds."""
@@ -479,11 +485,12 @@ class _Stream:
             raise  # (TimeoutError is an OSError) the caller says what was too slow
         except CONVERSATION_ERRORS as error:
             raise _CheckFailedError(
-                f"the stream failed while waiting for {waiting_for}: {_error_text(error)}"
+                f"the stream failed while waiting for {waiting_for}: {describe_error(error)}"
             ) from None
         if response is END_OF_STREAM:
             raise _CheckFailedError(f"the bot ended the stream before {waiting_for}")
-        assert isinstance(response, pb.PlaySeatResponse)
+        if not isinstance(response, pb.PlaySeatResponse):
+            raise _CheckFailedError(f"waiting for {waiting_for}, the bot sent a message {UNDECODABLE}")
         return response
 
     async def decide(
@@ -527,20 +534,15 @@ class _Stream:
                 f"the bot did not end the stream within {END_TIMEOUT_S:.0f} s of MatchEnd"
             ) from None
         except CONVERSATION_ERRORS as error:
-            raise _CheckFailedError(f"the stream failed after MatchEnd: {_error_text(error)}") from None
+            raise _CheckFailedError(f"the stream failed after MatchEnd: {describe_error(error)}") from None
         if response is not END_OF_STREAM:
-            assert isinstance(response, pb.PlaySeatResponse)
+            if not isinstance(response, pb.PlaySeatResponse):
+                raise _CheckFailedError(f"after MatchEnd the bot sent a message {UNDECODABLE}")
             kind = response.WhichOneof("answer") or "an empty message"
             raise _CheckFailedError(f"the bot sent {kind} after MatchEnd, where no answer is expected")
         if code is not grpc.StatusCode.OK:
-            details = await self.call.details()
+            details = safe_text(await self.call.details(), 300)
             raise _CheckFailedError(f"the bot ended the stream after MatchEnd with {code.name}: {details}")
-
-
-def _error_text(error: BaseException) -> str:
-    if isinstance(error, grpc.aio.AioRpcError):
-        return f"{error.code().name}: {error.details()}"
-    return f"{type(error).__name__}: {error}"
 
 
 def _moves_text(legal: Sequence[Move], limit: int = 20) -> str:
@@ -578,9 +580,10 @@ def explain_answer(
         if error.cause is FaultCause.MALFORMED_ANSWER:
             what = "card" if legal and isinstance(legal[0], Card) else "call"
             return (
-                f"answered {answer.notation!r}, which is not a {what} in the notation of RULES.md ({error})"
+                f"answered {quoted(answer.notation)}, which is not a {what} in the notation of RULES.md "
+                f"({error})"
             )
-        return f"answered {answer.notation!r} which is not legal (legal: {_moves_text(legal)})"
+        return f"answered {quoted(answer.notation)} which is not legal (legal: {_moves_text(legal)})"
     return "answered a MoveAnswer that names no move (neither move_index nor notation)"
 
 
@@ -751,10 +754,12 @@ class _Checker:
                     "no grpc.health.v1 health service (recommended, not required)",
                     "handshake",
                 )
-            reason = f"the health check failed: {_error_text(error)}"
+            reason = f"the health check failed: {describe_error(error)}"
             if code is grpc.StatusCode.NOT_FOUND:
                 reason += " (the arena asks for the overall status, service '': set it to SERVING)"
             return CheckItem("health", Status.FAIL, reason, "handshake", {"code": code.name})
+        if not isinstance(reply, health_pb2.HealthCheckResponse):
+            return CheckItem("health", Status.FAIL, f"the health reply {UNDECODABLE}", "handshake")
         status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
         if reply.status != health_pb2.HealthCheckResponse.SERVING:
             return CheckItem(
@@ -780,49 +785,55 @@ class _Checker:
                 code is grpc.StatusCode.DEADLINE_EXCEEDED and health_failed
             ):
                 raise BotUnreachableError(
-                    f"cannot reach a bot at {self.address}: {_error_text(error)}"
+                    f"cannot reach a bot at {self.address}: {describe_error(error)}"
                 ) from None
             if code is grpc.StatusCode.DEADLINE_EXCEEDED:
                 reason = f"Describe did not answer within {HANDSHAKE_TIMEOUT_S:.0f} s"
             elif code is grpc.StatusCode.UNIMPLEMENTED:
                 reason = "Describe is not implemented: is this a 56 bot (fiftysix.v1.BotService)?"
             else:
-                reason = f"Describe failed: {_error_text(error)}"
+                reason = f"Describe failed: {describe_error(error)}"
             self.add(
                 CheckItem("handshake", Status.FAIL, reason + "; nothing else can be checked", "handshake")
             )
             return None
         elapsed_ms = (time.monotonic() - started) * 1000
+        if not isinstance(reply, pb.DescribeResponse):
+            reason = f"the Describe reply {UNDECODABLE}; nothing else can be checked"
+            self.add(CheckItem("handshake", Status.FAIL, reason, "handshake"))
+            return None
+        name, version = safe_text(reply.name.strip(), 64), safe_text(reply.version, 64)
         problems = []
         if reply.protocol_version != PROTOCOL_VERSION:
             problems.append(f"protocol_version is {reply.protocol_version}, not {PROTOCOL_VERSION}")
-        if not reply.name.strip():
+        if not name:
             problems.append("the name is empty")
         counts = list(reply.player_counts)
         if not counts:
             problems.append("player_counts is empty (list the counts the bot plays: 4, 6, 8)")
         elif not set(counts) <= set(PLAYER_COUNTS):
             wrong = sorted(set(counts) - set(PLAYER_COUNTS))
-            problems.append(f"player_counts holds {', '.join(map(str, wrong))}: only 4, 6 and 8 exist")
-        bad_rulesets = [value for value in reply.rulesets if value not in RULESETS_BY_VALUE]
+            shown = ", ".join(map(str, wrong[:8])) + (f" ... ({len(wrong)} values)" if len(wrong) > 8 else "")
+            problems.append(f"player_counts holds {shown}: only 4, 6 and 8 exist")
+        bad_rulesets = sorted({value for value in reply.rulesets if value not in RULESETS_BY_VALUE})
         if bad_rulesets:
             problems.append(
-                f"rulesets holds {', '.join(map(str, bad_rulesets))}: only RULESET_PAIRS (1) and "
+                f"rulesets holds {', '.join(map(str, bad_rulesets[:8]))}: only RULESET_PAIRS (1) and "
                 "RULESET_PARTNERSHIP (2) exist"
             )
         rulesets = frozenset(
             RULESETS_BY_VALUE[value] for value in reply.rulesets if value in RULESETS_BY_VALUE
         )
         description = _Description(
-            name=reply.name.strip() or "bot",
+            name=name or "bot",
             player_counts=frozenset(count for count in counts if count in PLAYER_COUNTS),
             rulesets=rulesets if reply.rulesets else frozenset(Ruleset),
         )
         details: dict[str, object] = {
-            "bot_name": reply.name,
-            "bot_version": reply.version,
+            "bot_name": name,
+            "bot_version": version,
             "protocol_version": reply.protocol_version,
-            "player_counts": counts,
+            "player_counts": counts[:16],
             "rulesets": sorted(ruleset.value for ruleset in description.rulesets),
             "milliseconds": round(elapsed_ms, 1),
         }
@@ -835,9 +846,9 @@ class _Checker:
                 if description.rulesets == frozenset(Ruleset)
                 else f"the {next(iter(description.rulesets)).value} ruleset"
             )
-            version = f" {reply.version}" if reply.version else ""
+            version = f" {version}" if version else ""
             reason = (
-                f"{reply.name!r}{version} speaks protocol {reply.protocol_version}, plays {played} players, "
+                f"{name!r}{version} speaks protocol {reply.protocol_version}, plays {played} players, "
                 f"{which} (answered in {elapsed_ms:.0f} ms)"
             )
             self.add(CheckItem("handshake", Status.PASS, reason, "handshake", details))

@@ -422,10 +422,10 @@ def _ladder_run(args: argparse.Namespace, store: LadderStore) -> int:
     print(f"Playing {what}, {settings.concurrency} at a time; results in {args.db}", file=sys.stderr)
     try:
         asyncio.run(run())
-    except BotStartError as error:
+    except (LadderError, BotStartError) as error:
         return _error("ladder run", str(error))
     finally:
-        progress.close()  # before any error line, which then starts a line of its own
+        progress.close()
         local_bots.stop_all()
     report = ladder.report
     print(
@@ -434,6 +434,10 @@ def _ladder_run(args: argparse.Namespace, store: LadderStore) -> int:
     )
     for name, reason in report.probations:
         print(f"{safe_text(name, 64)} was put on probation: {safe_text(reason)}")
+    for set_id, reason in report.voided_sets:
+        print(f"Set {set_id} was made void (never rated): {safe_text(reason)}")
+    if report.arena_errors:
+        print(f"{report.arena_errors} matches failed by an error of the arena's own (see the log)")
     print("")
     _show_standings(store, as_json=False)
     return 0

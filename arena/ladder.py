@@ -6,6 +6,13 @@ the rating gap, 1 / (1 + (gap / 100)^2), so close ratings meet most but every pa
 Each set is played once per rotation of the teams over the seats on the same seeded deals, and rated
 as one event (arena/elo.py) as soon as its last match is stored. Sets left unfinished by an earlier run
 are finished first. Bots on probation are skipped.
+
+Containment: no bot ends a run. A bot's faults are recorded in its matches and lead to probation; a
+command bot that does not start forfeits that match (an `unreachable` fault, so it counts towards
+probation) and its set is made void, since a host-side failure must not be rated. A match that fails
+for a reason nobody foresaw (an error of the arena's own) is stored with reason `arena_error`, logged
+with its traceback, and its set made void; the run goes on. Only a store that cannot be written stops a
+run, after the matches in progress end, with a `LadderError` that says why.
 """
 
 from __future__ import annotations
@@ -20,10 +27,18 @@ from typing import Final
 import structlog
 
 from arena.engine import MatchRules, Ruleset
-from arena.local_bots import LocalBots
-from arena.match_runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
+from arena.local_bots import BotStartError, LocalBots
+from arena.match_runner import (
+    ARENA_ERROR,
+    BotAddress,
+    MatchOutcome,
+    MatchSettings,
+    run_match,
+    seats_for_teams,
+)
 from arena.protocol import TimeControl
-from arena.storage import BotEntry, DuplicateSet, LadderStore, StoreError
+from arena.storage import BotEntry, DuplicateMatchError, DuplicateSet, LadderStore, StoreError
+from arena.untrusted import safe_text
 
 log = structlog.get_logger("ladder")
 
@@ -71,6 +86,9 @@ class LadderReport:
     waited_seconds: float = 0.0
     outcomes: list[MatchOutcome] = field(default_factory=list)
     probations: list[tuple[str, str]] = field(default_factory=list)
+    arena_errors: int = 0
+    """Matches the arena itself failed (logged with their tracebacks); their sets are void."""
+    voided_sets: list[tuple[int, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -97,6 +115,8 @@ class Ladder:
         self.report = LadderReport()
         self.scheduled: dict[str, int] = {}
         self.stopping = False
+        self.voided: set[int] = set()
+        self.store_failure: StoreError | None = None
 
     def active_bots(self) -> list[BotEntry]:
         """Registered bots not on probation."""
@@ -164,40 +184,38 @@ class Ladder:
             log.info("set_rated", set_id=set_id, changes={bot: round(c, 1) for bot, c in changes.items()})
 
     async def play(self, job: _Job) -> None:
-        """Play one match of a set, store it at once, and rate the set if it is complete."""
+        """Play one match of a set, store it at once, and rate the set if it is complete. Whatever
+        happens in the match, the run goes on (see the module's note on containment)."""
         duplicate = job.duplicate
         team_bots = duplicate.team_bots(job.rotation)
-        rules = MatchRules(duplicate.players, Ruleset.parse(duplicate.ruleset), duplicate.deal_cap)
-        seats_per_team = rules.players // rules.team_count
-        processes = [
-            await self.local_bots.acquire(self.store.bot(name), seats_per_team) for name in team_bots
-        ]
-        addresses = [
-            BotAddress(name, ",".join(where)) for name, where in zip(team_bots, processes, strict=True)
-        ]
-        settings = MatchSettings(
-            rules,
-            duplicate.seed,
-            self.settings.time_control,
-            match_id=f"set{duplicate.id}-rot{job.rotation}-{self.rng.randrange(16**6):06x}",
-            strikes=self.settings.strikes,
-        )
         try:
-            outcome = await run_match(settings, seats_for_teams(rules, addresses))
+            outcome = await self._play_match(job, team_bots)
+        except StoreError:
+            raise
+        except Exception as error:
+            log.exception("ladder_match_failed", set_id=duplicate.id, rotation=job.rotation)
+            self.report.arena_errors += 1
+            self._void(duplicate.id, f"arena error in rotation {job.rotation}: {type(error).__name__}")
+            return
         finally:
-            self.local_bots.release([address for where in processes for address in where])
+            for name in team_bots:
+                self.scheduled[name] -= 1
         started = time.perf_counter()
-        self.store.save_match(
-            outcome.match_id,
-            duplicate,
-            job.rotation,
-            outcome.reason,
-            outcome.ranking,
-            [fault.to_json() for fault in outcome.faults],
-            outcome.record.to_json(),
-            outcome.decisions,
-            outcome.elapsed,
-        )
+        try:
+            self.store.save_match(
+                outcome.match_id,
+                duplicate,
+                job.rotation,
+                outcome.reason,
+                outcome.ranking,
+                [fault.to_json() for fault in outcome.faults],
+                outcome.record.to_json(),
+                outcome.decisions,
+                outcome.elapsed,
+            )
+        except DuplicateMatchError as error:
+            log.warning("match_not_stored", set_id=duplicate.id, rotation=job.rotation, reason=str(error))
+            return
         report = self.report
         report.storage_seconds += time.perf_counter() - started
         report.matches += 1
@@ -207,19 +225,62 @@ class Ladder:
         report.decision_seconds += sum(outcome.decision_seconds)
         report.waited_seconds += outcome.waited_seconds
         report.outcomes.append(outcome)
+        if outcome.reason == ARENA_ERROR:
+            report.arena_errors += 1
+            self._void(duplicate.id, f"arena error in rotation {job.rotation}: {outcome.arena_error}")
         for name in team_bots:
-            self.scheduled[name] -= 1
             self._check_probation(name)
         if len(self.store.matches(duplicate.id)) == duplicate.rotations:
             self._rate(duplicate.id)
         if self.on_match is not None:
             self.on_match(outcome, report)
 
+    async def _play_match(self, job: _Job, team_bots: tuple[str, ...]) -> MatchOutcome:
+        """Start or find every team's bot, play the match, give the processes back. A bot that does not
+        start forfeits at once, and its set is made void."""
+        duplicate = job.duplicate
+        rules = MatchRules(duplicate.players, Ruleset.parse(duplicate.ruleset), duplicate.deal_cap)
+        seats_per_team = rules.players // rules.team_count
+        settings = MatchSettings(
+            rules,
+            duplicate.seed,
+            self.settings.time_control,
+            match_id=f"set{duplicate.id}-rot{job.rotation}-{self.rng.randrange(16**6):06x}",
+            strikes=self.settings.strikes,
+        )
+        taken: list[str] = []
+        addresses: list[BotAddress] = []
+        absent: dict[int, str] = {}
+        try:
+            for team, name in enumerate(team_bots):
+                try:
+                    where = await self.local_bots.acquire(self.store.bot(name), seats_per_team)
+                except (BotStartError, StoreError) as error:  # StoreError: removed meanwhile
+                    detail = f"did not start: {safe_text(error)}"
+                    log.warning("bot_not_started", bot=name, set_id=duplicate.id, detail=detail)
+                    absent[rules.seats_of(team)[0]] = detail
+                    self._void(duplicate.id, f"{name} did not start")
+                    where = ["-"]
+                taken.extend(address for address in where if address != "-")
+                addresses.append(BotAddress(name, ",".join(where)))
+            return await run_match(settings, seats_for_teams(rules, addresses), absent=absent)
+        finally:
+            self.local_bots.release(taken)
+
+    def _void(self, set_id: int, reason: str) -> None:
+        """Make a set void: never rated, never resumed; the rest of its matches are not played."""
+        if set_id in self.voided:
+            return
+        self.voided.add(set_id)
+        self.report.voided_sets.append((set_id, reason))
+        self.store.void_set(set_id, reason)
+        log.warning("set_voided", set_id=set_id, reason=reason)
+
     def _check_probation(self, name: str) -> None:
         """Put `name` on probation when each of its last `probation_after` matches ended in a forfeit of
         its own; the reason names the count and the last fault."""
         count = self.settings.probation_after
-        if count < 1:
+        if count < 1 or any(bot == name for bot, _ in self.report.probations):
             return
         recent = self.store.recent_matches(name, count)
         if len(recent) < count:
@@ -257,6 +318,7 @@ class Ladder:
             nonlocal launched, current
             if self.stopping:
                 return None
+            current = [job for job in current if job.duplicate.id not in self.voided]
             if not current:
                 if target is not None and launched >= target:
                     return None
@@ -270,13 +332,21 @@ class Ladder:
             return job
 
         async def worker() -> None:
-            while (job := next_job()) is not None:
-                await self.play(job)
+            try:
+                while (job := next_job()) is not None:
+                    await self.play(job)
+            except StoreError as error:
+                # The store cannot be written: start nothing more, let the other matches end.
+                log.error("ladder_store_failed", error=str(error))
+                self.store_failure = self.store_failure or error
+                self.stop()
 
         try:
             await asyncio.gather(*(worker() for _ in range(self.settings.concurrency)))
         finally:
             self.report.seconds = time.perf_counter() - started
+        if self.store_failure is not None:
+            raise LadderError(f"the ladder stopped: {self.store_failure}")
         return self.report
 
     def stop(self) -> None:

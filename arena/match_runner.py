@@ -5,8 +5,13 @@ whenever the engine says so, checks each answer, and tells every seat the end of
 match. A bot that cannot be reached, fails the handshake, answers late, answers with an illegal or
 malformed move, answers another decision, or drops its stream is recorded as a `FaultRecord` with a
 typed cause, and the match is decided by the fault policy: the faulting bot's team forfeits and ranks
-last (the other teams rank by their standing at that moment). Nothing a bot does can raise out of
-`run_match`.
+last (the other teams rank by their standing at that moment).
+
+`run_match` is the containment boundary: nothing a bot sends or does can raise out of it. Every message
+from a bot is bounded (size, and how many may wait unread), undecodable bytes are a `protocol_error`
+fault, every text from a bot is escaped and cut (`safe_text`) before it is kept, and every stream, task
+and channel is closed on the way out, even when the match is cancelled. An unforeseen error of the
+arena's own ends the match with reason `arena_error`, logged with its traceback, no bot blamed.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import collections
 import random
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -40,14 +45,23 @@ from arena.protocol import (
     read_answer,
 )
 from arena.record import GameRecord, end_reason, record_match
+from arena.untrusted import safe_text
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.v1 import bot_pb2_grpc as rpc
 
 log = structlog.get_logger("arena")
 
 ARENA_VERSION: Final = "0.1.0"
-MAX_MESSAGE_BYTES: Final = 1024 * 1024
-"""Largest message the arena accepts from a bot; a real answer is a few bytes."""
+MAX_MESSAGE_BYTES: Final = 64 * 1024
+"""Largest message the arena accepts from a bot; a real answer is a few bytes, a description a few
+hundred. A larger one ends the bot's stream (gRPC refuses it) and is a `protocol_error`."""
+MAX_WAITING_MESSAGES: Final = 16
+"""Messages a bot may have sent beyond those the arena is waiting for (answers to decisions it timed out
+on are waited for too). More is a flood: a `protocol_error`, and the arena stops reading."""
+MAX_MESSAGES_AFTER_END: Final = 4
+"""Messages a bot may send after MatchEnd before the arena closes its stream (they are discarded)."""
+ARENA_ERROR: Final = "arena_error"
+"""The end reason of a match stopped by an error of the arena's own."""
 
 
 # grpc.aio.EOF is missing from grpc-stubs; it is the value read() returns once the bot ends its stream.
@@ -135,6 +149,8 @@ class MatchOutcome:
     waited_seconds: float
     """Of that, the time spent waiting for the bots' answers (transport and the bots' own work)."""
     elapsed: float
+    arena_error: str | None = None
+    """What went wrong when the arena itself stopped the match (reason `arena_error`)."""
 
     @property
     def forfeited_teams(self) -> tuple[int, ...]:
@@ -152,10 +168,23 @@ class _SeatFaultError(Exception):
         self.detail = detail
 
 
-def _describe_error(error: BaseException) -> str:
+def describe_error(error: BaseException) -> str:
+    """An error from a bot's conversation in one line; the status text is the bot's own, so it is
+    escaped and cut."""
     if isinstance(error, grpc.aio.AioRpcError):
-        return f"{error.code().name}: {error.details()}"
-    return f"{type(error).__name__}: {error}"
+        return f"{error.code().name}: {safe_text(error.details(), 300)}"
+    return f"{type(error).__name__}: {safe_text(error, 300)}"
+
+
+UNDECODABLE: Final = "that does not decode (bytes that are not protobuf, truncated, or text not in UTF-8)"
+
+
+@dataclass(frozen=True, slots=True)
+class _Broken:
+    """What the reader found instead of a message: the fault it stands for."""
+
+    cause: FaultCause
+    detail: str
 
 
 class _Conversation:
@@ -163,7 +192,9 @@ class _Conversation:
 
     A reader task moves the bot's answers into a queue as they come: waiting for an answer with a
     deadline then never cancels the stream's own read (cancelling it would end the whole call), so a
-    bot that answered late can be substituted and play on.
+    bot that answered late can be substituted and play on. The queue is bounded: a bot that floods it
+    breaks its stream. After MatchEnd the reader discards what comes, and closes a stream that keeps
+    sending.
     """
 
     def __init__(
@@ -178,41 +209,65 @@ class _Conversation:
         self.unanswered = 0
         """Decisions that timed out and were substituted: their late answers are still to come."""
         self.encoder = DecisionEncoder()
-        self._answers: collections.deque[pb.PlaySeatResponse | BaseException | None] = collections.deque()
+        self.ended = False
+        """MatchEnd was sent: what the bot sends now is discarded."""
+        self._answers: collections.deque[pb.PlaySeatResponse | _Broken | None] = collections.deque()
         self._waiter: asyncio.Future[None] | None = None
-        self._reader = asyncio.get_running_loop().create_task(self._read_all())
+        self.reader = asyncio.get_running_loop().create_task(self._read_all())
 
-    def _deliver(self, item: pb.PlaySeatResponse | BaseException | None) -> None:
+    def _deliver(self, item: pb.PlaySeatResponse | _Broken | None) -> None:
+        if isinstance(item, pb.PlaySeatResponse) and len(self._answers) >= (
+            MAX_WAITING_MESSAGES + self.unanswered
+        ):
+            # A flood: whatever waits is dropped, and the fault is the next thing the runner reads.
+            self._answers.clear()
+            item = _Broken(
+                FaultCause.PROTOCOL_ERROR,
+                f"sent more than {MAX_WAITING_MESSAGES} messages that were not asked for",
+            )
         self._answers.append(item)
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
 
     async def _read_all(self) -> None:
+        after_end = 0
         try:
             while True:
                 response = await self.call.read()
                 if response is END_OF_STREAM:
                     self._deliver(None)
                     return
-                assert isinstance(response, pb.PlaySeatResponse)
+                if self.ended:
+                    after_end += 1
+                    if after_end > MAX_MESSAGES_AFTER_END:
+                        self.call.cancel()
+                        return
+                    continue
+                if not isinstance(response, pb.PlaySeatResponse):
+                    # grpc.aio logs a message that fails to deserialize and hands back None.
+                    self._deliver(_Broken(FaultCause.PROTOCOL_ERROR, f"sent a message {UNDECODABLE}"))
+                    return
                 self._deliver(response)
+                if isinstance(self._answers[-1], _Broken):
+                    return
         except asyncio.CancelledError:
             raise
         except CONVERSATION_ERRORS as error:
-            self._deliver(error)
+            self._deliver(_Broken(*_stream_failure(error, "stream failed")))
+        except Exception as error:  # an error no bot should be able to cause: keep it, blame the stream
+            log.exception("stream_reader_failed", seat=self.seat)
+            self._deliver(_Broken(FaultCause.DISCONNECTED, f"stream failed: {describe_error(error)}"))
 
     def close(self) -> None:
         """Cancel the call and stop reading."""
         self.call.cancel()
-        self.stop_reading()
-
-    def stop_reading(self) -> None:
-        """Stop the reader task (the bot's later messages, if any, are not wanted)."""
-        self._reader.cancel()
+        self.reader.cancel()
 
     async def end(self, end: pb.PlaySeatRequest, grace: float, lost: bool) -> None:
         """Send MatchEnd and wait, up to `grace` seconds, for the bot to end its side of the stream
         (cancelling the read earlier would cancel the call before the bot has read MatchEnd)."""
+        self.ended = True
+        self._answers.clear()
         if lost:
             self.close()
             return
@@ -220,7 +275,7 @@ class _Conversation:
             await self.send(end)
             async with asyncio.timeout(grace):
                 await self.call.done_writing()
-                await asyncio.shield(self._reader)
+                await asyncio.shield(self.reader)
         except (_SeatFaultError, TimeoutError, *CONVERSATION_ERRORS):
             self.close()
 
@@ -258,8 +313,8 @@ class _Conversation:
             raise _SeatFaultError(
                 self.seat, FaultCause.DISCONNECTED, f"the bot closed the stream before its {waiting_for}"
             )
-        if isinstance(response, BaseException):
-            raise _SeatFaultError(self.seat, *_stream_failure(response, "stream failed"))
+        if isinstance(response, _Broken):  # left in place too: the stream is of no more use
+            raise _SeatFaultError(self.seat, response.cause, response.detail)
         self._answers.popleft()
         return response
 
@@ -285,10 +340,16 @@ class _Conversation:
 
 
 def _stream_failure(error: BaseException, what: str) -> tuple[FaultCause, str]:
-    """The fault a broken stream stands for: an oversized answer is malformed, anything else a loss."""
+    """The fault a broken stream stands for: a stream ended by RESOURCE_EXHAUSTED (a message over the
+    limit, or the bot's own status) broke the protocol; anything else is a loss. Either way the stream is
+    gone, so neither can be forgiven by a strike."""
     if isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED:
-        return FaultCause.MALFORMED_ANSWER, f"answer too large: {_describe_error(error)}"
-    return FaultCause.DISCONNECTED, f"{what}: {_describe_error(error)}"
+        return (
+            FaultCause.PROTOCOL_ERROR,
+            f"{what} (a message over the {MAX_MESSAGE_BYTES // 1024} KiB limit, a status over gRPC's, "
+            f"or the bot's own status): {describe_error(error)}",
+        )
+    return FaultCause.DISCONNECTED, f"{what}: {describe_error(error)}"
 
 
 _SUBSTITUTABLE: Final = (
@@ -332,6 +393,7 @@ class _Runner:
 
     def fault(self, seat: int, cause: FaultCause, detail: str, substituted: bool = False) -> None:
         team = self.settings.rules.team_of(seat)
+        detail = safe_text(detail)
         record = FaultRecord(seat, team, cause, detail, self.match.deal_number, substituted)
         self.faults.append(record)
         log.warning(
@@ -378,6 +440,11 @@ class _Runner:
             remaining = deadline - time.monotonic()
             try:
                 status = await health.Check(health_pb2.HealthCheckRequest(service=""), timeout=remaining)
+                if not isinstance(status, health_pb2.HealthCheckResponse):
+                    return (
+                        FaultCause.PROTOCOL_ERROR,
+                        f"the bot at {address} sent a health reply {UNDECODABLE}",
+                    )
                 if status.status != health_pb2.HealthCheckResponse.SERVING:
                     return FaultCause.UNREACHABLE, f"the bot at {address} reports its health as not serving"
             except grpc.aio.AioRpcError as error:
@@ -389,7 +456,7 @@ class _Runner:
                         continue
                     return (
                         FaultCause.UNREACHABLE,
-                        f"cannot reach the bot at {address}: {_describe_error(error)}",
+                        f"cannot reach the bot at {address}: {describe_error(error)}",
                     )
             try:
                 reply: pb.DescribeResponse = await stub.Describe(
@@ -399,8 +466,10 @@ class _Runner:
             except CONVERSATION_ERRORS as error:
                 return (
                     FaultCause.UNREACHABLE,
-                    f"no answer to the handshake at {address}: {_describe_error(error)}",
+                    f"no answer to the handshake at {address}: {describe_error(error)}",
                 )
+            if not isinstance(reply, pb.DescribeResponse):
+                return FaultCause.PROTOCOL_ERROR, f"the bot at {address} sent a Describe reply {UNDECODABLE}"
             return self._compatibility(address, reply)
         return FaultCause.UNREACHABLE, f"cannot reach the bot at {address}"
 
@@ -413,7 +482,9 @@ class _Runner:
                 f"this arena speaks {PROTOCOL_VERSION}",
             )
         if rules.players not in reply.player_counts:
-            counts = ", ".join(str(count) for count in reply.player_counts) or "none"
+            counts = ", ".join(str(count) for count in reply.player_counts[:8]) or "none"
+            if len(reply.player_counts) > 8:
+                counts += f" ... ({len(reply.player_counts)} counts)"
             return (
                 FaultCause.INCOMPATIBLE,
                 f"the bot at {address} plays {counts} players, not {rules.players}",
@@ -511,51 +582,81 @@ class _Runner:
             await conversation.send(request)
 
     async def finish(self, reason: str, ranking: tuple[int, ...]) -> None:
-        """Send MatchEnd to every seat still listening, let each bot end its stream (up to a grace
-        period), then close every stream and channel."""
+        """Send MatchEnd to every seat still listening and let each bot end its stream (up to a grace
+        period). A bot that misbehaves now has its stream closed; the match is decided already."""
         end = match_end_message(reason, ranking, self.match.tables, self.faults)
         lost = {fault.seat for fault in self.faults if not fault.substituted}
         await asyncio.gather(
             *(
                 conversation.end(end, self.settings.send_timeout_s, conversation.seat in lost)
                 for conversation in self.conversations
-            )
+            ),
+            return_exceptions=True,
         )
-        for channel in self.channels.values():
-            await channel.close(grace=1.0)
+
+    async def close(self) -> None:
+        """Close every stream and channel, whatever state they are in (also when cancelled)."""
+        for conversation in self.conversations:
+            conversation.close()
+        readers = [conversation.reader for conversation in self.conversations]
+        channels = list(self.channels.values())
+        self.channels.clear()
+        await asyncio.gather(*readers, return_exceptions=True)
+        await asyncio.gather(*(channel.close(grace=None) for channel in channels), return_exceptions=True)
 
 
 async def run_match(
     settings: MatchSettings,
     seats: Sequence[BotAddress],
     on_deal: Callable[[DealResult], None] | None = None,
+    absent: Mapping[int, str] | None = None,
 ) -> MatchOutcome:
     """Play one match; `seats` gives the bot of each seat (a bot playing several seats is listed for
-    each, and gets one stream per seat). Calls `on_deal` after every deal."""
+    each, and gets one stream per seat). Calls `on_deal` after every deal. `absent` names seats whose bot
+    could not be started, with why: each is an `unreachable` fault before anything is sent to anyone.
+
+    Nothing a bot does raises out of here: it is a fault on that bot. An error of the arena's own ends
+    the match with reason `arena_error` (logged with its traceback; the record says what it was).
+    """
     runner = _Runner(settings, seats, on_deal)
     match = runner.match
+    names = [bot.name for bot in seats]
     started = time.perf_counter()
+    arena_error: str | None = None
     with structlog.contextvars.bound_contextvars(match_id=settings.match_id):
         log.info(
             "match_started",
             players=settings.rules.players,
             ruleset=settings.rules.ruleset.value,
             seed=settings.seed,
-            bots=[bot.name for bot in seats],
+            bots=names,
         )
+        for seat, detail in (absent or {}).items():
+            runner.fault(seat, FaultCause.UNREACHABLE, detail)
         try:
-            await runner.handshake()
-            if not runner.forfeited:
-                await runner.open_streams()
-            if not runner.forfeited:
-                await runner.play()
-        except _SeatFaultError as fault:
-            runner.fault(fault.seat, fault.cause, fault.detail)
-        forfeited = runner.forfeited
-        reason = "forfeit" if forfeited else end_reason(match)
-        ranking = match.ranking(last=forfeited)
-        await runner.finish(reason, ranking)
-        names = [bot.name for bot in seats]
+            try:
+                if not runner.forfeited:
+                    await runner.handshake()
+                if not runner.forfeited:
+                    await runner.open_streams()
+                if not runner.forfeited:
+                    await runner.play()
+            except _SeatFaultError as fault:
+                runner.fault(fault.seat, fault.cause, fault.detail)
+            except Exception as error:
+                log.exception("match_failed_by_arena_error")
+                arena_error = f"{type(error).__name__}: {safe_text(error)}"
+            forfeited = runner.forfeited
+            if arena_error is not None:
+                reason = ARENA_ERROR
+            elif forfeited:
+                reason = "forfeit"
+            else:
+                reason = end_reason(match)
+            ranking = match.ranking(last=forfeited)
+            await runner.finish(reason, ranking)
+        finally:
+            await runner.close()
         record = record_match(match, names, settings.seed)
         record.result = {"reason": reason, "tables": list(match.tables), "ranking": list(ranking)}
         record.extra = {
@@ -567,6 +668,8 @@ async def run_match(
             "faults": [fault.to_json() for fault in runner.faults],
             "strikes": settings.strikes,
         }
+        if arena_error is not None:
+            record.extra["arena_error"] = arena_error
         elapsed = time.perf_counter() - started
         log.info(
             "match_ended",
@@ -591,6 +694,7 @@ async def run_match(
         decision_seconds=runner.decision_seconds,
         waited_seconds=runner.waited_seconds,
         elapsed=elapsed,
+        arena_error=arena_error,
     )
 
 

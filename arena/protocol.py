@@ -31,6 +31,7 @@ from arena.engine import (
     parse_call,
     parse_card,
 )
+from arena.engine.errors import quoted
 from fiftysix.v1 import bot_pb2 as pb
 
 ViewType = TypeVar("ViewType", bound=View)
@@ -71,6 +72,7 @@ class FaultCause(Enum):
     DISCONNECTED = "disconnected"
     UNREACHABLE = "unreachable"
     INCOMPATIBLE = "incompatible"
+    PROTOCOL_ERROR = "protocol_error"
 
     @property
     def message_value(self) -> pb.FaultCause.ValueType:
@@ -377,13 +379,13 @@ def read_answer(response: pb.PlaySeatResponse, decision_id: int, legal_moves: Se
         text = answer.notation
         try:
             move: Move = parse_card(text) if isinstance(legal_moves[0], Card) else parse_call(text)
-        except NotationError as error:
+        except ValueError as error:  # NotationError, and anything else odd text could raise
             raise AnswerError(FaultCause.MALFORMED_ANSWER, str(error)) from None
         if move not in legal_moves:
             legal = " ".join(str(legal) for legal in legal_moves[:20])
             more = " ..." if len(legal_moves) > 20 else ""
             raise AnswerError(
-                FaultCause.ILLEGAL_MOVE, f"{text!r} is not a legal move now; legal: {legal}{more}"
+                FaultCause.ILLEGAL_MOVE, f"{quoted(text)} is not a legal move now; legal: {legal}{more}"
             )
         return move
     raise AnswerError(

@@ -224,7 +224,7 @@ def _is_fault(fault: Any, teams: int) -> bool:
     )
 
 
-_ILLEGAL_CAUSES: Final = ("illegal_move", "malformed_answer", "wrong_decision")
+_ILLEGAL_CAUSES: Final = ("illegal_move", "malformed_answer", "wrong_decision", "protocol_error")
 _CRASH_CAUSES: Final = ("disconnected", "unreachable", "incompatible")
 
 

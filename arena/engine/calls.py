@@ -11,7 +11,7 @@ from enum import Enum
 from typing import Any, Final
 
 from arena.engine.cards import Suit
-from arena.engine.errors import NotationError
+from arena.engine.errors import NotationError, quoted
 
 MIN_BID: Final = 28
 MAX_BID: Final = 56
@@ -217,21 +217,23 @@ def parse_call(text: str) -> Call:
     if match is None:
         raise NotationError(
             "expected a call: pass, double, redouble, or a bid like 28S, S28, 28NT, 28NOES, +2S, "
-            f"+2NOES; got {text!r}"
+            f"+2NOES; got {quoted(text)}"
         )
     number_text, denomination, prefix_suit, suffix_number, increment, plus_denomination = match.groups()
     if increment is not None:
-        amount = int(increment)
+        # Two digits at most: longer numbers are out of range, and int() refuses over 4,300 digits.
+        amount = int(increment) if len(increment) <= 2 else MAX_BID
         if plus_denomination == "NOES":
             if amount != 2:
-                raise NotationError(f"a plus-noes bid is always +2NOES, got {text!r}")
+                raise NotationError(f"a plus-noes bid is always +2NOES, got {quoted(text)}")
             return bid(2, None, BidForm.PLUS_NOES)
         if not 1 <= amount <= MAX_BID - MIN_BID:
-            raise NotationError(f"a plus bid adds 1 to {MAX_BID - MIN_BID}, got {text!r}")
+            raise NotationError(f"a plus bid adds 1 to {MAX_BID - MIN_BID}, got {quoted(text)}")
         return bid(amount, _suit_of(plus_denomination), BidForm.PLUS_SUIT)
-    number = int(number_text if number_text is not None else suffix_number)
+    digits = number_text if number_text is not None else suffix_number
+    number = int(digits) if len(digits) <= 2 else MAX_BID + 1
     if not MIN_BID <= number <= MAX_BID:
-        raise NotationError(f"a bid's number is {MIN_BID} to {MAX_BID}, got {text!r}")
+        raise NotationError(f"a bid's number is {MIN_BID} to {MAX_BID}, got {quoted(text)}")
     if prefix_suit is not None:
         return bid(number, _suit_of(prefix_suit), BidForm.SUIT_NUMBER)
     if denomination == "NT":

@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Any, Final
 
-from arena.engine.errors import NotationError
+from arena.engine.errors import NotationError, quoted
 
 
 class Suit(IntEnum):
@@ -159,7 +159,7 @@ def parse_suit(text: str) -> Suit:
     """Parse a suit letter (any case): S, H, D or C."""
     suit = _SUIT_BY_LETTER.get(text.strip().upper())
     if suit is None:
-        raise NotationError(f"expected a suit letter S, H, D or C, got {text!r}")
+        raise NotationError(f"expected a suit letter S, H, D or C, got {quoted(text)}")
     return suit
 
 
@@ -170,7 +170,7 @@ def parse_card(text: str) -> Card:
     suit = _SUIT_BY_LETTER.get(cleaned[-1:])
     if rank is None or suit is None:
         raise NotationError(
-            f"expected a card: a rank J 9 A T K Q 8 7 then a suit S H D C (like JS or TD), got {text!r}"
+            f"expected a card: a rank J 9 A T K Q 8 7 then a suit S H D C (like JS or TD), got {quoted(text)}"
         )
     return Card(rank, suit)
 

@@ -20,3 +20,11 @@ class IllegalMoveError(ValueError):
 
 class MatchOverError(ValueError):
     """A move applied to a match that has already ended."""
+
+
+def quoted(text: str, limit: int = 24) -> str:
+    """`text` quoted for an error message, cut after `limit` characters: notation comes from bots and
+    files, and a message must stay one short line whatever they send."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text)} characters)"

@@ -148,6 +148,11 @@ class _FaultCauseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_FaultCause
     """The bot could not be reached before the match."""
     FAULT_CAUSE_INCOMPATIBLE: _FaultCause.ValueType  # 7
     """The handshake failed: wrong protocol version or an unsupported player count or ruleset."""
+    FAULT_CAUSE_PROTOCOL_ERROR: _FaultCause.ValueType  # 8
+    """The bot broke the protocol itself: a message that does not decode (bytes that are not protobuf, a
+    truncated message, text that is not UTF-8), a message over the size limit, or a flood of messages
+    nobody asked for. The stream cannot go on, so this always forfeits.
+    """
 
 class FaultCause(_FaultCause, metaclass=_FaultCauseEnumTypeWrapper):
     """What went wrong with a bot."""
@@ -168,6 +173,11 @@ FAULT_CAUSE_UNREACHABLE: FaultCause.ValueType  # 6
 """The bot could not be reached before the match."""
 FAULT_CAUSE_INCOMPATIBLE: FaultCause.ValueType  # 7
 """The handshake failed: wrong protocol version or an unsupported player count or ruleset."""
+FAULT_CAUSE_PROTOCOL_ERROR: FaultCause.ValueType  # 8
+"""The bot broke the protocol itself: a message that does not decode (bytes that are not protobuf, a
+truncated message, text that is not UTF-8), a message over the size limit, or a flood of messages
+nobody asked for. The stream cannot go on, so this always forfeits.
+"""
 Global___FaultCause: _TypeAlias = FaultCause  # noqa: Y015
 
 @_typing.final
@@ -1007,7 +1017,9 @@ class MatchEnd(_message.Message):
     TABLES_FIELD_NUMBER: _builtins.int
     FAULTS_FIELD_NUMBER: _builtins.int
     reason: _builtins.str
-    """Why the match ended: "one_team_left", "deal_cap" or "forfeit"."""
+    """Why the match ended: "one_team_left", "deal_cap", "forfeit", or "arena_error" (the arena itself
+    failed, through no fault of the bots; such a match is never rated).
+    """
     @_builtins.property
     def ranking(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Each team's rank, indexed by team (1 is best; equal ranks tie)."""

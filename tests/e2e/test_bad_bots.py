@@ -71,7 +71,7 @@ def assert_clean_match_unaffected(clean: MatchOutcome, baseline: MatchOutcome) -
         ("illegal", FaultCause.ILLEGAL_MOVE),
         ("malformed", FaultCause.MALFORMED_ANSWER),
         ("closer", FaultCause.DISCONNECTED),
-        ("huge", FaultCause.MALFORMED_ANSWER),
+        ("huge", FaultCause.PROTOCOL_ERROR),
         ("wrong-turn", FaultCause.WRONG_DECISION),
     ],
 )

@@ -129,6 +129,10 @@ def test_contract_number(text: str, current: int, number: int) -> None:
         ("NT28", "expected a call"),
         ("NOES28", "expected a call"),
         ("JS", "expected a call"),
+        ("5" * 5000 + "S", "a bid's number is 28 to 56"),  # past int()'s 4,300-digit limit
+        ("S" + "9" * 5000, "a bid's number is 28 to 56"),
+        ("+" + "1" * 5000 + "S", "a plus bid adds 1 to 28"),
+        ("x" * 100_000, r"got 'xxxxxxxxxxxxxxxxxxxxxxxx'\.\.\. \(100000 characters\)$"),
     ],
 )
 def test_bad_call_raises_notation_error(text: str, message: str) -> None:

@@ -420,13 +420,16 @@ def _ladder_run(args: argparse.Namespace, store: LadderStore) -> int:
 
     what = "until stopped (Ctrl-C)" if settings.matches is None else f"{settings.matches} matches"
     print(f"Playing {what}, {settings.concurrency} at a time; results in {args.db}", file=sys.stderr)
+    failure = None
     try:
         asyncio.run(run())
     except (LadderError, BotStartError) as error:
-        return _error("ladder run", str(error))
+        failure = str(error)
     finally:
         progress.close()
         local_bots.stop_all()
+    if failure is not None:
+        return _error("ladder run", failure)  # after the progress line has ended: a line of its own
     report = ladder.report
     print(
         f"Played {report.matches} matches ({report.sets_rated} sets rated, {report.faults} faults) "

@@ -12,12 +12,14 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import types
 from pathlib import Path
 
 import pytest
 
 from arena import arguments, cli
 from arena.cli import build_parser, main
+from arena.ladder import Ladder, LadderError, LadderReport
 from arena.storage import LadderStore
 
 
@@ -451,3 +453,32 @@ def test_a_closed_output_stops_quietly_with_141() -> None:
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 141
     assert stderr == ""
+
+
+class Terminal(io.StringIO):
+    """Standard error as a terminal: the progress line is redrawn in place, without a newline."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_stopped_ladder_run_ends_the_progress_line_before_its_error_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class StoppingLadder(Ladder):
+        async def run(self) -> LadderReport:
+            assert self.on_match is not None
+            self.on_match(types.SimpleNamespace(faults=[]), self.report)  # type: ignore[arg-type]
+            raise LadderError("the ladder stopped: the disk is full")
+
+    db = ladder_file(tmp_path / "ladder.db")
+    store = LadderStore(db)
+    store.set_probation("beta", None)
+    store.close()
+    monkeypatch.setattr(cli, "Ladder", StoppingLadder)
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["ladder", "--db", str(db), "run", "--matches", "2"]) == 1
+    lines = terminal.getvalue().splitlines()
+    assert "1/2 matches" in lines[-2]
+    assert lines[-1] == "arena ladder run: error: the ladder stopped: the disk is full"

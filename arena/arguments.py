@@ -1,64 +1,103 @@
 """Command-line argument types: each turns a string into a value or raises an argparse error that says
-what was expected. Shared by `arena` and its subcommands."""
+what was expected. Shared by `arena` and its subcommands.
+
+Every number has bounds, checked here where it is parsed: a value that would overflow a protobuf field,
+a SQLite integer or a sensible budget is refused before any bot is started or any file is touched.
+"""
 
 from __future__ import annotations
 
 import argparse
 import re
+from dataclasses import dataclass
+from typing import Final
 
-from arena.engine import Ruleset
+from arena.engine import MAX_DEAL_CAP, Ruleset
 from arena.local_bots import command_arguments
 from arena.runner import BotAddress, check_address, split_addresses
+from arena.untrusted import safe_text
+
+_SHOWN_CHARS: Final = 60
+"""How much of a bad argument an error repeats: enough to recognise it, never a screenful."""
+
+
+def _shown(text: str) -> str:
+    return safe_text(repr(text), _SHOWN_CHARS)
+
+
+@dataclass(frozen=True, slots=True)
+class Bounded:
+    """An argument type for a whole number from `low` to `high`; its error names the range."""
+
+    low: int
+    high: int
+    unit: str = ""
+    range_text: str = ""
+    """How the range reads in messages and --help (default: `low to high` with thousands separators)."""
+
+    @property
+    def range(self) -> str:
+        """The range as people read it, e.g. `1 to 3,600,000 ms`."""
+        return self.range_text or f"{self.low:,} to {self.high:,}{self.unit}"
+
+    def __call__(self, text: str) -> int:
+        expected = f"expected a whole number from {self.range}"
+        digits = text.strip().lstrip("+-").replace("_", "").lstrip("0")
+        if digits.isdecimal() and len(digits) > _SHOWN_CHARS:
+            # Beyond what is worth repeating, perhaps beyond what int() converts (4,300 digits).
+            raise argparse.ArgumentTypeError(f"{expected}, got a number of {len(digits):,} digits")
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{expected}, got {_shown(text)}") from None
+        if not self.low <= value <= self.high:
+            raise argparse.ArgumentTypeError(f"{expected}, got {value:,}")
+        return value
+
+
+decision_ms: Final = Bounded(1, 3_600_000, " ms")
+"""Time per decision: up to an hour."""
+bank_ms: Final = Bounded(0, 86_400_000, " ms")
+"""A match's time bank: up to a day."""
+deal_cap: Final = Bounded(1, MAX_DEAL_CAP)
+seed: Final = Bounded(-(2**63 - 1), 2**63 - 1, range_text="-(2^63-1) to 2^63-1")
+"""Any seed a signed 64-bit integer holds (what SQLite stores)."""
+matches: Final = Bounded(1, 1_000_000_000)
+concurrency: Final = Bounded(1, 256)
+strikes: Final = Bounded(0, 10_000)
+probation_after: Final = Bounded(0, 10_000)
+limit: Final = Bounded(1, 100_000)
+"""Rows listed at once."""
 
 
 def players(text: str) -> int:
     """4, 6 or 8."""
-    value = whole_number(text)
-    if value not in (4, 6, 8):
-        raise argparse.ArgumentTypeError(f"56 is played by 4, 6 or 8 players, not {value}")
-    return value
+    if text.strip() not in ("4", "6", "8"):
+        raise argparse.ArgumentTypeError(f"56 is played by 4, 6 or 8 players, not {_shown(text)}")
+    return int(text)
 
 
 def ruleset(text: str) -> Ruleset:
     """pairs or partnership."""
     try:
         return Ruleset.parse(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def whole_number(text: str) -> int:
-    """Any integer (a seed)."""
-    try:
-        return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-
-
-def positive(text: str) -> int:
-    """1 or more."""
-    value = whole_number(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {value}")
-    return value
-
-
-def non_negative(text: str) -> int:
-    """0 or more."""
-    value = whole_number(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected zero or more, got {value}")
-    return value
+        raise argparse.ArgumentTypeError(
+            f"expected a ruleset, pairs or partnership; got {_shown(text)}"
+        ) from None
 
 
 def address(text: str) -> str:
     """HOST:PORT, or several separated by commas (one per seat)."""
     parts = split_addresses(text)
-    try:
-        for part in parts:
+    for part in parts:
+        try:
             check_address(part)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+        except ValueError:
+            # Our own words: int() of a port thousands of digits long has its own, puzzling message.
+            raise argparse.ArgumentTypeError(
+                f"expected HOST:PORT with a port from 1 to 65535, got {_shown(part)}"
+            ) from None
     return ",".join(parts)
 
 
@@ -67,7 +106,7 @@ def bot_name(text: str) -> str:
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", text):
         raise argparse.ArgumentTypeError(
             "a bot name is 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit; "
-            f"got {text!r}"
+            f"got {_shown(text)}"
         )
     return text
 
@@ -77,7 +116,7 @@ def bot_command(text: str) -> str:
     try:
         command_arguments(text, 1)
     except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+        raise argparse.ArgumentTypeError(safe_text(str(error))) from None
     return text
 
 
@@ -86,4 +125,4 @@ def bot_address(text: str) -> BotAddress:
     try:
         return BotAddress.parse(text)
     except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+        raise argparse.ArgumentTypeError(safe_text(str(error))) from None

@@ -14,8 +14,11 @@ import random
 import signal
 import sys
 import tempfile
+import time
+import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Final, NoReturn
 
 from arena import arguments
 from arena.check.command import add_parser as add_check_bot_parser
@@ -27,7 +30,7 @@ from arena.players import RandomPlayer
 from arena.pretty import describe_deal, describe_ranking, describe_rules
 from arena.progress import Progress
 from arena.protocol import TimeControl
-from arena.record import RecordError, load, record_match
+from arena.record import GameRecord, RecordError, load, record_match
 from arena.replay import replay
 from arena.runner import MatchSettings, run_match, seats_for_teams, split_addresses
 from arena.storage import DEFAULT_DB, BotEntry, LadderStore, Standing, StoreError
@@ -41,14 +44,62 @@ def add_match_settings(parser: argparse.ArgumentParser) -> None:
         "--ruleset", type=arguments.ruleset, default=Ruleset.PAIRS, help="pairs (default) or partnership"
     )
     parser.add_argument(
-        "--seed", type=arguments.whole_number, default=1, help="match seed: fixes every deal (default 1)"
+        "--seed",
+        type=arguments.seed,
+        default=1,
+        help=f"match seed, {arguments.seed.range}: fixes every deal (default 1)",
     )
     parser.add_argument(
-        "--deal-cap", type=arguments.positive, default=None, help="end the match after this many deals"
+        "--deal-cap",
+        type=arguments.deal_cap,
+        default=None,
+        help=f"end the match after this many deals ({arguments.deal_cap.range})",
     )
+
+
+def add_time_control(parser: argparse.ArgumentParser) -> None:
+    """The clock options of the commands that play bots."""
+    parser.add_argument(
+        "--decision-ms",
+        type=arguments.decision_ms,
+        default=1000,
+        help=f"time per decision ({arguments.decision_ms.range}; default 1000)",
+    )
+    parser.add_argument(
+        "--bank-ms",
+        type=arguments.bank_ms,
+        default=10000,
+        help=f"per-match time bank ({arguments.bank_ms.range}; default 10000)",
+    )
+
+
+def _unwritable(path: str) -> str | None:
+    """Why a record cannot be saved at `path`, or None: checked before a match is played, so that a
+    typo in --save does not throw the match away at its end."""
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        return f"cannot save to {path}: it is a directory"
+    if not folder.is_dir():
+        return f"cannot save to {path}: the folder {folder} does not exist"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"cannot save to {path}: no permission to write in {folder}"
+    return None
+
+
+def _save(command: str, record: GameRecord, path: str) -> int:
+    """Save a game record; a failure is one error line (status 1)."""
+    try:
+        record.save(path)
+    except OSError as error:
+        return _error(command, f"cannot save to {path}: {error.strerror}")
+    print(f"Game record saved to {safe_text(path)}")
+    return 0
 
 
 def _play(args: argparse.Namespace) -> int:
+    if args.save and (problem := _unwritable(args.save)):
+        return _error("play", problem)
     rules = MatchRules(args.players, args.ruleset, args.deal_cap)
     match = Match(rules, seed=args.seed)
     players = [RandomPlayer(random.Random(f"{args.seed}/player/{seat}")) for seat in range(rules.players)]
@@ -66,9 +117,15 @@ def _play(args: argparse.Namespace) -> int:
     print("\n".join(describe_ranking(match.ranking(), match.tables, rules)), file=out)
     if args.save:
         names = [f"random-{seat}" for seat in range(rules.players)]
-        record_match(match, names, args.seed).save(args.save)
-        print(f"Game record saved to {args.save}", file=out)
+        return _save("play", record_match(match, names, args.seed), args.save)
     return 0
+
+
+def _error(command: str, message: str, status: int = 1) -> int:
+    """Print one error line for `arena COMMAND` and return the exit status. The message may quote files,
+    records and bots, so it is made safe (one line, no terminal escapes, bounded)."""
+    print(f"arena {command}: error: {safe_text(message, 1000)}", file=sys.stderr)
+    return status
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -76,8 +133,7 @@ def _replay(args: argparse.Namespace) -> int:
         record = load(args.file)
         replayed = replay(record)
     except RecordError as error:
-        print(f"{args.file}: {error}", file=sys.stderr)
-        return 1
+        return _error("replay", f"{args.file}: {error}")
     rules = record.rules
     if not args.quiet:
         print("\n".join(describe_rules(rules, record.seed, record.first_dealer)))
@@ -87,11 +143,12 @@ def _replay(args: argparse.Namespace) -> int:
         print("")
         if replayed.complete:
             match = replayed.match
-            print("\n".join(describe_ranking(match.ranking(), match.tables, rules, record.seats)))
-    ended = "complete" if replayed.complete else f"stopped early ({(record.result or {}).get('reason')})"
-    print(
-        f"{args.file}: {len(record.deals)} deals replayed, every move legal and every result checked; {ended}"
-    )
+            names = [safe_text(name, 64) for name in record.seats]
+            print("\n".join(describe_ranking(match.ranking(), match.tables, rules, names)))
+    reason = safe_text((record.result or {}).get("reason"), 100)
+    ended = "complete" if replayed.complete else f"stopped early ({reason})"
+    checked = f"{len(record.deals)} deals replayed, every move legal and every result checked"
+    print(f"{safe_text(args.file)}: {checked}; {ended}")
     return 0
 
 
@@ -99,14 +156,14 @@ def _match(args: argparse.Namespace) -> int:
     rules = MatchRules(args.players, args.ruleset, args.deal_cap)
     names = [bot.name for bot in args.bot]
     if len(set(names)) != len(names):
-        print(f"arena match: error: bot names must differ, got {', '.join(names)}", file=sys.stderr)
-        return 2
+        return _error("match", f"bot names must differ, got {', '.join(names)}", 2)
     try:
         seats = seats_for_teams(rules, args.bot)
         time_control = TimeControl(args.decision_ms, args.bank_ms)
     except ValueError as error:
-        print(f"arena match: error: {error}", file=sys.stderr)
-        return 2
+        return _error("match", str(error), 2)
+    if args.save and (problem := _unwritable(args.save)):
+        return _error("match", problem)
     configure_logging(json_lines=True if args.log_json else None, level=args.log_level)
     settings = MatchSettings(rules, args.seed, time_control, strikes=args.strikes)
     if args.match_id:
@@ -123,17 +180,18 @@ def _match(args: argparse.Namespace) -> int:
     print("")
     for fault in outcome.faults:
         action = "a random move was played instead" if fault.substituted else "forfeit"
+        name = safe_text(outcome.seat_names[fault.seat], 64)
         print(
-            f"Fault: seat {fault.seat} ({outcome.seat_names[fault.seat]}, team {fault.team}) "
-            f"{fault.cause.value} in deal {fault.deal_number}: {fault.detail} ({action})"
+            f"Fault: seat {fault.seat} ({name}, team {fault.team}) "
+            f"{fault.cause.value} in deal {fault.deal_number}: {safe_text(fault.detail)} ({action})"
         )
     if outcome.forfeited_teams:
         teams = ", ".join(str(team) for team in outcome.forfeited_teams)
         print(f"The match is decided by forfeit: team {teams} ranks last.")
-    print("\n".join(describe_ranking(outcome.ranking, outcome.tables, rules, outcome.seat_names)))
-    if args.save:
-        outcome.record.save(args.save)
-        print(f"Game record saved to {args.save}")
+    seat_names = [safe_text(name, 64) for name in outcome.seat_names]
+    print("\n".join(describe_ranking(outcome.ranking, outcome.tables, rules, seat_names)))
+    if args.save and _save("match", outcome.record, args.save) != 0:
+        return 1
     return 3 if outcome.forfeited_teams else 0
 
 
@@ -143,8 +201,22 @@ SAMPLE_BOTS = {
 }
 
 
-def _open_store(args: argparse.Namespace) -> LadderStore:
-    return LadderStore(args.db)
+_READ_COMMANDS: Final = {"list", "show", "matches", "record"}
+"""Subcommands of `bots` and `ladder` that only read the store: they work on a read-only file."""
+
+
+def _with_store(command: str, args: argparse.Namespace, use: Callable[[LadderStore], int]) -> int:
+    """Open the store, run `use` on it and close it. A StoreError at any point (opening, a query, a
+    write, closing) is one error line and exit status 1."""
+    action = args.bots_command if command == "bots" else args.ladder_command
+    try:
+        store = LadderStore(args.db, read_only=None if action in _READ_COMMANDS else False)
+        try:
+            return use(store)
+        finally:
+            store.close()
+    except StoreError as error:
+        return _error(f"{command} {action}", str(error))
 
 
 async def _check_bot(name: str, address: str | None, command: str | None) -> None:
@@ -169,50 +241,43 @@ async def _check_bot(name: str, address: str | None, command: str | None) -> Non
 
 
 def _bots(args: argparse.Namespace) -> int:
-    try:
-        store = _open_store(args)
-    except StoreError as error:
-        print(f"arena bots: error: {error}", file=sys.stderr)
-        return 1
-    try:
-        if args.bots_command == "add" or args.bots_command == "update":
-            address, command = args.address, args.command
-            if (address is None) == (command is None):
-                print("arena bots: error: give either HOST:PORT or --command CMD", file=sys.stderr)
-                return 2
-            if args.bots_command == "add" and args.name in {bot.name for bot in store.bots()}:
-                raise StoreError(f"a bot named {args.name!r} is already registered")
-            if args.bots_command == "update":
-                store.bot(args.name)
-            if not args.no_check:
-                asyncio.run(_check_bot(args.name, address, command))
-            if args.bots_command == "add":
-                entry = store.add_bot(args.name, address, command)
-                print(f"Registered {entry.name}: {entry.where}")
-            else:
-                entry = store.update_bot(args.name, address, command)
-                print(f"Updated {entry.name}: {entry.where}")
-        elif args.bots_command == "remove":
-            store.remove_bot(args.name)
-            print(f"Removed {args.name} (its finished matches stay in the history)")
-        elif args.bots_command == "probation":
-            store.set_probation(args.name, None if args.clear else args.reason)
-            print(f"{args.name}: " + ("off probation" if args.clear else f"on probation ({args.reason})"))
+    if args.bots_command in ("add", "update") and (args.address is None) == (args.command is None):
+        return _error(f"bots {args.bots_command}", "give either HOST:PORT or --command CMD", 2)
+    return _with_store("bots", args, lambda store: _bots_action(args, store))
+
+
+def _bots_action(args: argparse.Namespace, store: LadderStore) -> int:
+    if args.bots_command == "add" or args.bots_command == "update":
+        address, command = args.address, args.command
+        if args.bots_command == "add" and args.name in {bot.name for bot in store.bots()}:
+            raise StoreError(f"a bot named {args.name!r} is already registered")
+        if args.bots_command == "update":
+            store.bot(args.name)
+        if not args.no_check:
+            asyncio.run(_check_bot(args.name, address, command))
+        if args.bots_command == "add":
+            entry = store.add_bot(args.name, address, command)
+            print(f"Registered {entry.name}: {entry.where}")
         else:
-            bots = store.bots()
-            if args.json:
-                print(json.dumps([dataclasses.asdict(bot) for bot in bots], indent=1))
-            elif not bots:
-                print("No bots registered. Add one with: arena bots add NAME HOST:PORT")
-            else:
-                for bot in bots:
-                    status = f"  probation: {bot.probation}" if bot.probation else ""
-                    print(f"{bot.name:<20} {bot.rating:7.1f}  {bot.where}{status}")
-    except StoreError as error:
-        print(f"arena bots: error: {error}", file=sys.stderr)
-        return 1
-    finally:
-        store.close()
+            entry = store.update_bot(args.name, address, command)
+            print(f"Updated {entry.name}: {entry.where}")
+    elif args.bots_command == "remove":
+        store.remove_bot(args.name)
+        print(f"Removed {safe_text(args.name)} (its finished matches stay in the history)")
+    elif args.bots_command == "probation":
+        store.set_probation(args.name, None if args.clear else args.reason)
+        change = "off probation" if args.clear else f"on probation ({args.reason})"
+        print(f"{safe_text(args.name)}: {safe_text(change)}")
+    else:
+        bots = store.bots()
+        if args.json:
+            print(json.dumps([dataclasses.asdict(bot) for bot in bots], indent=1))
+        elif not bots:
+            print("No bots registered. Add one with: arena bots add NAME HOST:PORT")
+        else:
+            for bot in bots:
+                status = f"  probation: {safe_text(bot.probation)}" if bot.probation else ""
+                print(f"{safe_text(bot.name, 64):<20} {bot.rating:7.1f}  {safe_text(bot.where)}{status}")
     return 0
 
 
@@ -233,7 +298,7 @@ def format_standings(standings: Sequence[Standing]) -> list[str]:
     rows = [header]
     for line in standings:
         interval = "-" if line.interval == float("inf") else f"+/- {line.interval:.0f}"
-        name = line.bot + (" (probation)" if line.probation else "")
+        name = safe_text(line.bot, 64) + (" (probation)" if line.probation else "")
         rows.append(
             (
                 str(line.rank),
@@ -269,27 +334,23 @@ def _show_standings(store: LadderStore, as_json: bool) -> None:
         print("\n".join(format_standings(standings)))
         for line in standings:
             if line.probation:
-                print(f"{line.bot} is on probation: {line.probation}")
+                print(f"{safe_text(line.bot, 64)} is on probation: {safe_text(line.probation)}")
 
 
 def _ladder(args: argparse.Namespace) -> int:
-    try:
-        store = _open_store(args)
-    except StoreError as error:
-        print(f"arena ladder: error: {error}", file=sys.stderr)
-        return 1
-    try:
-        if args.ladder_command == "show":
-            _show_standings(store, args.json)
-            return 0
-        if args.ladder_command == "matches":
-            _list_matches(store, args.bot, args.limit, args.json)
-            return 0
-        if args.ladder_command == "record":
-            return _export_record(store, args.match_id, args.output)
-        return _ladder_run(args, store)
-    finally:
-        store.close()
+    return _with_store("ladder", args, lambda store: _ladder_action(args, store))
+
+
+def _ladder_action(args: argparse.Namespace, store: LadderStore) -> int:
+    if args.ladder_command == "show":
+        _show_standings(store, args.json)
+        return 0
+    if args.ladder_command == "matches":
+        _list_matches(store, args.bot, args.limit, args.json)
+        return 0
+    if args.ladder_command == "record":
+        return _export_record(store, args.match_id, args.output)
+    return _ladder_run(args, store)
 
 
 def _list_matches(store: LadderStore, bot: str | None, limit: int, as_json: bool) -> None:
@@ -302,22 +363,21 @@ def _list_matches(store: LadderStore, bot: str | None, limit: int, as_json: bool
         print("No finished matches.")
     for match in matches:
         order = sorted(match.bot_ranks.items(), key=lambda item: (item[1], item[0]))
-        ranks = ", ".join(f"{rank}. {name}" for name, rank in order)
+        ranks = ", ".join(f"{rank}. {safe_text(name, 64)}" for name, rank in order)
         faults = f"  {len(match.faults)} faults" if match.faults else ""
-        print(f"{match.id:<24} set {match.set_id:<4} {match.reason:<14} {ranks}{faults}")
+        shown_id, reason = safe_text(match.id, 64), safe_text(match.reason, 64)
+        print(f"{shown_id:<24} set {match.set_id:<4} {reason:<14} {ranks}{faults}")
 
 
 def _export_record(store: LadderStore, match_id: str, output: str | None) -> int:
     """Write a stored match's game record (for `arena replay`) to a file or standard output."""
-    try:
-        record = store.match_record(match_id)
-    except StoreError as error:
-        print(f"arena ladder: error: {error}", file=sys.stderr)
-        return 1
-    text = json.dumps(record, indent=1) + "\n"
+    text = json.dumps(store.match_record(match_id), indent=1) + "\n"
     if output:
-        Path(output).write_text(text, encoding="utf-8")
-        print(f"Game record of {match_id} saved to {output}")
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as error:
+            return _error("ladder record", f"cannot write {output}: {error.strerror}")
+        print(f"Game record of {safe_text(match_id)} saved to {safe_text(output)}")
     else:
         sys.stdout.write(text)
     return 0
@@ -350,8 +410,7 @@ def _ladder_run(args: argparse.Namespace, store: LadderStore) -> int:
     try:
         ladder.check()
     except LadderError as error:
-        print(f"arena ladder: error: {error}", file=sys.stderr)
-        return 1
+        return _error("ladder run", str(error))
 
     async def run() -> None:
         loop = asyncio.get_running_loop()
@@ -364,20 +423,22 @@ def _ladder_run(args: argparse.Namespace, store: LadderStore) -> int:
 
     what = "until stopped (Ctrl-C)" if settings.matches is None else f"{settings.matches} matches"
     print(f"Playing {what}, {settings.concurrency} at a time; results in {args.db}", file=sys.stderr)
+    failure = None
     try:
         asyncio.run(run())
     except LadderError as error:
+        failure = str(error)
+    finally:
         progress.close()
-        print(f"arena ladder: error: {error}", file=sys.stderr)
-        return 1
-    progress.close()
+    if failure is not None:
+        return _error("ladder run", failure)  # after the progress line has ended: a line of its own
     report = ladder.report
     print(
         f"Played {report.matches} matches ({report.sets_rated} sets rated, {report.faults} faults) "
         f"in {report.seconds:.1f} s"
     )
     for name, reason in report.probations:
-        print(f"{name} was put on probation: {safe_text(reason)}")
+        print(f"{safe_text(name, 64)} was put on probation: {safe_text(reason)}")
     for set_id, reason in report.voided_sets:
         print(f"Set {set_id} was made void (never rated): {safe_text(reason)}")
     if report.arena_errors:
@@ -395,9 +456,18 @@ def _stop_once(loop: asyncio.AbstractEventLoop, ladder: Ladder) -> None:
         loop.remove_signal_handler(signum)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors, like every other error of `arena` (--help has the usage)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {safe_text(message)} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
-    parser = argparse.ArgumentParser(prog="arena", description="A bot-battle arena for the card game 56.")
+    parser: argparse.ArgumentParser = _Parser(
+        prog="arena", description="A bot-battle arena for the card game 56."
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     play = commands.add_parser("play", help="play a seeded match among built-in random players and print it")
@@ -421,19 +491,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="a bot for the next team (give one per team: 2 teams, or players/2 in the pairs ruleset)",
     )
     add_match_settings(match)
-    match.add_argument(
-        "--decision-ms", type=arguments.positive, default=1000, help="time per decision (default 1000)"
-    )
-    match.add_argument(
-        "--bank-ms", type=arguments.non_negative, default=10000, help="per-match time bank (default 10000)"
-    )
+    add_time_control(match)
     match.add_argument("--match-id", help="the match id to use in logs and the record (default: random)")
     match.add_argument(
         "--strikes",
-        type=arguments.non_negative,
+        type=arguments.strikes,
         default=0,
         help="fault policy: play a random legal move for a bot's first N bad answers, then forfeit "
-        "(default 0: forfeit at once)",
+        f"({arguments.strikes.range}; default 0: forfeit at once)",
     )
     match.add_argument("--save", metavar="FILE", help="save the game record (JSON) to FILE")
     match.add_argument("--brief", action="store_true", help="do not print the hands of each deal")
@@ -483,42 +548,49 @@ def build_parser() -> argparse.ArgumentParser:
         "same deals once per rotation of the teams over the seats; a run ends on whole sets.",
     )
     count = run.add_mutually_exclusive_group()
-    count.add_argument("--matches", type=arguments.positive, default=20, help="matches to play (default 20)")
+    count.add_argument(
+        "--matches",
+        type=arguments.matches,
+        default=20,
+        help=f"matches to play ({arguments.matches.range}; default 20)",
+    )
     count.add_argument("--forever", action="store_true", help="play until stopped with Ctrl-C")
     run.add_argument(
-        "--concurrency", type=arguments.positive, default=1, help="matches played at once (default 1)"
+        "--concurrency",
+        type=arguments.concurrency,
+        default=1,
+        help=f"matches played at once ({arguments.concurrency.range}; default 1)",
     )
     run.add_argument("--players", type=arguments.players, default=4, help="4 (default), 6 or 8")
     run.add_argument(
         "--ruleset", type=arguments.ruleset, default=Ruleset.PAIRS, help="pairs (default) or partnership"
     )
     run.add_argument(
-        "--deal-cap", type=arguments.positive, default=None, help="end each match after this many deals"
+        "--deal-cap",
+        type=arguments.deal_cap,
+        default=None,
+        help=f"end each match after this many deals ({arguments.deal_cap.range})",
     )
-    run.add_argument(
-        "--decision-ms", type=arguments.positive, default=1000, help="time per decision (default 1000)"
-    )
-    run.add_argument(
-        "--bank-ms", type=arguments.non_negative, default=10000, help="per-match time bank (default 10000)"
-    )
+    add_time_control(run)
     run.add_argument(
         "--seed",
-        type=arguments.whole_number,
+        type=arguments.seed,
         default=None,
-        help="seed the pairings and deals (default: random)",
+        help=f"seed the pairings and deals, {arguments.seed.range} (default: random)",
     )
     run.add_argument(
         "--strikes",
-        type=arguments.non_negative,
+        type=arguments.strikes,
         default=0,
         help="fault policy: play a random legal move for a bot's first N bad answers in a match, then "
-        "forfeit (default 0: forfeit at once)",
+        f"forfeit ({arguments.strikes.range}; default 0: forfeit at once)",
     )
     run.add_argument(
         "--probation-after",
-        type=arguments.non_negative,
+        type=arguments.probation_after,
         default=3,
-        help="put a bot on probation after this many forfeits in a row (default 3; 0 never)",
+        help="put a bot on probation after this many forfeits in a row "
+        f"({arguments.probation_after.range}; default 3; 0 never)",
     )
     run.add_argument(
         "--sample-bots",
@@ -536,7 +608,9 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true", help="print JSON")
     matches = ladder_commands.add_parser("matches", help="list the newest finished matches")
     matches.add_argument("--bot", help="only the matches of this bot")
-    matches.add_argument("--limit", type=arguments.positive, default=20, help="how many (default 20)")
+    matches.add_argument(
+        "--limit", type=arguments.limit, default=20, help=f"how many ({arguments.limit.range}; default 20)"
+    )
     matches.add_argument("--json", action="store_true", help="print JSON")
     record = ladder_commands.add_parser(
         "record", help="write a stored match's game record (for arena replay)"
@@ -555,16 +629,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 success, 1 failure, 2 bad usage)."""
-    args = build_parser().parse_args(argv)
-    handler: Callable[[argparse.Namespace], int] = args.handler
+def _internal_error(error: Exception, argv: Sequence[str]) -> int:
+    """A bug of ours: one line for the user, the traceback in a file for the report."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
     try:
+        descriptor, path = tempfile.mkstemp(prefix=f"arena-crash-{stamp}-", suffix=".txt")
+        with os.fdopen(descriptor, "w", encoding="utf-8", errors="backslashreplace") as file:
+            file.write(f"arena {' '.join(argv)}\nPython {sys.version}\n\n")
+            traceback.print_exception(error, file=file)
+        where = f"the traceback is in {path}"
+    except OSError as write_error:
+        where = f"the traceback could not be saved ({write_error.strerror})"
+    try:
+        message = str(error)
+    except Exception:  # an exception that cannot even describe itself must not hide the report
+        message = "(no message)"
+    what = safe_text(f"{type(error).__name__}: {message}", 300)
+    print(f"arena: error: internal error ({what}); {where}; please report it", file=sys.stderr)
+    return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0 success, 1 failure, 2 bad usage, 3 a match decided
+    by a forfeit, 130 interrupted, 141 output closed)."""
+    arguments_given = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = build_parser().parse_args(arguments_given)
+        handler: Callable[[argparse.Namespace], int] = args.handler
         return handler(args)
     except BrokenPipeError:
         # The reader went away (`arena play | head`): stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:
+        return _internal_error(error, arguments_given)
 
 
 if __name__ == "__main__":

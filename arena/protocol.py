@@ -88,6 +88,9 @@ class AnswerError(ValueError):
         self.cause = cause
 
 
+MAX_UINT32: Final = 2**32 - 1
+
+
 @dataclass(frozen=True, slots=True)
 class TimeControl:
     """Time allowed per decision and the per-match bank of spare time, in milliseconds."""
@@ -96,8 +99,12 @@ class TimeControl:
     bank_ms: int = 10000
 
     def __post_init__(self) -> None:
-        if self.decision_ms < 1 or self.bank_ms < 0:
-            raise ValueError("decision time must be at least 1 ms and the bank at least 0 ms")
+        # Both go to bots as uint32: refuse here what the message could not carry.
+        if not 1 <= self.decision_ms <= MAX_UINT32 or not 0 <= self.bank_ms <= MAX_UINT32:
+            raise ValueError(
+                f"decision time must be 1 to {MAX_UINT32:,} ms and the bank 0 to {MAX_UINT32:,} ms; "
+                f"got {self.decision_ms} and {self.bank_ms}"
+            )
 
 
 # Engine -> messages.

@@ -9,6 +9,7 @@ are upgraded on load by the functions in `_UPGRADES`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,8 +96,13 @@ class GameRecord:
         """Write the record to `path` (the whole file at once: a partial write is never left behind)."""
         target = Path(path)
         temporary = target.with_name(target.name + ".partial")
-        temporary.write_text(self.dumps(), encoding="utf-8")
-        temporary.replace(target)
+        try:
+            temporary.write_text(self.dumps(), encoding="utf-8")
+            temporary.replace(target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                temporary.unlink(missing_ok=True)
+            raise
 
 
 def result_json(result: DealResult) -> dict[str, Any]:
@@ -184,6 +190,14 @@ _UPGRADES: Final = {1: _upgrade_nothing}
 """For each version, the function that brings a document of that version to the current one."""
 
 
+MAX_DEPTH: Final = 64
+"""How deeply a record's JSON may nest: a record the arena writes nests 5 levels; a file nested thousands
+deep is an attack on the parser (or on anything that walks the document recursively later)."""
+
+MAX_SEED: Final = 2**63 - 1
+"""A record's seed is a signed 64-bit integer, as the command line and the ladder's store take it."""
+
+
 def loads(text: str) -> GameRecord:
     """Parse a record from JSON text.
 
@@ -191,9 +205,17 @@ def loads(text: str) -> GameRecord:
         expected and where.
     """
     try:
-        document = json.loads(text)
+        document = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as error:
         raise RecordError(f"not JSON: {error}") from None
+    except RecursionError:
+        raise RecordError(f"not a game record: JSON nested more than {MAX_DEPTH} levels deep") from None
+    except RecordError:
+        raise
+    except ValueError:
+        # The one other ValueError of json.loads: an integer beyond int()'s 4,300 digits.
+        raise RecordError("not a game record: a number in it has thousands of digits") from None
+    _check_depth(document)
     return from_json(document)
 
 
@@ -204,6 +226,26 @@ def load(path: str | Path) -> GameRecord:
     except (OSError, UnicodeDecodeError) as error:
         raise RecordError(f"cannot read {path}: {error}") from None
     return loads(text)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise RecordError(f"not JSON: {name} is not a JSON number")
+
+
+def _check_depth(document: Any) -> None:
+    """Refuse a document nested deeper than MAX_DEPTH (walked without recursion)."""
+    pending: list[tuple[Any, int]] = [(document, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, dict):
+            children: Any = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            raise RecordError(f"not a game record: JSON nested more than {MAX_DEPTH} levels deep")
+        pending.extend((child, depth + 1) for child in children)
 
 
 def from_json(document: Any) -> GameRecord:
@@ -237,7 +279,9 @@ def from_json(document: Any) -> GameRecord:
     ):
         raise RecordError(f"'seats' must be a list of {rules.players} names")
     seed = _optional_integer(document, "seed")
-    first_dealer = _integer(document, "first_dealer")
+    if seed is not None and not -MAX_SEED <= seed <= MAX_SEED:
+        raise RecordError("'seed' must be a whole number from -(2^63-1) to 2^63-1, or null")
+    first_dealer = _seat(document.get("first_dealer"), "first_dealer", rules.players)
     raw_deals = document.get("deals")
     if not isinstance(raw_deals, list):
         raise RecordError("'deals' must be a list")
@@ -256,9 +300,7 @@ def _deal_from_json(raw: Any, number: int, players: int) -> DealRecord:
         raise RecordError("a deal must be an object", deal=number)
     if raw.get("number") != number:
         raise RecordError(f"deals must be numbered in order: expected number {number}", deal=number)
-    dealer = raw.get("dealer")
-    if not isinstance(dealer, int) or isinstance(dealer, bool):
-        raise RecordError("'dealer' must be a seat number", deal=number)
+    dealer = _seat(raw.get("dealer"), "dealer", players, number)
     hands = raw.get("hands")
     if not isinstance(hands, list) or len(hands) != players:
         raise RecordError(f"'hands' must list {players} hands (null for seats out)", deal=number)
@@ -275,6 +317,12 @@ def _deal_from_json(raw: Any, number: int, players: int) -> DealRecord:
     if result is not None and not isinstance(result, dict):
         raise RecordError("'result' must be an object or null", deal=number)
     return DealRecord(number, dealer, hands, moves[0], moves[1], result)
+
+
+def _seat(value: Any, key: str, players: int, deal: int | None = None) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < players:
+        raise RecordError(f"{key!r} must be a seat number, 0 to {players - 1}", deal=deal)
+    return value
 
 
 def _integer(document: dict[str, Any], key: str) -> int:

@@ -12,16 +12,20 @@ place when it is opened.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
+import os
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar, cast
 
 from arena.elo import START_RATING, interval_half_width, pair_scores, rating_changes
+from arena.engine import MatchRules, Ruleset
 
 SCHEMA_VERSION: Final = 2
 DEFAULT_DB: Final = "arena.db"
@@ -75,8 +79,28 @@ CREATE TABLE IF NOT EXISTS rating_events (
 """
 
 
+_ADDED_COLUMNS: Final = {2: (("sets", "void_reason", "TEXT"),)}
+"""For each schema version, the columns it added to tables of the version before: `_upgrade` adds them,
+and a read-only file of an older version is read without them."""
+
+
+def _columns_of(schema: str) -> dict[str, tuple[str, ...]]:
+    """Each table of `schema` with its columns, from SQLite itself (the schema text stays the one source)."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(schema)
+        tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {table: tuple(row[1] for row in db.execute(f"PRAGMA table_info({table})")) for table in tables}
+    finally:
+        db.close()
+
+
+_COLUMNS: Final = _columns_of(_SCHEMA)
+
+
 class StoreError(ValueError):
-    """A request the store refuses: a duplicate or unknown bot, a file that is not a ladder."""
+    """A request the store refuses (a duplicate or unknown bot), or a file it cannot use (not a ladder,
+    damaged, read-only, locked); the message is one line that names the file."""
 
 
 class DuplicateMatchError(StoreError):
@@ -168,41 +192,226 @@ class Standing:
         }
 
 
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_list_of(value: Any, kind: type) -> bool:
+    return isinstance(value, list) and all(isinstance(item, kind) for item in value)
+
+
+def _are_rules(players: int, ruleset: str, deal_cap: int | None) -> bool:
+    """Whether a stored set's settings make a match (the ladder plays it next)."""
+    try:
+        MatchRules(players, Ruleset.parse(ruleset), deal_cap)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_fault(fault: Any, teams: int) -> bool:
+    """A stored fault as the standings and the probation check read it."""
+    return (
+        isinstance(fault, dict)
+        and _is_integer(fault.get("team"))
+        and 0 <= fault["team"] < teams
+        and isinstance(fault.get("cause"), str)
+        and isinstance(fault.get("detail"), str)
+    )
+
+
 _ILLEGAL_CAUSES: Final = ("illegal_move", "malformed_answer", "wrong_decision", "protocol_error")
 _CRASH_CAUSES: Final = ("disconnected", "unreachable", "incompatible")
 
 
-class LadderStore:
-    """The ladder's SQLite file. Open it with `LadderStore(path)`; close it with `close()`."""
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+_Class = TypeVar("_Class", bound=type)
 
-    def __init__(self, path: str | Path = DEFAULT_DB) -> None:
-        self.path = Path(path)
+
+def _store_errors(method: _Method) -> _Method:
+    """`method`, with any SQLite error turned into a StoreError that names the file and says what it
+    means: the command line shows StoreErrors as one line, and nothing else of SQLite leaks out."""
+
+    @functools.wraps(method)
+    def wrapper(self: LadderStore, *args: Any, **kwargs: Any) -> Any:
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as error:
+            raise StoreError(self._explain(error)) from None
+
+    return cast(_Method, wrapper)
+
+
+def _every_method_store_errors(cls: _Class) -> _Class:
+    """Wrap every public method (and `__init__`) of `cls` with `_store_errors`, so that a method added
+    later cannot forget it."""
+    for name, value in list(vars(cls).items()):
+        if inspect.isfunction(value) and (not name.startswith("_") or name == "__init__"):
+            setattr(cls, name, _store_errors(value))
+    return cls
+
+
+@_every_method_store_errors
+class LadderStore:
+    """The ladder's SQLite file. Open it with `LadderStore(path)`; close it with `close()`.
+
+    `read_only`: None opens a file that cannot be written read-only (the read commands still work) and
+    any other read-write; False refuses a file that cannot be written; True never writes. Every error,
+    at opening or later, is a StoreError that names the file.
+    """
+
+    def __init__(
+        self, path: str | Path = DEFAULT_DB, *, read_only: bool | None = None, timeout: float = 30.0
+    ) -> None:
+        self.path = Path(path)
+        self.timeout = timeout
+        """Seconds to wait for another program's write to finish before giving up."""
+        self._read_only_reason = self._unwritable_reason()
+        if read_only is False and self._read_only_reason:
+            raise StoreError(f"{self.path} is read-only ({self._read_only_reason}); this command changes it")
+        if read_only and not self._read_only_reason:
+            self._read_only_reason = "opened read-only"
+        self.read_only = bool(self._read_only_reason)
+        self._db = self._connect()
+        try:
+            self._prepare()
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _unwritable_reason(self) -> str:
+        """Why the file cannot be written ("" when it can), or a StoreError when it cannot be used."""
+        path, folder = self.path, self.path.parent
+        try:
+            if path.is_dir():
+                raise StoreError(f"{path} is a directory, not a ladder database file")
+            if not path.exists():
+                if not folder.is_dir():
+                    raise StoreError(f"cannot create {path}: the folder {folder} does not exist")
+                if not os.access(folder, os.W_OK | os.X_OK):
+                    raise StoreError(f"cannot create {path}: no permission to write in {folder}")
+                return ""
+        except OSError as error:
+            raise StoreError(f"cannot open {path}: {error.strerror}") from None
+        if not os.access(path, os.R_OK):
+            raise StoreError(f"cannot read {path}: permission denied")
+        if not os.access(path, os.W_OK):
+            return "no permission to write it"
+        if not os.access(folder, os.W_OK | os.X_OK):
+            # The write-ahead log lives beside the file.
+            return f"no permission to write in its folder {folder}"
+        return ""
+
+    def _connect(self) -> sqlite3.Connection:
+        if not self.read_only:
+            return sqlite3.connect(self.path, isolation_level=None, timeout=self.timeout)
+        uri = self.path.resolve().as_uri()
+        if Path(f"{self.path}-shm").exists():
+            # A writer may have the file open: read through its shared memory, consistently.
+            db = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, timeout=self.timeout)
+            try:
+                db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                return db
+            except sqlite3.OperationalError:
+                db.close()
+        # Nobody has it open (or we cannot share the memory): read the file as it is on disk, without
+        # creating files beside it that its owner could not write later.
+        return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None)
+
+    def _prepare(self) -> None:
+        """Check that the file is a ladder (before changing anything in it), then create or upgrade the
+        tables when needed and allowed."""
+        version = self._version()
+        self._check_columns(version, all_tables=self.read_only)
+        if self.read_only:
+            return
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        if version != SCHEMA_VERSION or not _COLUMNS.keys() <= self._tables():
             with self._transaction():
+                version = self._version()  # again, under the lock: another runner may have been first
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         self._db.execute(statement)
-                row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-                if row is None:
+                if version is None:
                     self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-                elif int(row[0]) > SCHEMA_VERSION:
-                    raise StoreError(f"{self.path} was written by a newer arena (schema {row[0]})")
-                elif int(row[0]) < SCHEMA_VERSION:
-                    self._upgrade(int(row[0]))
-        except sqlite3.DatabaseError as error:
-            raise StoreError(f"{self.path} is not a ladder database: {error}") from None
+                elif version < SCHEMA_VERSION:
+                    self._upgrade(version)
+            self._check_columns(SCHEMA_VERSION, all_tables=True)
+
+    def _tables(self) -> set[str]:
+        rows = self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        return {name for (name,) in rows if not name.startswith("sqlite_")}
+
+    def _version(self) -> int | None:
+        """The file's schema version, None for a file without tables; refuses another program's file and
+        a newer arena's."""
+        tables = self._tables()
+        if not tables:
+            return None
+        row = None
+        if "meta" in tables:
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        text = str(row[0]) if row is not None else ""
+        if not text.isdecimal() or len(text) > 9:
+            listed = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+            raise StoreError(f"{self.path} is not a ladder database (it holds other tables: {listed})")
+        if int(text) > SCHEMA_VERSION:
+            raise StoreError(f"{self.path} was written by a newer arena (schema {text})")
+        return int(text)
+
+    def _check_columns(self, version: int | None, all_tables: bool) -> None:
+        """Refuse a file whose tables lack columns that this version reads (CREATE TABLE IF NOT EXISTS
+        keeps a table of another shape); with `all_tables`, refuse a missing table too. Columns added
+        after the file's version are not needed yet: the upgrade adds them."""
+        excused = {
+            (table, column)
+            for step in range((version or 0) + 1, SCHEMA_VERSION + 1)
+            for table, column, _declaration in _ADDED_COLUMNS.get(step, ())
+        }
+        for table, columns in _COLUMNS.items():
+            present = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            if not present:
+                if all_tables:
+                    raise StoreError(f"{self.path} is not a ladder database (it has no table {table!r})")
+                continue
+            missing = [
+                column for column in columns if column not in present and (table, column) not in excused
+            ]
+            if missing:
+                lacking = f"table {table!r} has no column {', '.join(missing)}"
+                raise StoreError(f"{self.path} is not a ladder database ({lacking})")
 
     def _upgrade(self, version: int) -> None:
         """Bring a file of an older schema version to this one, inside the opening transaction."""
-        if version < 2:
-            columns = {row[1] for row in self._db.execute("PRAGMA table_info(sets)")}
-            if "void_reason" not in columns:
-                self._db.execute("ALTER TABLE sets ADD COLUMN void_reason TEXT")
+        for step in range(version + 1, SCHEMA_VERSION + 1):
+            for table, column, declaration in _ADDED_COLUMNS.get(step, ()):
+                present = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+                if column not in present:
+                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
         self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+
+    def _explain(self, error: sqlite3.Error) -> str:
+        """One line for a SQLite error: what it means for this file."""
+        name = getattr(error, "sqlite_errorname", "") or ""
+        if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+            return f"{self.path} is locked by another program (waited {self.timeout:g} s); try again later"
+        if name.startswith("SQLITE_READONLY"):
+            return f"{self.path} is read-only ({error}); nothing was changed"
+        if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+            return f"{self.path} is damaged or not a ladder database ({error})"
+        if name.startswith("SQLITE_FULL"):
+            return f"{self.path}: the disk is full ({error}); nothing was changed"
+        if name.startswith("SQLITE_CANTOPEN"):
+            return f"cannot open {self.path} ({error})"
+        if "no such column" in str(error) or "no such table" in str(error):
+            return f"{self.path} is not a ladder database of this arena ({error})"
+        return f"{self.path}: database error: {error}"
 
     def close(self) -> None:
         """Close the file."""
@@ -210,13 +419,26 @@ class LadderStore:
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
+        if self.read_only:
+            raise StoreError(f"{self.path} is read-only ({self._read_only_reason}); nothing was changed")
         self._db.execute("BEGIN IMMEDIATE")
         try:
             yield
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:  # SQLite rolls back by itself after some errors
+                self._db.execute("ROLLBACK")
             raise
         self._db.execute("COMMIT")
+
+    def _decoded(self, text: Any, what: str) -> Any:
+        """A JSON column's value; a damaged one (the file was edited by hand?) is a StoreError."""
+        try:
+            return json.loads(text)
+        except (TypeError, ValueError, RecursionError):
+            raise self._damaged(what) from None
+
+    def _damaged(self, what: str) -> StoreError:
+        return StoreError(f"{self.path} is damaged: {what} does not hold what the arena wrote")
 
     # Bots.
 
@@ -243,12 +465,22 @@ class LadderStore:
         ).fetchone()
         if row is None:
             raise StoreError(f"no bot named {name!r} is registered")
-        return BotEntry(*row)
+        return self._bot_entry(row)
 
     def bots(self) -> list[BotEntry]:
         """Every registered bot, by name."""
         rows = self._db.execute("SELECT name, address, command, rating, probation FROM bots ORDER BY name")
-        return [BotEntry(*row) for row in rows]
+        return [self._bot_entry(row) for row in rows]
+
+    def _bot_entry(self, row: Sequence[Any]) -> BotEntry:
+        name, address, command, rating, probation = row
+        if not (
+            isinstance(name, str)
+            and all(value is None or isinstance(value, str) for value in (address, command, probation))
+            and _is_number(rating)
+        ):
+            raise self._damaged(f"the row of bot {name!r}")
+        return BotEntry(name, address, command, float(rating), probation)
 
     def update_bot(self, name: str, address: str | None = None, command: str | None = None) -> BotEntry:
         """Give a bot a new address or command (its rating and history stay)."""
@@ -298,10 +530,18 @@ class LadderStore:
             " WHERE rated_at IS NULL AND void_reason IS NULL ORDER BY id"
         ).fetchall()
         unfinished = []
-        for row in rows:
-            duplicate = DuplicateSet(
-                row[0], row[1], row[2], row[3], row[4], tuple(json.loads(row[5])), row[6]
-            )
+        for set_id, players, ruleset, deal_cap, seed, bots_json, rotations in rows:
+            bots = self._decoded(bots_json, f"the bots of set {set_id}")
+            if not (
+                all(_is_integer(value) for value in (set_id, players, seed, rotations))
+                and isinstance(ruleset, str)
+                and (deal_cap is None or _is_integer(deal_cap))
+                and _is_list_of(bots, str)
+                and rotations == len(bots)
+                and _are_rules(players, ruleset, deal_cap)
+            ):
+                raise self._damaged(f"set {set_id}")
+            duplicate = DuplicateSet(set_id, players, ruleset, deal_cap, seed, tuple(bots), rotations)
             done = {
                 played
                 for (played,) in self._db.execute(
@@ -392,28 +632,50 @@ class LadderStore:
             f" FROM matches {where} ORDER BY {order} LIMIT ?",
             (*parameters, limit),
         )
-        return [
-            StoredMatch(
-                row[0],
-                row[1],
-                row[2],
-                tuple(json.loads(row[3])),
-                row[4],
-                tuple(json.loads(row[5])),
-                json.loads(row[6]),
-                json.loads(row[7]),
-                row[8],
-                row[9],
-            )
-            for row in rows
-        ]
+        return [self._stored_match(row) for row in rows]
+
+    def _stored_match(self, row: Sequence[Any]) -> StoredMatch:
+        """A row of `matches`, checked: a damaged row is a StoreError, not a crash in the standings."""
+        match_id, set_id, rotation, team_bots, reason, ranking, bot_ranks, faults, decisions, seconds = row
+        what = f"match {match_id!r}"
+        team_bots = self._decoded(team_bots, f"the bots of {what}")
+        ranking = self._decoded(ranking, f"the ranking of {what}")
+        bot_ranks = self._decoded(bot_ranks, f"the ranks of {what}")
+        faults = self._decoded(faults, f"the faults of {what}")
+        if not (
+            isinstance(match_id, str)
+            and all(_is_integer(value) for value in (set_id, rotation, decisions))
+            and isinstance(reason, str)
+            and _is_number(seconds)
+            and _is_list_of(team_bots, str)
+            and _is_list_of(ranking, int)
+            and isinstance(bot_ranks, dict)
+            and all(_is_integer(rank) for rank in bot_ranks.values())
+            and isinstance(faults, list)
+            and all(_is_fault(fault, len(team_bots)) for fault in faults)
+        ):
+            raise self._damaged(what)
+        return StoredMatch(
+            match_id,
+            set_id,
+            rotation,
+            tuple(team_bots),
+            reason,
+            tuple(ranking),
+            bot_ranks,
+            faults,
+            decisions,
+            float(seconds),
+        )
 
     def match_record(self, match_id: str) -> dict[str, Any]:
         """The game record of a stored match."""
         row = self._db.execute("SELECT record FROM matches WHERE id = ?", (match_id,)).fetchone()
         if row is None:
             raise StoreError(f"no match {match_id!r}")
-        record: dict[str, Any] = json.loads(row[0])
+        record = self._decoded(row[0], f"the record of match {match_id!r}")
+        if not isinstance(record, dict):
+            raise self._damaged(f"the record of match {match_id!r}")
         return record
 
     def rate_set(self, set_id: int) -> dict[str, float] | None:
@@ -443,12 +705,15 @@ class LadderStore:
 
     def _rating(self, bot: str) -> float:
         row = self._db.execute("SELECT rating FROM bots WHERE name = ?", (bot,)).fetchone()
-        if row is not None:
-            return float(row[0])
-        last = self._db.execute(
-            "SELECT after FROM rating_events WHERE bot = ? ORDER BY set_id DESC LIMIT 1", (bot,)
-        ).fetchone()
-        return float(last[0]) if last is not None else START_RATING
+        if row is None:
+            row = self._db.execute(
+                "SELECT after FROM rating_events WHERE bot = ? ORDER BY set_id DESC LIMIT 1", (bot,)
+            ).fetchone()
+        if row is None:
+            return START_RATING
+        if not _is_number(row[0]):
+            raise self._damaged(f"the rating of {bot!r}")
+        return float(row[0])
 
     def match_count(self) -> dict[str, int]:
         """Finished matches per bot name."""

@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import io
 import json
+import os
+import shutil
+import sqlite3
 import subprocess
 import sys
+import tempfile
+import types
 from pathlib import Path
 
 import pytest
 
-from arena.cli import main
+from arena import arguments, cli
+from arena.cli import build_parser, main
+from arena.ladder import Ladder, LadderError, LadderReport
+from arena.storage import LadderStore
 
 
 def run_arena(*args: str) -> subprocess.CompletedProcess[str]:
@@ -77,7 +88,7 @@ def test_replay_of_a_malformed_file_exits_1(tmp_path: Path) -> None:
         (["play", "--players", "5"], "4, 6 or 8"),
         (["play", "--ruleset", "bridge"], "pairs or partnership"),
         (["play", "--seed", "x"], "whole number"),
-        (["play", "--deal-cap", "0"], "positive"),
+        (["play", "--deal-cap", "0"], "1 to 10,000"),
         (["fly"], "invalid choice"),
     ],
 )
@@ -85,3 +96,389 @@ def test_bad_flags_get_a_clear_error(args: list[str], message: str) -> None:
     finished = run_arena(*args)
     assert finished.returncode == 2
     assert message in finished.stderr
+
+
+def one_line_error(stderr: str) -> str:
+    """The single error line of a failed command (and proof that nothing else was printed)."""
+    assert "Traceback" not in stderr
+    lines = stderr.splitlines()
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith(("arena ", "arena: "))
+    assert "error:" in lines[0]
+    return lines[0]
+
+
+def parse_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """Parse `argv` in-process, expecting a usage error; returns its line."""
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    return one_line_error(capsys.readouterr().err)
+
+
+BOTS = ["--bot", "a=127.0.0.1:1", "--bot", "b=127.0.0.1:2"]
+BOUNDED_OPTIONS = [
+    (["play"], "--seed", arguments.seed),
+    (["play"], "--deal-cap", arguments.deal_cap),
+    (["match", *BOTS], "--seed", arguments.seed),
+    (["match", *BOTS], "--deal-cap", arguments.deal_cap),
+    (["match", *BOTS], "--decision-ms", arguments.decision_ms),
+    (["match", *BOTS], "--bank-ms", arguments.bank_ms),
+    (["match", *BOTS], "--strikes", arguments.strikes),
+    (["ladder", "run"], "--matches", arguments.matches),
+    (["ladder", "run"], "--concurrency", arguments.concurrency),
+    (["ladder", "run"], "--deal-cap", arguments.deal_cap),
+    (["ladder", "run"], "--decision-ms", arguments.decision_ms),
+    (["ladder", "run"], "--bank-ms", arguments.bank_ms),
+    (["ladder", "run"], "--seed", arguments.seed),
+    (["ladder", "run"], "--strikes", arguments.strikes),
+    (["ladder", "run"], "--probation-after", arguments.probation_after),
+    (["ladder", "matches"], "--limit", arguments.limit),
+    (["check-bot", "127.0.0.1:1"], "--decision-ms", arguments.decision_ms),
+]
+
+
+@pytest.mark.parametrize(("command", "option", "bounds"), BOUNDED_OPTIONS)
+def test_every_number_is_bounded_where_it_is_parsed(
+    command: list[str], option: str, bounds: arguments.Bounded, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Just past either end, and a number int() refuses to convert (over 4,300 digits), are usage errors
+    that name the range; both ends are accepted."""
+    for value in (str(bounds.high + 1), str(bounds.low - 1), "9" * 5000, "-" + "9" * 5000):
+        line = parse_error([*command, option, value], capsys)
+        assert f"argument {option}: expected a whole number from {bounds.range}" in line
+        assert len(line) < 300
+    parser = build_parser()
+    for value in (bounds.low, bounds.high):
+        args = parser.parse_args([*command, option, str(value)])
+        assert getattr(args, option[2:].replace("-", "_")) == value
+
+
+def all_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    """Every option and positional of a parser and of its subcommands, at any depth."""
+    found = []
+    for action in parser._actions:
+        found.append(action)
+        if isinstance(action, argparse._SubParsersAction):
+            for subparser in action.choices.values():
+                found.extend(all_actions(subparser))
+    return found
+
+
+def test_no_number_option_is_unbounded_and_help_states_every_range() -> None:
+    actions = all_actions(build_parser())
+    assert all(action.type not in (int, float) for action in actions)
+    bounded = [action for action in actions if isinstance(action.type, arguments.Bounded)]
+    assert len(bounded) == len(BOUNDED_OPTIONS)
+    for action in bounded:
+        assert isinstance(action.type, arguments.Bounded)
+        assert action.type.range in (action.help or ""), action.option_strings
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        # Overflowed uint32 only after the bots' handshake: now refused before any connection.
+        ["match", *BOTS, "--decision-ms", "5000000000"],
+        ["match", *BOTS, "--bank-ms", "5000000000"],
+        ["match", *BOTS, "--deal-cap", "5000000000"],
+        # Overflowed SQLite's integer.
+        ["ladder", "--db", "DB", "matches", "--limit", str(10**30)],
+        ["ladder", "--db", "DB", "run", "--deal-cap", str(10**20)],
+    ],
+)
+def test_numbers_that_overflowed_are_one_line_usage_errors(args: list[str], tmp_path: Path) -> None:
+    db = tmp_path / "ladder.db"
+    finished = run_arena(*[str(db) if arg == "DB" else arg for arg in args])
+    assert finished.returncode == 2
+    assert "expected a whole number from" in one_line_error(finished.stderr)
+    assert not db.exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[" * 200_000 + "]" * 200_000, "nested more than 64 levels"),
+        (
+            '{"format": "fiftysix-game-record", "version": 1, "seed": ' + "7" * 5000 + "}",
+            "thousands of digits",
+        ),
+        ("\x1b[2J" + "x" * 10_000, "not JSON"),
+    ],
+    ids=["deep", "digits", "escapes"],
+)
+def test_replay_of_a_hostile_file_is_one_error_line(text: str, message: str, tmp_path: Path) -> None:
+    """These raised RecursionError and ValueError: tracebacks."""
+    path = tmp_path / "hostile.json"
+    path.write_text(text)
+    finished = run_arena("replay", str(path))
+    assert finished.returncode == 1
+    line = one_line_error(finished.stderr)
+    assert line.startswith(f"arena replay: error: {path}: ")
+    assert message in line
+    assert "\x1b" not in line
+    assert len(line) < 1200
+
+
+def test_replay_shows_seat_names_and_reasons_from_the_file_escaped(tmp_path: Path) -> None:
+    path = tmp_path / "match.json"
+    assert main(["play", "--seed", "2", "--save", str(path), "--brief"]) == 0
+    document = json.loads(path.read_text())
+    document["seats"] = ["\x1b[2Jevil\nforged line"] * document["players"]
+    path.write_text(json.dumps(document))
+    finished = run_arena("replay", str(path))
+    assert finished.returncode == 0, finished.stderr
+    assert "\x1b" not in finished.stdout
+    assert "\\x1b[2Jevil\\nforged line" in finished.stdout
+    assert not any(line.startswith("forged line") for line in finished.stdout.splitlines())
+
+
+# The ladder's file: every StoreError, at opening or later, is one line; nothing stored is lost.
+
+
+def run_arena_without_root(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run the command so that file permissions apply: root (as in containers) ignores them, so the
+    capabilities that let it are dropped first."""
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv: file permissions do not apply")
+        prefix = [setpriv, "--bounding-set=-dac_override,-dac_read_search"]
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "arena.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def ladder_file(path: Path) -> Path:
+    """A ladder file with two bots (one on probation, with escapes in its reason) and one stored match."""
+    record_path = path.with_suffix(".json")
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["play", "--seed", "3", "--save", str(record_path)]) == 0
+    store = LadderStore(path)
+    store.add_bot("alpha", address="127.0.0.1:1")
+    store.add_bot("beta", address="127.0.0.1:2")
+    duplicate = store.create_set(4, "pairs", None, 3, ["alpha", "beta"])
+    record = json.loads(record_path.read_text())
+    store.save_match("m1", duplicate, 0, "one_team_left", [1, 2], [], record, 10, 0.5)
+    store.set_probation("beta", "\x1b[2Jcrashed\nforged line")
+    store.close()
+    return path
+
+
+def folder_listing(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir()) if path.is_file()}
+
+
+WRITE_COMMANDS = [
+    ["bots", "add", "gamma", "127.0.0.1:3", "--no-check"],
+    ["bots", "update", "alpha", "127.0.0.1:4", "--no-check"],
+    ["bots", "remove", "alpha"],
+    ["bots", "probation", "alpha", "--reason", "why"],
+    ["ladder", "run", "--matches", "2"],
+]
+READ_COMMANDS = [
+    (["bots", "list"], "alpha"),
+    (["ladder", "show"], "beta is on probation: \\x1b[2Jcrashed\\nforged line"),
+    (["ladder", "matches"], "m1"),
+    (["ladder", "record", "m1"], '"fiftysix-game-record"'),
+]
+
+
+def with_db(command: list[str], db: Path) -> list[str]:
+    return [command[0], "--db", str(db), *command[1:]]
+
+
+@pytest.mark.parametrize("folder_writable", [True, False], ids=["file read-only", "folder read-only too"])
+def test_a_read_only_ladder_file_is_read_and_never_written(tmp_path: Path, folder_writable: bool) -> None:
+    """Writes said 'attempt to write a readonly database' in a traceback; reads failed too."""
+    folder = tmp_path / "ladder"
+    folder.mkdir()
+    db = ladder_file(folder / "ladder.db")
+    before = folder_listing(folder)
+    db.chmod(0o444)
+    if not folder_writable:
+        folder.chmod(0o555)
+    try:
+        for command, expected in READ_COMMANDS:
+            finished = run_arena_without_root(*with_db(command, db))
+            assert finished.returncode == 0, finished.stderr
+            assert expected in finished.stdout
+            assert "\x1b" not in finished.stdout
+        for command in WRITE_COMMANDS:
+            finished = run_arena_without_root(*with_db(command, db))
+            assert finished.returncode == 1
+            line = one_line_error(finished.stderr)
+            assert f"{db} is read-only (no permission to write" in line
+            assert "this command changes it" in line
+    finally:
+        folder.chmod(0o755)
+        db.chmod(0o644)
+    assert folder_listing(folder) == before
+
+
+def damaged_ladder_file(path: Path) -> Path:
+    """A ladder file whose last half is garbage: page 1 (the schema) is intact, so it opens, and every
+    table has rows in the damaged half, so 'database disk image is malformed' comes from a query."""
+    store = LadderStore(path)
+    padding = "x" * 300
+    for number in range(120):
+        name = f"bot-{number:04}"
+        store.add_bot(name, command=f"run --port {{port}} {padding}")
+        duplicate = store.create_set(4, "pairs", None, number, [name, "bot-0000"])
+        store.save_match(f"m{number:04}", duplicate, 0, padding, [1, 2], [], {"padding": padding}, 1, 0.1)
+    store.close()
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2
+    data[middle:] = bytes(range(256)) * ((len(data) - middle) // 256 + 1)
+    path.write_bytes(bytes(data[: len(path.read_bytes())]))
+    return path
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["bots", "list"],
+        ["ladder", "show"],
+        ["ladder", "matches"],
+        ["ladder", "record", "m0119"],
+        ["ladder", "run", "--sample-bots"],
+        ["bots", "add", "gamma", "127.0.0.1:3", "--no-check"],
+        ["bots", "update", "bot-0119", "127.0.0.1:4", "--no-check"],
+        ["bots", "remove", "bot-0119"],
+        ["bots", "probation", "bot-0119", "--reason", "why"],
+    ],
+)
+def test_a_ladder_file_damaged_late_gives_one_error_line(command: list[str], tmp_path: Path) -> None:
+    db = damaged_ladder_file(tmp_path / "ladder.db")
+    finished = run_arena(*with_db(command, db))
+    assert finished.returncode == 1
+    assert f"{db} is damaged or not a ladder database (database disk image is malformed)" in one_line_error(
+        finished.stderr
+    )
+
+
+@pytest.mark.parametrize("command", [command for command, _ in READ_COMMANDS] + WRITE_COMMANDS)
+def test_another_programs_database_gives_one_error_line_and_is_not_changed(
+    command: list[str], tmp_path: Path
+) -> None:
+    db = tmp_path / "other.db"
+    connection = sqlite3.connect(db)
+    connection.execute("CREATE TABLE bots (id INTEGER PRIMARY KEY, nickname TEXT)")
+    connection.commit()
+    connection.close()
+    before = folder_listing(tmp_path)
+    finished = run_arena(*with_db(command, db))
+    assert finished.returncode == 1
+    assert f"{db} is not a ladder database (it holds other tables: bots)" in one_line_error(finished.stderr)
+    assert folder_listing(tmp_path) == before
+
+
+def test_a_bad_db_path_gives_one_error_line(tmp_path: Path) -> None:
+    unreadable = tmp_path / "secret.db"
+    unreadable.write_bytes(b"")
+    unreadable.chmod(0o000)
+    cases = [
+        (tmp_path, "is a directory, not a ladder database file"),
+        (tmp_path / "missing" / "ladder.db", f"the folder {tmp_path / 'missing'} does not exist"),
+        (unreadable, f"cannot read {unreadable}: permission denied"),
+    ]
+    for db, message in cases:
+        finished = run_arena_without_root("ladder", "--db", str(db), "show")
+        assert finished.returncode == 1
+        assert message in one_line_error(finished.stderr)
+    assert not (tmp_path / "missing").exists()
+
+
+def test_save_and_export_to_a_missing_folder_are_one_line(tmp_path: Path) -> None:
+    missing = tmp_path / "missing" / "match.json"
+    played = run_arena("play", "--save", str(missing))
+    assert played.returncode == 1
+    assert f"cannot save to {missing}: the folder" in one_line_error(played.stderr)
+    assert played.stdout == ""  # refused before playing: no match is played and then thrown away
+    db = ladder_file(tmp_path / "ladder.db")
+    exported = run_arena("ladder", "--db", str(db), "record", "m1", "-o", str(missing))
+    assert exported.returncode == 1
+    assert f"cannot write {missing}" in one_line_error(exported.stderr)
+
+
+# Our own bugs and Ctrl-C.
+
+
+def test_an_internal_error_is_one_line_with_the_traceback_in_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(args: argparse.Namespace) -> int:
+        raise RuntimeError("a bug of ours")
+
+    monkeypatch.setattr(cli, "_replay", broken)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert main(["replay", "x.json"]) == 1
+    line = one_line_error(capsys.readouterr().err)
+    [crash] = tmp_path.glob("arena-crash-*.txt")
+    assert line == (
+        f"arena: error: internal error (RuntimeError: a bug of ours); the traceback is in {crash}; "
+        "please report it"
+    )
+    text = crash.read_text()
+    assert text.startswith("arena replay x.json\n")
+    assert "Traceback" in text
+    assert 'raise RuntimeError("a bug of ours")' in text
+
+
+def test_ctrl_c_exits_130_quietly(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted(args: argparse.Namespace) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_play", interrupted)
+    assert main(["play"]) == 130
+    assert capsys.readouterr().err == ""
+
+
+def test_a_closed_output_stops_quietly_with_141() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "play", "--players", "8"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    process.stdout.close()  # the reader goes away before the first line
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 141
+    assert stderr == ""
+
+
+class Terminal(io.StringIO):
+    """Standard error as a terminal: the progress line is redrawn in place, without a newline."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_stopped_ladder_run_ends_the_progress_line_before_its_error_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class StoppingLadder(Ladder):
+        async def run(self) -> LadderReport:
+            assert self.on_match is not None
+            self.on_match(types.SimpleNamespace(faults=[]), self.report)  # type: ignore[arg-type]
+            raise LadderError("the ladder stopped: the disk is full")
+
+    db = ladder_file(tmp_path / "ladder.db")
+    store = LadderStore(db)
+    store.set_probation("beta", None)
+    store.close()
+    monkeypatch.setattr(cli, "Ladder", StoppingLadder)
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["ladder", "--db", str(db), "run", "--matches", "2"]) == 1
+    lines = terminal.getvalue().splitlines()
+    assert "1/2 matches" in lines[-2]
+    assert lines[-1] == "arena ladder run: error: the ladder stopped: the disk is full"

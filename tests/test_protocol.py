@@ -9,9 +9,11 @@ import pytest
 from arena.engine import Match, MatchRules, Ruleset
 from arena.protocol import (
     DecisionEncoder,
+    TimeControl,
     deal_end_message,
     deal_result_from_message,
     decision_message,
+    match_start_message,
     view_from_message,
 )
 
@@ -60,3 +62,17 @@ def test_deal_results_round_trip_through_the_wire(players: int, ruleset: Ruleset
         if result is not None:
             message = deal_end_message(result).deal_end
             assert deal_result_from_message(message, players) == result
+
+
+@pytest.mark.parametrize(
+    ("decision_ms", "bank_ms"), [(0, 0), (2**32, 0), (5 * 10**9, 0), (1, -1), (1, 2**32), (1, 10**30)]
+)
+def test_time_control_refuses_what_a_uint32_cannot_carry(decision_ms: int, bank_ms: int) -> None:
+    with pytest.raises(ValueError, match="decision time must be 1 to 4,294,967,295 ms"):
+        TimeControl(decision_ms, bank_ms)
+
+
+def test_time_control_at_the_uint32_limits_encodes() -> None:
+    largest = TimeControl(2**32 - 1, 2**32 - 1)
+    start = match_start_message("m", MatchRules(), 0, ["a", "b", "c", "d"], largest).match_start
+    assert (start.time_control.decision_ms, start.time_control.bank_ms) == (2**32 - 1, 2**32 - 1)

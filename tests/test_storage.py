@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -166,3 +167,246 @@ def test_a_version_1_file_is_upgraded_in_place(tmp_path: Path) -> None:
     store.close()
     version = sqlite3.connect(path).execute("SELECT value FROM meta WHERE key = 'schema_version'")
     assert version.fetchone() == (str(SCHEMA_VERSION),)
+
+
+# Files the store cannot use: every SQLite error is a StoreError that names the file.
+
+
+def filled_store(path: Path, bots: int = 400) -> None:
+    """A ladder file whose bots table spans many pages (so a damaged page is read late, not at opening)."""
+    store = LadderStore(path)
+    for number in range(bots):
+        store.add_bot(f"bot-{number:04}", command=f"run --port {{port}} --padding {'x' * 200}")
+    store.close()
+
+
+def damage_the_end(path: Path) -> None:
+    """Overwrite the last half of the file with garbage: page 1 (the schema) stays readable."""
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2
+    data[middle:] = bytes(range(256)) * ((len(data) - middle) // 256 + 1)
+    path.write_bytes(bytes(data[: len(data)]))
+
+
+def test_a_page_damaged_late_is_a_store_error_naming_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "ladder.db"
+    filled_store(path)
+    damage_the_end(path)
+    store = LadderStore(path)  # the schema pages are intact: the damage shows only on a query
+    with pytest.raises(StoreError, match=rf"^{path} is damaged or not a ladder database \("):
+        store.bots()
+    with pytest.raises(StoreError, match=str(path)):
+        store.standings()
+
+
+def test_another_programs_file_is_refused_and_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE bots (id INTEGER PRIMARY KEY, nickname TEXT)")
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    with pytest.raises(
+        StoreError, match=rf"^{path} is not a ladder database \(it holds other tables: bots\)"
+    ):
+        LadderStore(path)
+    assert path.read_bytes() == before
+
+
+def test_a_table_without_the_columns_this_version_reads_is_refused(tmp_path: Path) -> None:
+    """CREATE TABLE IF NOT EXISTS keeps a `bots` table of another shape; queries would then fail with
+    'no such column' on every command."""
+    path = tmp_path / "odd.db"
+    db = sqlite3.connect(path)
+    db.executescript(
+        f"""
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta VALUES ('schema_version', '{SCHEMA_VERSION}');
+        CREATE TABLE bots (name TEXT PRIMARY KEY, rating REAL);
+        """
+    )
+    db.close()
+    before = path.read_bytes()
+    message = rf"^{path} is not a ladder database \(table 'bots' has no column address, command, probation"
+    with pytest.raises(StoreError, match=message):
+        LadderStore(path)
+    assert path.read_bytes() == before
+
+
+def test_a_schema_version_that_is_not_a_number_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "odd.db"
+    db = sqlite3.connect(path)
+    db.executescript(
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+        INSERT INTO meta VALUES ('schema_version', 'x');
+        """
+    )
+    db.close()
+    with pytest.raises(StoreError, match="not a ladder database"):
+        LadderStore(path)
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "what"),
+    [
+        ("faults", "{not json", "the faults of match 'm1-0'"),
+        ("faults", '[{"team": 7, "cause": "timeout", "detail": ""}]', "match 'm1-0'"),
+        ("bot_ranks", '{"a": "first"}', "match 'm1-0'"),
+        ("team_bots", "[" * 100_000, "the bots of match 'm1-0'"),
+    ],
+    ids=["not JSON", "fault of no team", "rank not a number", "deep nesting"],
+)
+def test_a_damaged_row_is_a_store_error(store: LadderStore, column: str, value: str, what: str) -> None:
+    store.add_bot("a", address="h:1")
+    store.add_bot("b", address="h:2")
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    save(store, duplicate, 0, [1, 2])
+    writer = sqlite3.connect(store.path)
+    writer.execute(f"UPDATE matches SET {column} = ?", (value,))
+    writer.commit()
+    writer.close()
+    for read in (store.matches, store.standings, lambda: store.recent_matches("a", 5)):
+        with pytest.raises(StoreError, match=rf"is damaged: {what}"):
+            read()
+
+
+@pytest.mark.parametrize(
+    "change", ["players = 5", "ruleset = 'bridge'", "deal_cap = 10000000", "bots = '[\"a\"]'", "seed = 'x'"]
+)
+def test_a_set_the_ladder_could_not_play_is_a_store_error(store: LadderStore, change: str) -> None:
+    """The ladder resumes unfinished sets: one it cannot play must stop it with a clear message."""
+    store.create_set(4, "pairs", None, 1, ["a", "b"])
+    writer = sqlite3.connect(store.path)
+    writer.execute(f"UPDATE sets SET {change}")
+    writer.commit()
+    writer.close()
+    with pytest.raises(StoreError, match=r"is damaged: set 1 does not hold what the arena wrote"):
+        store.unfinished_sets()
+
+
+def test_a_bot_row_of_the_wrong_types_is_a_store_error(store: LadderStore) -> None:
+    store.add_bot("a", address="h:1")
+    writer = sqlite3.connect(store.path)
+    writer.execute("UPDATE bots SET rating = 'high'")
+    writer.commit()
+    writer.close()
+    with pytest.raises(StoreError, match=r"is damaged: the row of bot 'a'"):
+        store.bots()
+
+
+def test_a_lock_held_beyond_the_timeout_is_a_store_error_and_loses_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "ladder.db"
+    LadderStore(path).close()
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO bots VALUES ('theirs', 'h:1', NULL, 1500, NULL, 0, 0)")
+    store = LadderStore(path, timeout=0.1)  # opening a current file only reads: no lock needed
+    with pytest.raises(StoreError, match=rf"^{path} is locked by another program \(waited 0.1 s\)"):
+        store.add_bot("mine", address="h:2")
+    assert store.bots() == []  # a reader is not blocked by the writer
+    other.execute("COMMIT")
+    other.close()
+    assert [bot.name for bot in store.bots()] == ["theirs"]
+    store.add_bot("mine", address="h:2")
+    assert [bot.name for bot in store.bots()] == ["mine", "theirs"]
+
+
+def test_read_only_reads_and_refuses_every_write(tmp_path: Path) -> None:
+    path = tmp_path / "ladder.db"
+    writable = LadderStore(path)
+    writable.add_bot("a", address="h:1")
+    writable.add_bot("b", address="h:2")
+    duplicate = writable.create_set(4, "pairs", None, 1, ["a", "b"])
+    save(writable, duplicate, 0, [1, 2])
+    writable.close()
+    store = LadderStore(path, read_only=True)
+    assert store.read_only
+    assert [line.bot for line in store.standings()] == ["a", "b"]
+    assert store.match_record("m1-0") == {"r": 1}
+    for write in (
+        lambda: store.add_bot("c", address="h:3"),
+        lambda: store.set_probation("a", "why"),
+        lambda: store.remove_bot("a"),
+        lambda: store.create_set(4, "pairs", None, 1, ["a", "b"]),
+        lambda: save(store, duplicate, 1, [2, 1]),
+        lambda: store.void_set(duplicate.id, "why"),
+    ):
+        with pytest.raises(
+            StoreError, match=rf"^{path} is read-only \(opened read-only\); nothing was changed"
+        ):
+            write()
+    assert len(store.matches()) == 1
+
+
+def test_a_read_only_file_of_version_1_is_read_without_upgrading(tmp_path: Path) -> None:
+    path = tmp_path / "v1.db"
+    LadderStore(path).close()
+    db = sqlite3.connect(path)
+    db.executescript(
+        """
+        ALTER TABLE sets DROP COLUMN void_reason;
+        UPDATE meta SET value = '1' WHERE key = 'schema_version';
+        INSERT INTO bots VALUES ('a', 'h:1', NULL, 1510, NULL, 0, 0);
+        """
+    )
+    db.close()
+    store = LadderStore(path, read_only=True)
+    assert [(line.bot, line.rating) for line in store.standings()] == [("a", 1510)]
+    version = sqlite3.connect(path).execute("SELECT value FROM meta WHERE key = 'schema_version'")
+    assert version.fetchone() == ("1",)
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda folder: folder, "is a directory, not a ladder database file"),
+        (
+            lambda folder: folder / "missing" / "ladder.db",
+            "cannot create .*: the folder .*missing does not exist",
+        ),
+    ],
+)
+def test_a_path_that_cannot_be_a_ladder_file(tmp_path: Path, make: Any, message: str) -> None:
+    with pytest.raises(StoreError, match=message):
+        LadderStore(make(tmp_path))
+
+
+PUBLIC_CALLS: dict[str, Any] = {
+    "close": lambda s: s.close(),
+    "add_bot": lambda s: s.add_bot("x", address="h:1"),
+    "bot": lambda s: s.bot("a"),
+    "bots": lambda s: s.bots(),
+    "update_bot": lambda s: s.update_bot("a", address="h:9"),
+    "remove_bot": lambda s: s.remove_bot("a"),
+    "set_probation": lambda s: s.set_probation("a", "why"),
+    "create_set": lambda s: s.create_set(4, "pairs", None, 1, ["a", "b"]),
+    "unfinished_sets": lambda s: s.unfinished_sets(),
+    "save_match": lambda s: s.save_match(
+        "m", DuplicateSet(1, 4, "pairs", None, 1, ("a", "b"), 2), 0, "r", [1, 2], [], {}, 1, 0.1
+    ),
+    "void_set": lambda s: s.void_set(1, "why"),
+    "void_reason": lambda s: s.void_reason(1),
+    "matches": lambda s: s.matches(),
+    "recent_matches": lambda s: s.recent_matches(None, 5),
+    "match_record": lambda s: s.match_record("m"),
+    "rate_set": lambda s: s.rate_set(1),
+    "match_count": lambda s: s.match_count(),
+    "standings": lambda s: s.standings(),
+}
+
+
+def test_every_public_method_turns_sqlite_errors_into_store_errors(tmp_path: Path) -> None:
+    """With the connection gone, every call fails inside SQLite; none may leak a sqlite3 exception."""
+    public = {
+        name for name, value in vars(LadderStore).items() if callable(value) and not name.startswith("_")
+    }
+    assert public == set(PUBLIC_CALLS), "a new public method needs a line here"
+    LadderStore(tmp_path / "ladder.db").add_bot("a", address="h:1")
+    for name, call in PUBLIC_CALLS.items():
+        store = LadderStore(tmp_path / "ladder.db")
+        store._db.close()
+        if name == "close":
+            continue  # closing twice is allowed
+        with pytest.raises(StoreError, match=str(tmp_path / "ladder.db")):
+            call(store)

@@ -39,9 +39,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("address", type=arguments.address, metavar="HOST:PORT", help="where the bot listens")
     parser.add_argument(
         "--decision-ms",
-        type=arguments.positive,
+        type=arguments.decision_ms,
         default=1000,
-        help="time allowed for each answer, in milliseconds (default 1000); no bank is given",
+        help=f"time allowed for each answer, {arguments.decision_ms.range} (default 1000); no bank is given",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument(

@@ -40,13 +40,21 @@ from arena.engine.match import (
     ShuffledDeals,
     first_dealer_for,
 )
-from arena.engine.rules import POINTS_PER_DEAL, STARTING_TABLES, MatchRules, Ruleset, table_amount
+from arena.engine.rules import (
+    MAX_DEAL_CAP,
+    POINTS_PER_DEAL,
+    STARTING_TABLES,
+    MatchRules,
+    Ruleset,
+    table_amount,
+)
 from arena.engine.view import View, build_view
 
 __all__ = [
     "ALL_CARDS",
     "DOUBLE",
     "MAX_BID",
+    "MAX_DEAL_CAP",
     "MIN_BID",
     "PASS",
     "POINTS_PER_DEAL",

@@ -8,6 +8,8 @@ from typing import Final
 
 STARTING_TABLES: Final = 12
 POINTS_PER_DEAL: Final = 56
+MAX_DEAL_CAP: Final = 10_000
+"""The largest deal cap: far more deals than any match needs, small enough for every store and message."""
 
 
 class Ruleset(Enum):
@@ -36,8 +38,8 @@ class MatchRules:
     def __post_init__(self) -> None:
         if self.players not in (4, 6, 8):
             raise ValueError(f"56 is played by 4, 6 or 8 players, not {self.players}")
-        if self.deal_cap is not None and self.deal_cap < 1:
-            raise ValueError(f"the deal cap must be at least 1, got {self.deal_cap}")
+        if self.deal_cap is not None and not 1 <= self.deal_cap <= MAX_DEAL_CAP:
+            raise ValueError(f"the deal cap must be 1 to {MAX_DEAL_CAP:,}, got {self.deal_cap}")
 
     @property
     def team_count(self) -> int:

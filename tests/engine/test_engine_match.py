@@ -16,6 +16,7 @@ from engine_helpers import (
 )
 
 from arena.engine import (
+    MAX_DEAL_CAP,
     PASS,
     STARTING_TABLES,
     DealResult,
@@ -336,12 +337,16 @@ def test_apply_returns_the_result_only_when_a_deal_ends() -> None:
     [
         (5, Ruleset.PAIRS, None, "4, 6 or 8"),
         (2, Ruleset.PARTNERSHIP, None, "4, 6 or 8"),
-        (4, Ruleset.PAIRS, 0, "at least 1"),
+        (4, Ruleset.PAIRS, 0, "deal cap must be 1 to 10,000"),
+        # Would overflow the protocol's uint32 and the ladder's SQLite integer.
+        (4, Ruleset.PAIRS, MAX_DEAL_CAP + 1, "deal cap must be 1 to 10,000"),
+        (4, Ruleset.PAIRS, 10**20, "deal cap must be 1 to 10,000"),
     ],
 )
 def test_match_rules_are_checked(players: int, ruleset: Ruleset, deal_cap: int | None, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         MatchRules(players, ruleset, deal_cap)
+    assert MatchRules(4, Ruleset.PAIRS, MAX_DEAL_CAP).deal_cap == MAX_DEAL_CAP
 
 
 @pytest.mark.parametrize(

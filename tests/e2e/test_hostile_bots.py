@@ -34,6 +34,7 @@ from hostile_bot import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from arena.check import Status, check_bot
 from arena.cli import main
 from arena.engine import MatchRules, Ruleset
 from arena.protocol import FaultCause, TimeControl
@@ -358,3 +359,27 @@ def arena(*args: str, db: Path) -> subprocess.CompletedProcess[str]:
         timeout=600,
         check=False,
     )
+
+
+# The compliance checker meets the same bots: every item is a verdict, never a crash.
+
+
+@pytest.mark.parametrize(
+    ("script", "item", "expected"),
+    [
+        (Script(describe=non_utf8_name()), "handshake", "does not decode"),
+        (Script(health=b"\xff\xff"), "health", "does not decode"),
+        (Script(decisions={1: [b"\xff\xff\xff\xff"]}), "redouble window", "does not decode"),
+        (Script(decisions={1: [Abort(grpc.StatusCode.INTERNAL, INJECTION)]}), "last trick", "\\x1b[2J"),
+        (Script(after_end=[b"\xff\xff", READY, READY]), "all-pass contract", "after MatchEnd"),
+    ],
+)
+def test_check_bot_reports_every_hostile_answer(
+    hostile: HostileBot, script: Script, item: str, expected: str
+) -> None:
+    hostile.script = script
+    report = asyncio.run(check_bot(hostile.address, decision_ms=300, only=[item]))
+    [verdict] = [entry for entry in report.items if entry.name == item]
+    assert verdict.status is Status.FAIL, verdict
+    assert expected in verdict.line()
+    assert not CONTROL.search(verdict.line())

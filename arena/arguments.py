@@ -12,10 +12,10 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from arena.engine import MAX_DEAL_CAP, Ruleset
 from arena.local_bots import command_arguments
 from arena.runner import BotAddress, check_address, split_addresses
 from arena.untrusted import safe_text
+from fiftysix.engine import MAX_DEAL_CAP, Ruleset
 
 _SHOWN_CHARS: Final = 60
 """How much of a bad argument an error repeats: enough to recognise it, never a screenful."""

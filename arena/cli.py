@@ -22,19 +22,19 @@ from typing import Final, NoReturn
 
 from arena import arguments
 from arena.check.command import add_parser as add_check_bot_parser
-from arena.engine import DealResult, Match, MatchRules, Ruleset, first_dealer_for
 from arena.ladder import Ladder, LadderError, LadderSettings
 from arena.local_bots import BotStartError, LocalBots, wait_until_ready
-from arena.logs import configure_logging
-from arena.players import RandomPlayer
-from arena.pretty import describe_deal, describe_ranking, describe_rules
 from arena.progress import Progress
-from arena.protocol import TimeControl
-from arena.record import GameRecord, RecordError, load, record_match
-from arena.replay import replay
 from arena.runner import MatchSettings, run_match, seats_for_teams, split_addresses
 from arena.storage import DEFAULT_DB, BotEntry, LadderStore, Standing, StoreError
 from arena.untrusted import safe_text
+from fiftysix.engine import DealResult, Match, MatchRules, Ruleset, first_dealer_for
+from fiftysix.logs import configure_logging
+from fiftysix.players import RandomPlayer
+from fiftysix.pretty import describe_deal, describe_ranking, describe_rules
+from fiftysix.record import GameRecord, RecordError, load, record_match
+from fiftysix.replay import replay
+from fiftysix.wire import TimeControl
 
 
 def add_match_settings(parser: argparse.ArgumentParser) -> None:

@@ -26,9 +26,7 @@ from typing import Final
 
 import structlog
 
-from arena.engine import MatchRules, Ruleset
 from arena.local_bots import BotStartError, LocalBots
-from arena.protocol import TimeControl
 from arena.runner import (
     ARENA_ERROR,
     BotAddress,
@@ -39,6 +37,8 @@ from arena.runner import (
 )
 from arena.storage import BotEntry, DuplicateMatchError, DuplicateSet, LadderStore, StoreError
 from arena.untrusted import safe_text
+from fiftysix.engine import MatchRules, Ruleset
+from fiftysix.wire import TimeControl
 
 log = structlog.get_logger("ladder")
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar, cast
 
 from arena.elo import START_RATING, interval_half_width, pair_scores, rating_changes
-from arena.engine import MatchRules, Ruleset
+from fiftysix.engine import MatchRules, Ruleset
 
 SCHEMA_VERSION: Final = 2
 DEFAULT_DB: Final = "arena.db"

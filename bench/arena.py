@@ -35,11 +35,11 @@ from collections.abc import AsyncIterator
 import grpc
 import grpc.aio
 
-from arena.engine import Match, MatchRules
-from arena.protocol import PROTOCOL_VERSION, TimeControl, decision_message, match_start_message
 from arena.runner import BotAddress, MatchSettings, run_match, seats_for_teams
+from fiftysix.engine import Match, MatchRules
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.v1 import bot_pb2_grpc as rpc
+from fiftysix.wire import PROTOCOL_VERSION, TimeControl, decision_message, match_start_message
 
 
 class InstantBot(rpc.BotServiceServicer):

@@ -19,7 +19,7 @@ import argparse
 import random
 import time
 
-from arena.engine import Deal, Match, MatchRules, Phase, Ruleset, ShuffledDeals
+from fiftysix.engine import Deal, Match, MatchRules, Phase, Ruleset, ShuffledDeals
 
 
 def bench_deals(players: int, seconds: float) -> tuple[int, int, float]:

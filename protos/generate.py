@@ -2,8 +2,8 @@
 
 Writes `fiftysix/v1/*_pb2.py`, `*_pb2.pyi` and `*_pb2_grpc.py` at the top of the repository, where
 they are imported as the `fiftysix` package, and checked in. Reproducible: the output depends only on
-the .proto files and the grpcio-tools version pinned in pyproject.toml; tests/test_protocol_generated.py
-fails when the checked-in code differs from what this writes.
+the .proto files and the grpcio-tools version pinned in pyproject.toml;
+tests/fiftysix/test_protocol_generated.py fails when the checked-in code differs from what this writes.
 """
 
 from __future__ import annotations

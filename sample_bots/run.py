@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from arena.logs import configure_logging
+from fiftysix.logs import configure_logging
 from sdk import Bot, serve
 
 

@@ -5,7 +5,7 @@ a card player needs are methods of the view: `cards_of(suit)`, `led_suit`, `trum
 `trick_points`, `played_cards`, `unseen_cards`, `voids`, `seats_to_play`, `partners`, `points`.
 """
 
-from arena.engine import (
+from fiftysix.engine import (
     DOUBLE,
     MAX_BID,
     MIN_BID,

@@ -6,7 +6,7 @@ import argparse
 import importlib
 import sys
 
-from arena.logs import configure_logging
+from fiftysix.logs import configure_logging
 from sdk.bot import Bot
 from sdk.server import serve
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.engine import DealResult, MatchRules, Move, Ruleset, View
-from arena.protocol import FaultCause, TimeControl
+from fiftysix.engine import DealResult, MatchRules, Move, Ruleset, View
+from fiftysix.wire import FaultCause, TimeControl
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,8 +17,10 @@ import grpc
 import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from arena.engine import Card, MatchRules, Move, parse_call, parse_card
-from arena.protocol import (
+from fiftysix.engine import Card, MatchRules, Move, parse_call, parse_card
+from fiftysix.v1 import bot_pb2 as pb
+from fiftysix.v1 import bot_pb2_grpc as rpc
+from fiftysix.wire import (
     PROTOCOL_VERSION,
     RULESET_VALUES,
     MessageError,
@@ -28,8 +30,6 @@ from arena.protocol import (
     rules_from_message,
     view_from_message,
 )
-from fiftysix.v1 import bot_pb2 as pb
-from fiftysix.v1 import bot_pb2_grpc as rpc
 from sdk.bot import Bot, BotView, Fault, MatchInfo, MatchSummary
 
 log = structlog.get_logger("sdk")

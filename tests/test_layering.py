@@ -1,18 +1,23 @@
-"""The layers import downward only: engine <- protocol <- arena service / SDK <- command line.
+"""The layers import downward only, in three rules:
 
-The engine uses the standard library alone; the SDK and the sample bots never reach into the arena's
-service, storage or command line.
+1. `fiftysix` (the game) imports neither `sdk` nor `arena`; its engine imports the standard library
+   alone; only the wire (`fiftysix.wire`, `fiftysix.v1`) needs protobuf, and nothing of it needs gRPC
+   except the generated stubs.
+2. `sdk` (the bot side) imports `fiftysix` only from the project (and gRPC, structlog...).
+3. Only `arena`, `tests` and `bench` import `arena`: never the game, the SDK or the sample bots.
 """
 
 from __future__ import annotations
 
 import ast
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+PROJECT = ("fiftysix", "sdk", "arena", "sample_bots")
 
 
 def imports_of(path: Path) -> set[str]:
@@ -28,34 +33,53 @@ def imports_of(path: Path) -> set[str]:
 
 
 def files_under(folder: str) -> list[Path]:
-    return sorted((ROOT / folder).rglob("*.py"))
+    return sorted(path for path in (ROOT / folder).rglob("*.py") if "node_modules" not in path.parts)
 
 
-def test_engine_uses_the_standard_library_only() -> None:
-    for path in files_under("arena/engine"):
+def project_imports(folder: str) -> list[tuple[Path, str]]:
+    return [
+        (path, name)
+        for path in files_under(folder)
+        for name in imports_of(path)
+        if name.split(".")[0] in PROJECT
+    ]
+
+
+def test_the_game_imports_neither_the_sdk_nor_the_host() -> None:
+    for path, name in project_imports("fiftysix"):
+        assert name.split(".")[0] == "fiftysix", f"{path.relative_to(ROOT)} imports {name}"
+
+
+def test_the_engine_uses_the_standard_library_only() -> None:
+    for path in files_under("fiftysix/engine"):
         for name in imports_of(path):
             top = name.split(".")[0]
-            allowed = top in sys.stdlib_module_names or name.startswith("arena.engine") or top == "__future__"
+            allowed = (
+                top in sys.stdlib_module_names or name.startswith("fiftysix.engine") or top == "__future__"
+            )
             assert allowed, f"{path.relative_to(ROOT)} imports {name}: the engine is standard library only"
 
 
-# What each layer may import from the project (besides the standard library and third-party packages).
-SDK_ALLOWED = ("arena.engine", "arena.protocol", "arena.logs", "fiftysix", "sdk")
-PROTOCOL_ALLOWED = ("arena.engine", "fiftysix")
+def test_the_game_works_without_grpc() -> None:
+    code = (
+        "import sys; sys.modules['grpc'] = None\n"
+        "import fiftysix.engine, fiftysix.record, fiftysix.replay, fiftysix.transcript, fiftysix.pretty\n"
+        "import fiftysix.players, fiftysix.wire\n"
+    )
+    finished = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert finished.returncode == 0, finished.stderr
 
 
 @pytest.mark.parametrize("folder", ["sdk", "sample_bots"])
-def test_sdk_and_bots_never_import_the_arena_service(folder: str) -> None:
-    for path in files_under(folder):
-        for name in imports_of(path):
-            if name.split(".")[0] in ("arena", "fiftysix", "sdk", "sample_bots"):
-                ok = name.startswith((*SDK_ALLOWED, "sample_bots"))
-                assert ok, (
-                    f"{path.relative_to(ROOT)} imports {name}: bots depend on the SDK and protocol only"
-                )
+def test_the_bot_side_imports_the_game_only(folder: str) -> None:
+    allowed = ("fiftysix", "sdk", "sample_bots") if folder == "sample_bots" else ("fiftysix", "sdk")
+    for path, name in project_imports(folder):
+        assert name.split(".")[0] in allowed, f"{path.relative_to(ROOT)} imports {name}"
 
 
-def test_protocol_module_sits_on_the_engine_only() -> None:
-    for name in imports_of(ROOT / "arena" / "protocol.py"):
-        if name.split(".")[0] in ("arena", "fiftysix", "sdk"):
-            assert name.startswith(PROTOCOL_ALLOWED), f"arena/protocol.py imports {name}"
+@pytest.mark.parametrize("folder", ["fiftysix", "sdk", "sample_bots", "protos"])
+def test_only_the_host_its_tests_and_benchmarks_import_the_host(folder: str) -> None:
+    for path, name in project_imports(folder):
+        assert name.split(".")[0] != "arena", f"{path.relative_to(ROOT)} imports {name}"

@@ -42,29 +42,6 @@ from arena.check.situations import (
     checker_move,
     config_name,
 )
-from arena.engine import (
-    Card,
-    MatchRules,
-    Move,
-    Phase,
-    Ruleset,
-    View,
-)
-from arena.engine.errors import quoted
-from arena.protocol import (
-    PROTOCOL_VERSION,
-    RULESETS_BY_VALUE,
-    AnswerError,
-    FaultCause,
-    TimeControl,
-    deal_end_message,
-    decision_message,
-    match_end_message,
-    match_start_message,
-    moves_text,
-    read_answer,
-)
-from arena.record import end_reason
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, check_address, run_match, seats_for_teams
 from arena.runner.connection import (
     Conversation,
@@ -77,7 +54,30 @@ from arena.runner.connection import (
     open_channel,
 )
 from arena.untrusted import safe_text
+from fiftysix.engine import (
+    Card,
+    MatchRules,
+    Move,
+    Phase,
+    Ruleset,
+    View,
+)
+from fiftysix.engine.errors import quoted
+from fiftysix.record import end_reason
 from fiftysix.v1 import bot_pb2 as pb
+from fiftysix.wire import (
+    PROTOCOL_VERSION,
+    RULESETS_BY_VALUE,
+    AnswerError,
+    FaultCause,
+    TimeControl,
+    deal_end_message,
+    decision_message,
+    match_end_message,
+    match_start_message,
+    moves_text,
+    read_answer,
+)
 from sdk import start
 
 HANDSHAKE_TIMEOUT_S: Final = 5.0

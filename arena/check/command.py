@@ -11,7 +11,7 @@ from arena import arguments
 from arena.check.checker import BotUnreachableError, check_bot
 from arena.check.report import NOTE, CheckItem
 from arena.check.situations import ITEM_NAMES
-from arena.logs import configure_logging
+from fiftysix.logs import configure_logging
 
 # The command line.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from arena.players import RandomPlayer
+from fiftysix.players import RandomPlayer
 from sdk import Bot, BotView, MatchInfo, Move
 
 

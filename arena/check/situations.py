@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from arena.engine import (
+from fiftysix.engine import (
     PASS,
     Card,
     DealResult,
@@ -23,7 +23,7 @@ from arena.engine import (
     parse_card,
     parse_cards,
 )
-from arena.protocol import (
+from fiftysix.wire import (
     FaultCause,
     FaultRecord,
 )

@@ -22,11 +22,11 @@ import grpc.aio
 import structlog
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena.protocol import PROTOCOL_VERSION, DecisionEncoder, FaultCause
 from arena.untrusted import safe_text
 from arena.version import VERSION
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.v1 import bot_pb2_grpc as rpc
+from fiftysix.wire import PROTOCOL_VERSION, DecisionEncoder, FaultCause
 
 log = structlog.get_logger("arena")
 

@@ -25,8 +25,20 @@ from typing import Final
 import grpc.aio
 import structlog
 
-from arena.engine import DealResult, IllegalMoveError, Match, MatchRules, Move
-from arena.protocol import (
+from arena.runner.connection import (
+    Conversation,
+    HandshakeError,
+    SeatFaultError,
+    handshake,
+    open_channel,
+)
+from arena.runner.policy import FaultPolicy
+from arena.runner.seating import BotAddress
+from arena.untrusted import safe_text
+from fiftysix.engine import DealResult, IllegalMoveError, Match, MatchRules, Move
+from fiftysix.record import GameRecord, end_reason, record_match
+from fiftysix.v1 import bot_pb2 as pb
+from fiftysix.wire import (
     PROTOCOL_VERSION,
     RULESET_VALUES,
     AnswerError,
@@ -38,18 +50,6 @@ from arena.protocol import (
     match_start_message,
     read_answer,
 )
-from arena.record import GameRecord, end_reason, record_match
-from arena.runner.connection import (
-    Conversation,
-    HandshakeError,
-    SeatFaultError,
-    handshake,
-    open_channel,
-)
-from arena.runner.policy import FaultPolicy
-from arena.runner.seating import BotAddress
-from arena.untrusted import safe_text
-from fiftysix.v1 import bot_pb2 as pb
 
 log = structlog.get_logger("arena")
 

@@ -12,8 +12,8 @@ import random
 from collections.abc import Sequence
 from typing import Final
 
-from arena.engine import Move
-from arena.protocol import FaultCause
+from fiftysix.engine import Move
+from fiftysix.wire import FaultCause
 
 SUBSTITUTABLE: Final = frozenset(
     {FaultCause.TIMEOUT, FaultCause.ILLEGAL_MOVE, FaultCause.MALFORMED_ANSWER, FaultCause.WRONG_DECISION}

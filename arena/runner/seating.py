@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.engine import MatchRules
+from fiftysix.engine import MatchRules
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,101 @@
+"""The rules engine of 56: pure Python, standard library only, no I/O.
+
+Start with `Match` (a whole match) or `Deal` (one deal); moves are `Card`s and `Call`s, parsed from
+canonical notation with `parse_card` and `parse_call`.
+"""
+
+from fiftysix.engine.calls import (
+    DOUBLE,
+    MAX_BID,
+    MIN_BID,
+    PASS,
+    REDOUBLE,
+    BidForm,
+    Call,
+    CallKind,
+    legal_calls,
+    parse_call,
+)
+from fiftysix.engine.cards import (
+    ALL_CARDS,
+    Card,
+    Rank,
+    Suit,
+    format_cards,
+    hand_size_for,
+    pack_for,
+    parse_card,
+    parse_cards,
+    parse_suit,
+    ranks_for,
+)
+from fiftysix.engine.deal import Bid, CallMade, Contract, Deal, Move, Phase, Play, Trick
+from fiftysix.engine.errors import IllegalMoveError, MatchOverError, NotationError
+from fiftysix.engine.match import (
+    DealResult,
+    DealSource,
+    FixedFirstDeal,
+    Match,
+    Payment,
+    ShuffledDeals,
+    first_dealer_for,
+)
+from fiftysix.engine.rules import (
+    MAX_DEAL_CAP,
+    POINTS_PER_DEAL,
+    STARTING_TABLES,
+    MatchRules,
+    Ruleset,
+    table_amount,
+)
+from fiftysix.engine.view import View, build_view
+
+__all__ = [
+    "ALL_CARDS",
+    "DOUBLE",
+    "MAX_BID",
+    "MAX_DEAL_CAP",
+    "MIN_BID",
+    "PASS",
+    "POINTS_PER_DEAL",
+    "REDOUBLE",
+    "STARTING_TABLES",
+    "Bid",
+    "BidForm",
+    "Call",
+    "CallKind",
+    "CallMade",
+    "Card",
+    "Contract",
+    "Deal",
+    "DealResult",
+    "DealSource",
+    "FixedFirstDeal",
+    "IllegalMoveError",
+    "Match",
+    "MatchOverError",
+    "MatchRules",
+    "Move",
+    "NotationError",
+    "Payment",
+    "Phase",
+    "Play",
+    "Rank",
+    "Ruleset",
+    "ShuffledDeals",
+    "Suit",
+    "Trick",
+    "View",
+    "build_view",
+    "first_dealer_for",
+    "format_cards",
+    "hand_size_for",
+    "legal_calls",
+    "pack_for",
+    "parse_call",
+    "parse_card",
+    "parse_cards",
+    "parse_suit",
+    "ranks_for",
+    "table_amount",
+]

@@ -1,0 +1,467 @@
+"""One deal of 56: the auction (RULES.md section 4) and the play of the tricks (section 5).
+
+`Deal` is the engine's hot path: a mutable state with a cheap `copy()`, `legal_moves()` and `apply()`.
+It knows nothing of tables or matches; `fiftysix.engine.match` settles the deal it ends with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import NamedTuple, TypeAlias
+
+from fiftysix.engine.calls import (
+    MAX_BID,
+    PASS,
+    REDOUBLE,
+    REDOUBLE_CALLS,
+    Call,
+    CallKind,
+    legal_calls,
+)
+from fiftysix.engine.cards import Card, Suit, format_cards, hand_size_for, pack_for
+from fiftysix.engine.errors import IllegalMoveError
+
+Move: TypeAlias = Card | Call
+"""A move is a call during the auction and a card during the play."""
+
+
+class Phase(Enum):
+    """Where a deal stands."""
+
+    AUCTION = "auction"
+    PLAY = "play"
+    FINISHED = "finished"
+
+
+class Play(NamedTuple):
+    """A card played to a trick by a seat."""
+
+    seat: int
+    card: Card
+
+
+class CallMade(NamedTuple):
+    """A call made in the auction by a seat."""
+
+    seat: int
+    call: Call
+
+
+@dataclass(frozen=True, slots=True)
+class Bid:
+    """A bid as it stands in the auction: who made it, in which form, and the contract it makes."""
+
+    seat: int
+    call: Call
+    number: int
+    trump: Suit | None
+
+
+@dataclass(frozen=True, slots=True)
+class Contract:
+    """The contract the auction ended with.
+
+    `bid` is None when every player passed: then the team of the player to the dealer's right is
+    contracted for 28 no trumps (RULES.md section 4, "All pass"), and `bidder` is that player.
+    `doubling` is 1, 2 (doubled) or 4 (redoubled).
+    """
+
+    number: int
+    trump: Suit | None
+    bidder: int
+    team: int
+    doubling: int
+    bid: Bid | None
+    doubler: int | None = None
+    redoubler: int | None = None
+
+    @property
+    def all_pass(self) -> bool:
+        """Whether this contract came from an auction in which everybody passed."""
+        return self.bid is None
+
+    def __str__(self) -> str:
+        denomination = self.trump.letter if self.trump is not None else "NT"
+        text = f"{self.number}{denomination} by seat {self.bidder} (team {self.team})"
+        if self.all_pass:
+            text += ", all passed"
+        if self.doubling == 2:
+            text += ", doubled"
+        elif self.doubling == 4:
+            text += ", redoubled"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    """A completed trick: who led, the plays in order, who won it and the points in it."""
+
+    leader: int
+    plays: tuple[Play, ...]
+    winner: int
+    points: int
+
+
+class Deal:
+    """The state of one deal, from the first call to the last card.
+
+    `seats` are the players still at the table in playing order; `team_of` maps every seat of the match
+    (present or not) to its team. Hands are validated against the pack for the number of players.
+    """
+
+    __slots__ = (
+        "seats",
+        "team_of",
+        "dealer",
+        "hands",
+        "dealt",
+        "phase",
+        "to_act",
+        "_next",
+        "calls",
+        "high_bid",
+        "_passes",
+        "_doubling",
+        "_doubler",
+        "_redoublers",
+        "contract",
+        "trick",
+        "tricks",
+        "points",
+        "_trump",
+        "_winning_seat",
+        "_winning_card",
+        "_trick_points",
+    )
+
+    seats: tuple[int, ...]
+    team_of: tuple[int, ...]
+    dealer: int
+    hands: list[list[Card]]
+    dealt: tuple[tuple[Card, ...], ...]
+    phase: Phase
+    to_act: int
+    _next: tuple[int, ...]
+    calls: list[CallMade]
+    high_bid: Bid | None
+    _passes: int
+    _doubling: int
+    _doubler: int | None
+    _redoublers: list[int]
+    contract: Contract | None
+    trick: list[Play]
+    tricks: list[Trick]
+    points: list[int]
+    _trump: Suit | None
+    _winning_seat: int
+    _winning_card: Card | None
+    _trick_points: int
+
+    def __init__(
+        self,
+        seats: Sequence[int],
+        team_of: Sequence[int],
+        dealer: int,
+        hands: Mapping[int, Sequence[Card]],
+    ) -> None:
+        self.seats = tuple(seats)
+        self.team_of = tuple(team_of)
+        if dealer not in self.seats:
+            raise ValueError(f"the dealer must be a seat at the table {self.seats}, got {dealer}")
+        self.dealer = dealer
+        _check_hands(self.seats, len(self.team_of), hands)
+        self.hands = [sorted(hands.get(seat, ())) for seat in range(len(self.team_of))]
+        self.dealt = tuple(tuple(hand) for hand in self.hands)
+        following = {seat: self.seats[(i + 1) % len(self.seats)] for i, seat in enumerate(self.seats)}
+        self._next = tuple(following.get(seat, -1) for seat in range(len(self.team_of)))
+        self.phase = Phase.AUCTION
+        self.to_act = self._next[dealer]
+        self.calls = []
+        self.high_bid = None
+        self._passes = 0
+        self._doubling = 1
+        self._doubler = None
+        self._redoublers = []
+        self.contract = None
+        self.trick = []
+        self.tricks = []
+        self.points = [0] * (max(self.team_of) + 1)
+        self._trump = None
+        self._winning_seat = -1
+        self._winning_card = None
+        self._trick_points = 0
+
+    def copy(self) -> Deal:
+        """An independent copy, for search and for trying moves."""
+        other = object.__new__(Deal)
+        for name in Deal.__slots__:
+            object.__setattr__(other, name, getattr(self, name))
+        other.hands = [list(hand) for hand in self.hands]
+        other.calls = list(self.calls)
+        other._redoublers = list(self._redoublers)
+        other.trick = list(self.trick)
+        other.tricks = list(self.tricks)
+        other.points = list(self.points)
+        return other
+
+    @property
+    def next_seat(self) -> tuple[int, ...]:
+        """For each seat at the table, the next seat in playing order (-1 for seats not at the table)."""
+        return self._next
+
+    @property
+    def doubling(self) -> int:
+        """1, or 2 once doubled, or 4 once redoubled."""
+        return self._doubling
+
+    @property
+    def in_redouble_window(self) -> bool:
+        """Whether the auction is waiting for the contracting team to redouble or pass."""
+        return bool(self._redoublers)
+
+    def legal_moves(self) -> Sequence[Move]:
+        """Every legal move for the seat to act, without repeats, in a stable order.
+
+        Cards are listed spades, hearts, diamonds, clubs and high to low; calls as in `legal_calls`.
+        Empty once the deal is finished.
+        """
+        if self.phase is Phase.PLAY:
+            hand = self.hands[self.to_act]
+            if self.trick:
+                led = self.trick[0].card.suit
+                following = [card for card in hand if card.suit is led]
+                if following:
+                    return tuple(dict.fromkeys(following))
+            return tuple(dict.fromkeys(hand))
+        if self.phase is Phase.AUCTION:
+            if self._redoublers:
+                return REDOUBLE_CALLS
+            high = self.high_bid
+            if high is None:
+                return legal_calls(0, False)
+            can_double = self._doubling == 1 and self.team_of[high.seat] != self.team_of[self.to_act]
+            return legal_calls(high.number, can_double)
+        return ()
+
+    def apply(self, seat: int, move: Move) -> None:
+        """Make `move` for `seat`, which must be the seat to act.
+
+        :raises IllegalMoveError: when it is not `seat`'s turn or the move breaks a rule; the state is
+            then unchanged.
+        """
+        if seat != self.to_act or self.phase is Phase.FINISHED:
+            if self.phase is Phase.FINISHED:
+                raise IllegalMoveError("deal_finished", f"the deal is over; seat {seat} cannot play {move}")
+            raise IllegalMoveError("turn", f"it is seat {self.to_act}'s turn, not seat {seat}'s")
+        if self.phase is Phase.PLAY:
+            if not isinstance(move, Card):
+                raise IllegalMoveError("play_a_card", f"the auction is over: play a card, not {move}")
+            self._play(seat, move)
+        else:
+            if not isinstance(move, Call):
+                raise IllegalMoveError("call_in_auction", f"the auction is on: make a call, not {move}")
+            self._call(seat, move)
+
+    # The auction.
+
+    def _call(self, seat: int, call: Call) -> None:
+        if self._redoublers:
+            self._call_in_redouble_window(seat, call)
+            return
+        kind = call.kind
+        if kind is CallKind.PASS:
+            self.calls.append(CallMade(seat, call))
+            self._passes += 1
+            if self.high_bid is None:
+                if self._passes == len(self.seats):
+                    self._all_passed()
+                    return
+            elif self._passes == len(self.seats) - 1:
+                self._close_auction()
+                return
+            self.to_act = self._next[seat]
+        elif kind is CallKind.BID:
+            self._bid(seat, call)
+        elif kind is CallKind.DOUBLE:
+            high = self.high_bid
+            if high is None:
+                raise IllegalMoveError("double_needs_bid", "there is no bid to double yet")
+            if self.team_of[high.seat] == self.team_of[seat]:
+                raise IllegalMoveError(
+                    "double_opponents_bid",
+                    f"only an opponent's bid may be doubled: {high.call} was bid by seat {high.seat}, "
+                    f"of seat {seat}'s own team",
+                )
+            self.calls.append(CallMade(seat, call))
+            self._doubling = 2
+            self._doubler = seat
+            team = self.team_of[high.seat]
+            redoublers = []
+            other = self._next[seat]
+            while other != seat:
+                if self.team_of[other] == team:
+                    redoublers.append(other)
+                other = self._next[other]
+            self._redoublers = redoublers
+            self.to_act = redoublers[0]
+        else:
+            raise IllegalMoveError(
+                "redouble_after_double", "redouble is only allowed to the contracting team after a double"
+            )
+
+    def _bid(self, seat: int, call: Call) -> None:
+        high = self.high_bid
+        current = high.number if high is not None else 0
+        form = call.form
+        assert form is not None
+        if form.is_plus and high is None:
+            raise IllegalMoveError(
+                "plus_after_first_bid", f"{call} needs a bid to add to; nobody has bid yet"
+            )
+        number = call.contract_number(current)
+        if number <= current:
+            raise IllegalMoveError(
+                "bid_higher", f"a bid must be higher than the current bid {high.call if high else ''}: {call}"
+            )
+        if number > MAX_BID:
+            raise IllegalMoveError(
+                "bid_at_most_56", f"{call} over {current} would make {number}; the highest bid is {MAX_BID}"
+            )
+        self.calls.append(CallMade(seat, call))
+        self.high_bid = Bid(seat, call, number, call.suit)
+        self._passes = 0
+        self.to_act = self._next[seat]
+
+    def _call_in_redouble_window(self, seat: int, call: Call) -> None:
+        if call is REDOUBLE:
+            self.calls.append(CallMade(seat, call))
+            self._doubling = 4
+            self._close_auction(redoubler=seat)
+        elif call is PASS:
+            self.calls.append(CallMade(seat, call))
+            self._redoublers.pop(0)
+            if self._redoublers:
+                self.to_act = self._redoublers[0]
+            else:
+                self._close_auction()
+        else:
+            raise IllegalMoveError(
+                "redouble_or_pass",
+                f"after a double the contracting team may only redouble or pass, not {call}",
+            )
+
+    def _all_passed(self) -> None:
+        bidder = self._next[self.dealer]
+        self._start_play(Contract(28, None, bidder, self.team_of[bidder], 1, None))
+
+    def _close_auction(self, redoubler: int | None = None) -> None:
+        high = self.high_bid
+        assert high is not None
+        self._redoublers = []
+        self._start_play(
+            Contract(
+                high.number,
+                high.trump,
+                high.seat,
+                self.team_of[high.seat],
+                self._doubling,
+                high,
+                self._doubler,
+                redoubler,
+            )
+        )
+
+    def _start_play(self, contract: Contract) -> None:
+        self.contract = contract
+        self._trump = contract.trump
+        self.phase = Phase.PLAY
+        self.to_act = self._next[self.dealer]
+
+    # The play.
+
+    def _play(self, seat: int, card: Card) -> None:
+        hand = self.hands[seat]
+        if card not in hand:
+            raise IllegalMoveError(
+                "play_own_card", f"seat {seat} does not hold {card}: holds {format_cards(hand)}"
+            )
+        trick = self.trick
+        if trick:
+            led = trick[0].card.suit
+            suit = card.suit
+            if suit is not led:
+                for held in hand:
+                    if held.suit is led:
+                        raise IllegalMoveError(
+                            "follow_suit", f"must follow {led.plural}: holds {held}, played {card}"
+                        )
+            winning = self._winning_card
+            assert winning is not None
+            if suit is winning.suit:
+                if card.rank > winning.rank:
+                    self._winning_card = card
+                    self._winning_seat = seat
+            elif suit is self._trump:
+                self._winning_card = card
+                self._winning_seat = seat
+        else:
+            self._winning_card = card
+            self._winning_seat = seat
+            self._trick_points = 0
+        hand.remove(card)
+        trick.append(Play(seat, card))
+        self._trick_points += card.points
+        if len(trick) < len(self.seats):
+            self.to_act = self._next[seat]
+            return
+        winner = self._winning_seat
+        self.tricks.append(Trick(trick[0].seat, tuple(trick), winner, self._trick_points))
+        self.points[self.team_of[winner]] += self._trick_points
+        self.trick = []
+        self.to_act = winner
+        if not hand:
+            self.phase = Phase.FINISHED
+
+    @property
+    def made(self) -> bool:
+        """Whether the contracting team took at least the contract's number of points (once finished)."""
+        contract = self.contract
+        if contract is None or self.phase is not Phase.FINISHED:
+            raise ValueError("the deal is not finished")
+        return self.points[contract.team] >= contract.number
+
+
+def _check_hands(seats: tuple[int, ...], seat_count: int, hands: Mapping[int, Sequence[Card]]) -> None:
+    """Hands must cover exactly the pack for the players at the table, in equal hands."""
+    if len(set(seats)) != len(seats) or not all(0 <= seat < seat_count for seat in seats):
+        raise ValueError(f"seats at the table must be distinct seats 0..{seat_count - 1}, got {seats}")
+    strays = sorted(set(hands) - set(seats))
+    if strays:
+        raise ValueError(f"hands given for seats not at the table: {strays}")
+    size = hand_size_for(len(seats))
+    for seat in seats:
+        count = len(hands.get(seat, ()))
+        if count != size:
+            raise ValueError(f"seat {seat} must be dealt {size} cards, got {count}")
+    dealt = sorted(card for seat in seats for card in hands[seat])
+    pack = list(pack_for(len(seats)))
+    if dealt != pack:
+        extra = _multiset_difference(dealt, pack)
+        missing = _multiset_difference(pack, dealt)
+        raise ValueError(
+            f"the hands are not the {len(pack)}-card pack for {len(seats)} players: "
+            f"extra {format_cards(extra) or 'none'}, missing {format_cards(missing) or 'none'}"
+        )
+
+
+def _multiset_difference(cards: list[Card], minus: list[Card]) -> list[Card]:
+    remaining = list(minus)
+    extra = []
+    for card in cards:
+        if card in remaining:
+            remaining.remove(card)
+        else:
+            extra.append(card)
+    return extra

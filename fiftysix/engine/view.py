@@ -1,0 +1,172 @@
+"""A seat's view: exactly what one player may know, and nothing more.
+
+This is all that a bot ever sees. It holds the seat's own hand and the public record: the rules in
+force, tables, the calls, the contract, the tricks played and the trick on the table, points taken.
+Another player's unplayed card never appears in it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from fiftysix.engine.cards import Card, Suit, pack_for
+from fiftysix.engine.deal import Bid, CallMade, Contract, Move, Phase, Play, Trick
+from fiftysix.engine.rules import MatchRules
+
+if TYPE_CHECKING:
+    from fiftysix.engine.match import Match
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """One seat's knowledge of the match at one moment."""
+
+    seat: int
+    rules: MatchRules
+    team_of: tuple[int, ...]
+    """The team of every seat of the match, including seats whose team is out."""
+    seats: tuple[int, ...]
+    """The seats still at the table, in playing order."""
+    tables: tuple[int, ...]
+    """Tables held by each team."""
+    teams_out: tuple[int, ...]
+    """Teams out of tables, in the order they went out."""
+    deal_number: int
+    dealer: int
+    phase: Phase
+    to_act: int | None
+    hand: tuple[Card, ...]
+    """This seat's cards, sorted spades, hearts, diamonds, clubs and high to low."""
+    calls: tuple[CallMade, ...]
+    high_bid: Bid | None
+    """The highest bid so far (None before any bid, and after an all-pass auction)."""
+    doubling: int
+    contract: Contract | None
+    """The contract, once the auction is over."""
+    tricks: tuple[Trick, ...]
+    """The tricks completed so far in this deal."""
+    trick: tuple[Play, ...]
+    """The cards on the table in the trick being played, in order."""
+    points: tuple[int, ...]
+    """Points each team has taken in this deal so far."""
+    legal_moves: tuple[Move, ...] = ()
+    """This seat's legal moves when it is the seat to act (derived from the rest; empty otherwise)."""
+
+    @property
+    def team(self) -> int:
+        """This seat's team."""
+        return self.team_of[self.seat]
+
+    @property
+    def partners(self) -> tuple[int, ...]:
+        """The other seats of this seat's team (all of them, at the table or not)."""
+        return tuple(s for s, t in enumerate(self.team_of) if t == self.team and s != self.seat)
+
+    @property
+    def trump(self) -> Suit | None:
+        """The contract's trump suit; None for no trumps or while the auction is on."""
+        return self.contract.trump if self.contract is not None else None
+
+    @property
+    def led_suit(self) -> Suit | None:
+        """The suit led to the trick on the table, or None when this seat is to lead."""
+        return self.trick[0].card.suit if self.trick else None
+
+    def cards_of(self, suit: Suit) -> tuple[Card, ...]:
+        """This seat's cards of `suit`, high to low."""
+        return tuple(card for card in self.hand if card.suit is suit)
+
+    @property
+    def winning_play(self) -> Play | None:
+        """The play winning the trick on the table so far, or None when the table is empty.
+
+        Highest trump if any trump was played, else highest card of the suit led; of two identical
+        cards the one played first wins.
+        """
+        best: Play | None = None
+        trump = self.trump
+        for play in self.trick:
+            if best is None:
+                best = play
+            elif play.card.suit is best.card.suit:
+                if play.card.rank > best.card.rank:
+                    best = play
+            elif play.card.suit is trump:
+                best = play
+        return best
+
+    @property
+    def trick_points(self) -> int:
+        """Card points in the trick on the table."""
+        return sum(play.card.points for play in self.trick)
+
+    @property
+    def played_cards(self) -> tuple[Card, ...]:
+        """Every card played in this deal so far, completed tricks first, in order."""
+        done = tuple(play.card for trick in self.tricks for play in trick.plays)
+        return done + tuple(play.card for play in self.trick)
+
+    @property
+    def unseen_cards(self) -> tuple[Card, ...]:
+        """The cards in other players' hands: the pack for the players at the table less this hand and
+        every card played in this deal (each copy of a card listed once), in display order."""
+        left = Counter(pack_for(len(self.seats)))
+        left.subtract(self.hand)
+        left.subtract(self.played_cards)
+        return tuple(sorted(left.elements()))
+
+    @property
+    def voids(self) -> dict[int, frozenset[Suit]]:
+        """For each seat at the table, the suits it has shown out of in this deal (it did not follow)."""
+        shown: dict[int, set[Suit]] = {seat: set() for seat in self.seats}
+        for plays in [*(trick.plays for trick in self.tricks), self.trick]:
+            if plays:
+                led = plays[0].card.suit
+                for play in plays[1:]:
+                    if play.card.suit is not led:
+                        shown[play.seat].add(led)
+        return {seat: frozenset(suits) for seat, suits in shown.items()}
+
+    @property
+    def seats_to_play(self) -> tuple[int, ...]:
+        """The seats still to play to the trick on the table after this seat, in order."""
+        seats = self.seats
+        start = seats.index(self.seat)
+        still = len(seats) - len(self.trick) - 1
+        return tuple(seats[(start + step) % len(seats)] for step in range(1, still + 1))
+
+    @property
+    def is_to_act(self) -> bool:
+        """Whether this seat is the one to act."""
+        return self.to_act == self.seat
+
+
+def build_view(match: Match, seat: int) -> View:
+    """The view of `seat` in `match` (see `Match.view`)."""
+    if not 0 <= seat < match.rules.players:
+        raise ValueError(f"no seat {seat} in a {match.rules.players}-player match")
+    deal = match.deal
+    teams_out = tuple(sorted(match.out_in_deal, key=lambda team: (match.out_in_deal[team], team)))
+    return View(
+        seat=seat,
+        rules=match.rules,
+        team_of=match.team_of,
+        seats=deal.seats,
+        tables=tuple(match.tables),
+        teams_out=teams_out,
+        deal_number=match.deal_number,
+        dealer=deal.dealer,
+        phase=deal.phase,
+        to_act=match.to_act,
+        hand=tuple(deal.hands[seat]),
+        calls=tuple(deal.calls),
+        high_bid=deal.high_bid,
+        doubling=deal.doubling,
+        contract=deal.contract,
+        tricks=tuple(deal.tricks),
+        trick=tuple(deal.trick),
+        points=tuple(deal.points),
+        legal_moves=tuple(match.legal_moves()) if match.to_act == seat else (),
+    )

@@ -1,0 +1,166 @@
+"""Replay a game record move by move against the rules, and check that its results follow.
+
+Used by `arena replay FILE`; also the way to re-run a recorded game ("works locally, fails on the
+server"). Every problem is reported with the deal and move number (both from 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fiftysix.engine import (
+    Card,
+    DealResult,
+    IllegalMoveError,
+    Match,
+    Move,
+    NotationError,
+    Phase,
+    ShuffledDeals,
+    first_dealer_for,
+    parse_call,
+    parse_card,
+)
+from fiftysix.record import GameRecord, RecordError, end_reason, match_result_json, result_json
+
+FINISHED_REASONS = ("one_team_left", "deal_cap")
+"""Match end reasons that the rules decide; any other reason (a forfeit) is the arena's policy."""
+
+
+class ReplayError(RecordError):
+    """A record whose moves or results do not follow the rules."""
+
+
+@dataclass
+class Replayed:
+    """A record that replayed cleanly: the match as replayed and each finished deal's result."""
+
+    match: Match
+    results: list[DealResult]
+    complete: bool
+    """Whether the match was played to its end by the rules (not stopped by a forfeit)."""
+
+
+class _RecordedDeals:
+    """Hands taken from the record, checked against the seed when the record has one."""
+
+    def __init__(self, record: GameRecord) -> None:
+        self._record = record
+        self._seeded = ShuffledDeals(record.seed) if record.seed is not None else None
+
+    def hands(self, deal_number: int, seats: tuple[int, ...], dealer: int) -> dict[int, list[Card]]:
+        if deal_number > len(self._record.deals):
+            # The match goes on past the record: only allowed when the record stops early, which
+            # replay() checks; deal from the seed (or a placeholder shuffle) so the match can exist.
+            return ShuffledDeals(self._record.seed or 0).hands(deal_number, seats, dealer)
+        deal = self._record.deals[deal_number - 1]
+        hands: dict[int, list[Card]] = {}
+        for seat, hand in enumerate(deal.hands):
+            if (hand is None) != (seat not in seats):
+                state = "at the table" if seat in seats else "out of the match"
+                raise RecordError(
+                    f"seat {seat} is {state}, so its hand must be {_hand_rule(state)}", deal_number
+                )
+            if hand is not None:
+                try:
+                    hands[seat] = [parse_card(card) for card in hand]
+                except NotationError as error:
+                    raise RecordError(f"hand of seat {seat}: {error}", deal_number) from None
+        if self._seeded is not None:
+            expected = self._seeded.hands(deal_number, seats, dealer)
+            for seat in seats:
+                if sorted(expected[seat]) != sorted(hands[seat]):
+                    raise RecordError(
+                        f"the hand of seat {seat} is not the one seed {self._record.seed} deals", deal_number
+                    )
+        return hands
+
+
+def _hand_rule(state: str) -> str:
+    return "a list of cards" if state == "at the table" else "null"
+
+
+def replay(record: GameRecord) -> Replayed:
+    """Play every recorded move through the engine and compare every recorded result.
+
+    :raises RecordError: for hands or moves that cannot be read.
+    :raises ReplayError: for an illegal move, a result that does not follow from the moves, or deals
+        recorded after the match ended.
+    """
+    if record.seed is not None and record.first_dealer != first_dealer_for(record.seed, record.rules.players):
+        raise ReplayError(f"first dealer {record.first_dealer} is not the one seed {record.seed} chooses")
+    if not record.deals:
+        raise RecordError("the record has no deals")
+    try:
+        match = Match(record.rules, record.seed or 0, _RecordedDeals(record), record.first_dealer)
+    except RecordError:
+        raise
+    except ValueError as error:
+        raise RecordError(str(error), deal=1) from None
+    results: list[DealResult] = []
+    for deal_record in record.deals:
+        number = deal_record.number
+        if match.is_over:
+            raise ReplayError("deal recorded after the match had ended", deal=number)
+        if match.dealer != deal_record.dealer:
+            raise ReplayError(
+                f"the dealer is seat {match.dealer}, not seat {deal_record.dealer}", deal=number
+            )
+        result = _replay_deal(match, deal_record.calls, deal_record.cards, number)
+        if result is None:
+            if deal_record.result is not None:
+                raise ReplayError("a result is recorded but the deal was not played to the end", deal=number)
+            if number != len(record.deals):
+                raise ReplayError("only the last deal of a record may be unfinished", deal=number)
+            break
+        results.append(result)
+        if deal_record.result is None:
+            raise ReplayError("the deal ended but no result is recorded", deal=number)
+        _compare(deal_record.result, result_json(result), "result", number)
+    complete = match.is_over
+    final = record.result
+    if complete:
+        if final is None:
+            raise ReplayError("the match ended but no match result is recorded")
+        _compare(final, match_result_json(match, end_reason(match)), "match result", None)
+    elif final is not None and final.get("reason") in FINISHED_REASONS:
+        raise ReplayError(f"the match result says {final.get('reason')!r} but the match is not over")
+    return Replayed(match, results, complete)
+
+
+def _replay_deal(match: Match, calls: Sequence[str], cards: Sequence[str], number: int) -> DealResult | None:
+    """Apply one deal's moves; returns the result if the deal ended with its last card."""
+    result: DealResult | None = None
+    moves: list[tuple[str, bool]] = [(text, True) for text in calls] + [(text, False) for text in cards]
+    for index, (text, is_call) in enumerate(moves, start=1):
+        deal = match.deal
+        if result is not None:
+            raise ReplayError("move recorded after the deal ended", deal=number, move=index)
+        if is_call and deal.phase is not Phase.AUCTION:
+            raise ReplayError(f"call {text!r} recorded after the auction ended", deal=number, move=index)
+        if not is_call and deal.phase is Phase.AUCTION:
+            raise ReplayError(f"card {text!r} recorded before the auction ended", deal=number, move=index)
+        seat = deal.to_act
+        try:
+            move: Move = parse_call(text) if is_call else parse_card(text)
+            result = match.apply(seat, move)
+        except IllegalMoveError as error:
+            raise ReplayError(f"seat {seat} {text}: illegal ({error.rule}): {error}", number, index) from None
+        except RecordError:
+            raise
+        except NotationError as error:
+            raise RecordError(f"seat {seat}: {error}", number, index) from None
+        except ValueError as error:
+            # The move ended the deal and the next deal's recorded hands are bad.
+            raise RecordError(str(error), number + 1) from None
+    return result
+
+
+def _compare(recorded: dict[str, Any], computed: dict[str, Any], what: str, deal: int | None) -> None:
+    for key, value in computed.items():
+        if recorded.get(key) != value:
+            raise ReplayError(
+                f"{what}: {key} is recorded as {recorded.get(key)!r} but the moves give {value!r}", deal
+            )

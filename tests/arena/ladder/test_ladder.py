@@ -1,0 +1,221 @@
+"""End to end: the ladder with the sample bots started by the arena, a SIGKILL mid-run, and the
+`arena bots` commands' errors."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.ladder import Ladder, LadderSettings
+from arena.local_bots import LocalBots, free_port
+from arena.storage import LadderStore
+from fiftysix.record import from_json
+from fiftysix.replay import replay
+from sample_bots.random_bot import RandomBot
+from sdk import start
+
+SAMPLES = {
+    "random": "python -m sample_bots.random_bot --port {port}",
+    "rules": "python -m sample_bots.rule_bot --port {port}",
+}
+
+
+def arena(*args: str, db: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run `arena GROUP --db DB ACTION ...` as its own process."""
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", args[0], "--db", str(db), *args[1:]],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def test_ladder_ranks_the_rule_bot_above_the_random_bot(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.db"
+    run = arena(
+        "ladder", "run", "--sample-bots", "--matches", "12", "--concurrency", "2", "--seed", "3", db=db
+    )
+    assert run.returncode == 0, run.stderr
+    assert "Played 12 matches (6 sets rated, 0 faults)" in run.stdout
+    assert "rank" in run.stdout
+    assert "12/12 matches" in run.stderr
+    # One process per seat: two seats a team, two matches at a time, so two to four processes a bot.
+    logs = sorted(path.name for path in Path(f"{db}-logs").iterdir())
+    for bot in ("random", "rules"):
+        assert 2 <= sum(name.startswith(f"{bot}-") for name in logs) <= 4, logs
+    shown = arena("ladder", "show", "--json", db=db)
+    assert shown.returncode == 0, shown.stderr
+    standings = json.loads(shown.stdout)
+    assert [line["bot"] for line in standings] == ["rules", "random"]
+    assert standings[0]["elo"] > 1500 > standings[1]["elo"]
+    assert all(line["matches"] == 12 for line in standings)
+    assert standings[0]["wins"] > 9
+    assert standings[0]["interval"] is not None
+    store = LadderStore(db)
+    try:
+        for match in store.matches():
+            assert replay(from_json(store.match_record(match.id))).complete
+    finally:
+        store.close()
+    listed = arena("ladder", "matches", "--bot", "rules", "--limit", "50", "--json", db=db)
+    matches = json.loads(listed.stdout)
+    assert len(matches) == 12
+    record_file = tmp_path / "newest.json"
+    exported = arena("ladder", "record", matches[0]["id"], "--output", str(record_file), db=db)
+    assert exported.returncode == 0, exported.stderr
+    replayed = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "replay", str(record_file)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert replayed.returncode == 0, replayed.stderr
+    missing = arena("ladder", "record", "no-such-match", db=db)
+    assert missing.returncode == 1
+    assert "no match" in missing.stderr
+
+
+def test_concurrent_matches_in_process(tmp_path: Path) -> None:
+    server = start(RandomBot)
+    store = LadderStore(tmp_path / "ladder.db")
+    try:
+        for name in ("one", "two", "three"):
+            store.add_bot(name, address=f"127.0.0.1:{server.port}")
+        ladder = Ladder(
+            store, LadderSettings(matches=9, concurrency=4, players=6, seed=2), LocalBots(tmp_path)
+        )
+        report = asyncio.run(ladder.run())
+        # 6-player pairs: three bots a set, three rotations a set; 9 matches are 3 whole sets.
+        assert report.matches == 9
+        assert report.sets_rated == 3
+        assert store.unfinished_sets() == []
+        assert sum(len(store.matches(s)) for s in range(1, 4)) == 9
+        ratings = [bot.rating for bot in store.bots()]
+        assert sum(ratings) == pytest.approx(1500 * 3)
+    finally:
+        store.close()
+        server.stop(0)
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(child) for child in path.read_text().split()] if path.exists() else []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs /proc to find the bot processes")
+def test_sigkill_loses_no_finished_match_and_the_next_run_goes_on(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.db"
+    ladder = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "ladder",
+            "--db",
+            str(db),
+            "run",
+            "--sample-bots",
+            "--matches",
+            "500",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        finished = 0
+        while time.monotonic() < deadline and finished < 5:
+            time.sleep(0.2)
+            if db.exists():
+                store = LadderStore(db)
+                finished = len(store.matches())
+                store.close()
+        assert finished >= 5, "the ladder did not get going"
+        bots = _children(ladder.pid)
+        os.kill(ladder.pid, signal.SIGKILL)
+    finally:
+        ladder.wait(10)
+    # The bots the arena started die with it.
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in bots) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(pid) for pid in bots)
+
+    store = LadderStore(db)
+    before = {match.id for match in store.matches()}
+    assert len(before) >= finished
+    for match_id in before:
+        assert replay(from_json(store.match_record(match_id))).complete
+    store.close()
+
+    again = arena("ladder", "run", "--matches", "2", db=db)
+    assert again.returncode == 0, again.stderr
+    store = LadderStore(db)
+    try:
+        after = store.matches()
+        assert before <= {match.id for match in after}
+        assert store.unfinished_sets() == []
+        for set_id in {match.set_id for match in after}:
+            assert len(store.matches(set_id)) == 2
+        # Every finished set was rated exactly once: the ratings add up to the starting total.
+        assert sum(bot.rating for bot in store.bots()) == pytest.approx(3000)
+    finally:
+        store.close()
+
+
+def test_bots_commands(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.db"
+    server = start(RandomBot)
+    try:
+        added = arena("bots", "add", "alpha", f"127.0.0.1:{server.port}", db=db)
+        assert added.returncode == 0, added.stderr
+        duplicate = arena("bots", "add", "alpha", f"127.0.0.1:{server.port}", db=db)
+        assert duplicate.returncode == 1
+        assert "already registered" in duplicate.stderr
+    finally:
+        server.stop(0)
+    unreachable = arena("bots", "add", "ghost", f"127.0.0.1:{free_port()}", db=db)
+    assert unreachable.returncode == 1
+    assert "cannot reach" in unreachable.stderr
+    malformed = arena("bots", "add", "bad", "localhost", db=db)
+    assert malformed.returncode == 2
+    assert "HOST:PORT" in malformed.stderr
+    no_port = arena("bots", "add", "cmd", "--command", "python -m sample_bots.random_bot", db=db)
+    assert no_port.returncode == 2
+    assert "{port}" in no_port.stderr
+    bad_name = arena("bots", "add", "bad name", "127.0.0.1:5", db=db)
+    assert bad_name.returncode == 2
+    command = arena("bots", "add", "local", "--command", SAMPLES["random"], db=db)
+    assert command.returncode == 0, command.stderr
+    broken = arena("bots", "add", "broken", "--command", "python -c 'raise SystemExit(3)' {port}", db=db)
+    assert broken.returncode == 1
+    assert "did not start" in broken.stderr
+    listed = arena("bots", "list", "--json", db=db)
+    assert [bot["name"] for bot in json.loads(listed.stdout)] == ["alpha", "local"]
+    updated = arena("bots", "update", "alpha", "127.0.0.1:7", "--no-check", db=db)
+    assert updated.returncode == 0, updated.stderr
+    removed = arena("bots", "remove", "alpha", db=db)
+    assert removed.returncode == 0
+    missing = arena("bots", "remove", "alpha", db=db)
+    assert missing.returncode == 1
+    assert "no bot named" in missing.stderr
+    too_few = arena("ladder", "run", "--matches", "2", db=db)
+    assert too_few.returncode == 1
+    assert "needs at least 2 bots" in too_few.stderr

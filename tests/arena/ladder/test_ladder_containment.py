@@ -1,0 +1,98 @@
+"""The ladder's containment boundary: an error of the arena's own in one match, or two runners on one
+file, never ends a run; the failed set is void (never rated) and everything else is rated as usual."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from structlog.testing import capture_logs
+
+import arena.runner.match
+from arena.ladder import Ladder, LadderSettings
+from arena.local_bots import LocalBots
+from arena.storage import LadderStore
+from fiftysix.wire import TimeControl
+from sample_bots.random_bot import RandomBot
+from sdk import BotServer, start
+
+FAST = TimeControl(decision_ms=500, bank_ms=500)
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[list[BotServer]]:
+    running = [start(RandomBot) for _ in range(3)]
+    yield running
+    for server in running:
+        server.stop(0)
+
+
+def registered(path: Path, servers: list[BotServer]) -> LadderStore:
+    store = LadderStore(path)
+    for index, server in enumerate(servers):
+        store.add_bot(f"bot{index}", address=f"127.0.0.1:{server.port}")
+    return store
+
+
+def test_an_arena_error_voids_its_set_and_the_run_goes_on(
+    tmp_path: Path, servers: list[BotServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = registered(tmp_path / "ladder.db", servers)
+    real = arena.runner.match.deal_end_message
+    calls = 0
+
+    def failing_once(result: object) -> object:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise RuntimeError("a bug of the arena's own")
+        return real(result)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(arena.runner.match, "deal_end_message", failing_once)
+    settings = LadderSettings(matches=6, deal_cap=2, time_control=FAST, seed=4)
+    ladder = Ladder(store, settings, LocalBots(tmp_path))
+    with capture_logs() as logs:
+        report = asyncio.run(ladder.run())
+    failed = [entry for entry in logs if entry["event"] == "match_failed_by_arena_error"]
+    assert len(failed) == 1
+    assert failed[0]["exc_info"] is True  # logged with its traceback
+    assert report.matches == 6
+    assert report.arena_errors == 1
+    [(void_set, reason)] = report.voided_sets
+    assert "RuntimeError: a bug of the arena's own" in reason
+    stored = store.matches()
+    assert [match.reason for match in stored].count("arena_error") == 1
+    errored = next(match for match in stored if match.reason == "arena_error")
+    assert errored.faults == []  # no bot blamed
+    assert errored.set_id == void_set
+    assert store.void_reason(void_set) == reason
+    assert report.sets_rated == 2  # the other two sets of the six matches
+    assert store.unfinished_sets() == []  # a void set is not resumed
+    store.close()
+
+
+def test_two_runners_on_one_file_both_finish(tmp_path: Path, servers: list[BotServer]) -> None:
+    path = tmp_path / "ladder.db"
+    registered(path, servers).close()
+    first, second = LadderStore(path), LadderStore(path)
+    unfinished = first.create_set(4, "pairs", 2, 77, ["bot0", "bot1"])
+
+    async def both() -> None:
+        settings = LadderSettings(matches=2, deal_cap=2, time_control=FAST, seed=1)
+        await asyncio.gather(
+            Ladder(first, settings, LocalBots(tmp_path)).run(),
+            Ladder(second, settings, LocalBots(tmp_path)).run(),
+        )
+
+    with capture_logs() as logs:
+        asyncio.run(both())  # before: sqlite3.IntegrityError out of the second runner
+    assert any(entry["event"] == "match_not_stored" for entry in logs)
+    assert len(first.matches(unfinished.id)) == 2
+    assert first.rate_set(unfinished.id) is None  # rated already, by whichever stored it last
+    events = sqlite3.connect(path).execute("SELECT bot FROM rating_events WHERE set_id = ?", (unfinished.id,))
+    assert sorted(row[0] for row in events) == ["bot0", "bot1"]  # one rating event, applied once
+    first.close()
+    second.close()

@@ -1,0 +1,202 @@
+"""Game records: round trip, replay, and every kind of bad record reported with deal and move."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fiftysix.engine import Match, MatchRules, Ruleset
+from fiftysix.players import RandomPlayer
+from fiftysix.record import VERSION, GameRecord, RecordError, load, loads, record_match
+from fiftysix.replay import ReplayError, replay
+
+
+def play_match(rules: MatchRules, seed: int, stop_after: int | None = None) -> Match:
+    """A match among random players, optionally stopped after `stop_after` moves."""
+    match = Match(rules, seed=seed)
+    players = [RandomPlayer(random.Random(f"{seed}/{seat}")) for seat in range(rules.players)]
+    moves = 0
+    while not match.is_over and (stop_after is None or moves < stop_after):
+        seat = match.to_act
+        assert seat is not None
+        match.apply(seat, players[seat].choose(match.view(seat), match.legal_moves()))
+        moves += 1
+    return match
+
+
+def recorded(rules: MatchRules, seed: int) -> dict[str, Any]:
+    match = play_match(rules, seed)
+    names = [f"bot-{seat}" for seat in range(rules.players)]
+    return record_match(match, names, seed).to_json()
+
+
+@pytest.fixture(scope="module")
+def four_player_record() -> dict[str, Any]:
+    return recorded(MatchRules(4, Ruleset.PAIRS), seed=11)
+
+
+def replay_json(document: dict[str, Any]) -> None:
+    replay(loads(json.dumps(document)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(min_value=0, max_value=10**6),
+    players=st.sampled_from([4, 6, 8]),
+    ruleset=st.sampled_from(list(Ruleset)),
+    deal_cap=st.none() | st.integers(min_value=1, max_value=4),
+)
+def test_record_round_trip_replays_to_the_same_match(
+    seed: int, players: int, ruleset: Ruleset, deal_cap: int | None
+) -> None:
+    rules = MatchRules(players, ruleset, deal_cap)
+    match = play_match(rules, seed)
+    record = record_match(match, [f"p{seat}" for seat in range(players)], seed)
+    text = record.dumps()
+    loaded = loads(text)
+    assert loaded.dumps() == text
+    replayed = replay(loaded)
+    assert replayed.complete
+    assert replayed.match.tables == match.tables
+    assert replayed.match.ranking() == match.ranking()
+    assert replayed.results == match.results
+
+
+def test_unfinished_match_records_and_replays(tmp_path: Path) -> None:
+    match = play_match(MatchRules(6), seed=5, stop_after=30)
+    record = record_match(match, ["a"] * 6, 5)
+    record.result = {"reason": "forfeit", "tables": list(match.tables), "ranking": []}
+    path = tmp_path / "stopped.json"
+    record.save(path)
+    replayed = replay(load(path))
+    assert not replayed.complete
+    assert replayed.match.deal.calls == match.deal.calls
+
+
+def test_record_without_seed_replays_with_hands_as_recorded(four_player_record: dict[str, Any]) -> None:
+    document = copy.deepcopy(four_player_record)
+    document["seed"] = None
+    replay_json(document)
+
+
+def test_saved_file_is_written_whole(tmp_path: Path, four_player_record: dict[str, Any]) -> None:
+    path = tmp_path / "match.json"
+    GameRecord.save(loads(json.dumps(four_player_record)), path)
+    assert json.loads(path.read_text())["version"] == VERSION
+    assert not list(tmp_path.glob("*.partial"))
+
+
+def test_extra_fields_are_kept(four_player_record: dict[str, Any]) -> None:
+    document = dict(four_player_record, match_id="m-1", faults=[])
+    assert loads(json.dumps(document)).to_json()["match_id"] == "m-1"
+
+
+def mutate(document: dict[str, Any], change: str) -> dict[str, Any]:
+    """Apply one named corruption to a copy of a valid record."""
+    bad = copy.deepcopy(document)
+    first = bad["deals"][0]
+    if change == "illegal_card":
+        # Play the first card of the leader's hand twice: the second play is not held or breaks a rule.
+        first["cards"][1] = first["cards"][0] if first["cards"][1] != first["cards"][0] else "QZ"
+    elif change == "illegal_call":
+        first["calls"][0] = "+2S"  # a plus bid with no bid before it
+    elif change == "bad_notation":
+        first["cards"][3] = "11S"
+    elif change == "wrong_result":
+        first["result"]["points"] = list(reversed(first["result"]["points"]))
+        if first["result"]["points"][0] == first["result"]["points"][1]:
+            first["result"]["made"] = not first["result"]["made"]
+    elif change == "wrong_tables":
+        first["result"]["tables"][0] += 1
+    elif change == "wrong_dealer":
+        first["dealer"] = (first["dealer"] + 1) % bad["players"]
+    elif change == "short_hand":
+        first["hands"][0] = first["hands"][0][:-1]
+    elif change == "wrong_seed":
+        bad["seed"] += 1
+    elif change == "extra_call":
+        first["calls"].append("pass")
+    elif change == "missing_card":
+        first["cards"].pop()
+    elif change == "wrong_ranking":
+        bad["result"]["ranking"] = list(reversed(bad["result"]["ranking"]))
+    elif change == "extra_deal":
+        bad["deals"].append(copy.deepcopy(bad["deals"][-1]))
+        bad["deals"][-1]["number"] = len(bad["deals"])
+    return bad
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "where"),
+    [
+        ("illegal_card", ReplayError, "deal 1, move"),
+        ("illegal_call", ReplayError, "deal 1, move 1:"),
+        ("bad_notation", RecordError, "deal 1, move"),
+        ("wrong_result", ReplayError, "deal 1: result"),
+        ("wrong_tables", ReplayError, "deal 1: result: tables"),
+        ("wrong_dealer", ReplayError, "deal 1: the dealer"),
+        ("short_hand", RecordError, "deal 1"),
+        ("wrong_seed", ReplayError, "seed"),
+        ("extra_call", ReplayError, "deal 1, move"),
+        ("missing_card", ReplayError, "deal 1"),
+        ("wrong_ranking", ReplayError, "match result: ranking"),
+        ("extra_deal", ReplayError, "after the match had ended"),
+    ],
+)
+def test_bad_records_are_reported_with_where(
+    four_player_record: dict[str, Any], change: str, error: type[Exception], where: str
+) -> None:
+    with pytest.raises(error) as raised:
+        replay_json(mutate(four_player_record, change))
+    assert where in str(raised.value)
+
+
+def test_illegal_move_names_the_rule(four_player_record: dict[str, Any]) -> None:
+    with pytest.raises(ReplayError, match=r"plus_after_first_bid"):
+        replay_json(mutate(four_player_record, "illegal_call"))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("not json", "not JSON"),
+        ("[]", "JSON object"),
+        ('{"format": "other"}', "format"),
+        ('{"format": "fiftysix-game-record", "version": 99}', "newer"),
+        ('{"format": "fiftysix-game-record", "version": "1"}', "version"),
+        ('{"format": "fiftysix-game-record", "version": 1, "players": 5, "ruleset": "pairs"}', "4, 6 or 8"),
+        ('{"format": "fiftysix-game-record", "version": 1, "players": 4, "ruleset": "bridge"}', "ruleset"),
+    ],
+)
+def test_malformed_documents(text: str, message: str) -> None:
+    with pytest.raises(RecordError, match=message):
+        loads(text)
+
+
+def test_malformed_deal_shape(four_player_record: dict[str, Any]) -> None:
+    document = copy.deepcopy(four_player_record)
+    document["deals"][0]["calls"] = "pass pass"
+    with pytest.raises(RecordError, match=r"deal 1: 'calls' must be a list"):
+        loads(json.dumps(document))
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    with pytest.raises(RecordError, match="cannot read"):
+        load(tmp_path / "missing.json")
+
+
+def test_a_version_1_record_still_loads_and_replays() -> None:
+    """A record written by version 1 of the format, kept as it was written: later versions must read it."""
+    path = Path(__file__).with_name("fixtures") / "record-v1-6p.json"
+    record = load(path)
+    assert json.loads(path.read_text())["version"] == 1
+    replayed = replay(record)
+    assert replayed.complete
+    assert len(replayed.results) == 2

@@ -1,0 +1,78 @@
+"""Protocol conversions: the incremental decision encoder gives exactly the full message."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from fiftysix.engine import Match, MatchRules, Ruleset
+from fiftysix.wire import (
+    DecisionEncoder,
+    TimeControl,
+    deal_end_message,
+    deal_result_from_message,
+    decision_message,
+    match_start_message,
+    view_from_message,
+)
+
+
+@pytest.mark.parametrize("players", [4, 6, 8])
+@pytest.mark.parametrize("ruleset", list(Ruleset))
+def test_incremental_encoder_matches_full_encoding(players: int, ruleset: Ruleset) -> None:
+    rng = random.Random(players)
+    for seed in range(4):
+        match = Match(MatchRules(players, ruleset), seed=seed)
+        encoders = [DecisionEncoder() for _ in range(players)]
+        while not match.is_over:
+            seat = match.deal.to_act
+            view = match.view(seat)
+            full = decision_message(9, view, view.legal_moves, 1000, 123).SerializeToString()
+            incremental = encoders[seat].decision(9, view, view.legal_moves, 1000, 123).SerializeToString()
+            assert incremental == full
+            match.apply(seat, rng.choice(view.legal_moves))
+
+
+@pytest.mark.parametrize("players", [4, 8])
+def test_view_round_trips_through_the_wire(players: int) -> None:
+    rng = random.Random(3)
+    rules = MatchRules(players)
+    match = Match(rules, seed=5)
+    while not match.is_over:
+        seat = match.deal.to_act
+        view = match.view(seat)
+        request = decision_message(1, view, view.legal_moves, 1000, 0)
+        decoded = view_from_message(
+            request.decision.view, rules, view.team_of, list(request.decision.legal_moves)
+        )
+        assert decoded == view
+        match.apply(seat, rng.choice(view.legal_moves))
+
+
+@pytest.mark.parametrize(
+    ("players", "ruleset"), [(4, Ruleset.PAIRS), (8, Ruleset.PAIRS), (6, Ruleset.PARTNERSHIP)]
+)
+def test_deal_results_round_trip_through_the_wire(players: int, ruleset: Ruleset) -> None:
+    rng = random.Random(8)
+    match = Match(MatchRules(players, ruleset), seed=8)
+    while not match.is_over:
+        seat = match.deal.to_act
+        result = match.apply(seat, rng.choice(match.legal_moves()))
+        if result is not None:
+            message = deal_end_message(result).deal_end
+            assert deal_result_from_message(message, players) == result
+
+
+@pytest.mark.parametrize(
+    ("decision_ms", "bank_ms"), [(0, 0), (2**32, 0), (5 * 10**9, 0), (1, -1), (1, 2**32), (1, 10**30)]
+)
+def test_time_control_refuses_what_a_uint32_cannot_carry(decision_ms: int, bank_ms: int) -> None:
+    with pytest.raises(ValueError, match="decision time must be 1 to 4,294,967,295 ms"):
+        TimeControl(decision_ms, bank_ms)
+
+
+def test_time_control_at_the_uint32_limits_encodes() -> None:
+    largest = TimeControl(2**32 - 1, 2**32 - 1)
+    start = match_start_message("m", MatchRules(), 0, ["a", "b", "c", "d"], largest).match_start
+    assert (start.time_control.decision_ms, start.time_control.bank_ms) == (2**32 - 1, 2**32 - 1)

@@ -1,0 +1,264 @@
+"""The JavaScript sample bot (sample_bots/js) against the real arena: the protos alone are enough.
+
+The bot runs as a real Node.js process on port 0; the arena plays whole matches between it and the Python
+random bot over loopback. Needs `node` and `(cd sample_bots/js && npm ci)`: without them the tests skip
+locally, and fail under CI (CI set), so CI can never skip them silently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import queue
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+import pytest
+
+from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
+from fiftysix.engine import Match, MatchRules, Ruleset
+from fiftysix.record import loads
+from fiftysix.replay import replay
+from fiftysix.v1 import bot_pb2 as pb
+from fiftysix.v1 import bot_pb2_grpc as rpc
+from fiftysix.wire import TimeControl, decision_message, match_end_message, match_start_message
+from sample_bots.random_bot import RandomBot
+from sdk import BotServer, start
+
+ROOT = Path(__file__).resolve().parents[2]
+JS_DIR = ROOT / "sample_bots" / "js"
+START_TIMEOUT_S = 15.0
+# What the bot logs when something goes wrong on its side (a rejected arena message is tested apart).
+ERROR_EVENTS = ("bot_failed", "stream_error", "bot_failed_to_start")
+
+
+@dataclass
+class JsBot:
+    """The running Node.js bot process, its port and everything it wrote to stderr."""
+
+    process: subprocess.Popen[str]
+    port: int
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def errors(self) -> list[str]:
+        """The error events the bot logged so far."""
+        return [line for line in list(self.lines) if any(f'"{event}"' in line for event in ERROR_EVENTS)]
+
+
+def _node_or_skip() -> str:
+    """The path of `node`, or skip (fail under CI) when node or the installed packages are missing."""
+    in_ci = bool(os.environ.get("CI"))
+    node = shutil.which("node")
+    if node is None:
+        reason = "node (Node.js) is not installed: the JS sample bot cannot run"
+        if in_ci:
+            pytest.fail(f"{reason}; CI must install Node.js")
+        pytest.skip(reason)
+    if not (JS_DIR / "node_modules").is_dir():
+        reason = "sample_bots/js/node_modules is missing: run `(cd sample_bots/js && npm ci)`"
+        if in_ci:
+            pytest.fail(f"{reason}; CI must install the JS bot's packages before the tests")
+        pytest.skip(reason)
+    return node
+
+
+def _drain(stream: Iterator[str], lines: list[str], events: queue.Queue[dict[str, object]]) -> None:
+    """Read the bot's stderr to the end (so its pipe never fills), passing JSON events on."""
+    for line in stream:
+        lines.append(line)
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            events.put(event)
+
+
+@pytest.fixture(scope="module")
+def js_bot() -> Iterator[JsBot]:
+    node = _node_or_skip()
+    process = subprocess.Popen(
+        [node, "bot.js", "--port", "0"],
+        cwd=JS_DIR,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        lines: list[str] = []
+        events: queue.Queue[dict[str, object]] = queue.Queue()
+        reader = threading.Thread(target=_drain, args=(process.stderr, lines, events), daemon=True)
+        reader.start()
+        deadline = time.monotonic() + START_TIMEOUT_S
+        port: int | None = None
+        while port is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or process.poll() is not None:
+                raise AssertionError(f"the JS bot did not start; its stderr:\n{''.join(lines)}")
+            try:
+                event = events.get(timeout=min(remaining, 0.2))
+            except queue.Empty:
+                continue
+            if event.get("event") == "bot_serving":
+                port = int(str(event["port"]))
+        yield JsBot(process, port, lines)
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)
+
+
+@pytest.fixture(scope="module")
+def random_bot() -> Iterator[BotServer]:
+    server = start(RandomBot)
+    yield server
+    server.stop(0)
+
+
+def play(rules: MatchRules, bots: list[BotAddress], seed: int) -> MatchOutcome:
+    return asyncio.run(run_match(MatchSettings(rules, seed), seats_for_teams(rules, bots)))
+
+
+def test_describe(js_bot: JsBot) -> None:
+    with grpc.insecure_channel(js_bot.address) as channel:
+        reply = rpc.BotServiceStub(channel).Describe(pb.DescribeRequest(protocol_version=1), timeout=5)
+    assert reply.name == "js-simple"
+    assert reply.version
+    assert reply.protocol_version == 1
+    assert list(reply.player_counts) == [4, 6, 8]
+    assert list(reply.rulesets) == []
+
+
+@pytest.mark.parametrize(
+    ("players", "ruleset"),
+    [(4, Ruleset.PAIRS), (6, Ruleset.PARTNERSHIP), (8, Ruleset.PARTNERSHIP)],
+)
+def test_js_bot_plays_whole_matches(
+    js_bot: JsBot, random_bot: BotServer, players: int, ruleset: Ruleset
+) -> None:
+    rules = MatchRules(players, ruleset)
+    js = BotAddress("js", js_bot.address)
+    rnd = BotAddress("random", f"127.0.0.1:{random_bot.port}")
+    for seed, bots in ((players, [js, rnd]), (players + 1, [rnd, js])):
+        outcome = play(rules, bots, seed)
+        assert outcome.faults == []
+        assert outcome.reason in ("one_team_left", "deal_cap")
+        assert sorted(outcome.ranking)[0] == 1
+        replayed = replay(loads(outcome.record.dumps()))
+        assert replayed.complete
+        assert replayed.match.ranking() == outcome.ranking
+    assert js_bot.errors() == []
+
+
+def test_js_bot_beats_the_random_bot(js_bot: JsBot, random_bot: BotServer) -> None:
+    # The random bot bids at random over hundreds of bids and loses its huge contracts; the JS bot bids
+    # low and rarely. Over 40 seeds and each player count it has won every match; ask for most of 6.
+    rules = MatchRules(4, Ruleset.PAIRS)
+    js = BotAddress("js", js_bot.address)
+    rnd = BotAddress("random", f"127.0.0.1:{random_bot.port}")
+    wins = 0
+    for seed in range(100, 106):
+        js_team = seed % 2
+        bots = [js, rnd] if js_team == 0 else [rnd, js]
+        outcome = play(rules, bots, seed)
+        assert outcome.faults == []
+        wins += outcome.ranking[js_team] == 1 and outcome.ranking[1 - js_team] == 2
+    assert wins >= 5, f"the JS bot won only {wins} of 6 matches against the random bot"
+
+
+class _Requests:
+    """A request stream the test feeds by hand and keeps open until `close()`."""
+
+    def __init__(self) -> None:
+        self._queue: queue.Queue[pb.PlaySeatRequest | None] = queue.Queue()
+
+    def send(self, request: pb.PlaySeatRequest) -> None:
+        self._queue.put(request)
+
+    def close(self) -> None:
+        self._queue.put(None)
+
+    def __iter__(self) -> Iterator[pb.PlaySeatRequest]:
+        while (request := self._queue.get()) is not None:
+            yield request
+
+
+def test_stream_answers_by_index_with_the_same_decision_id_and_ends_after_match_end(js_bot: JsBot) -> None:
+    rules = MatchRules(4)
+    match = Match(rules, seed=11)
+    seat = match.deal.to_act
+    view = match.view(seat)
+    decision_id = 2**63 + 12345  # beyond a JavaScript number's exact range
+    requests = _Requests()
+    with grpc.insecure_channel(js_bot.address) as channel:
+        call = rpc.BotServiceStub(channel).PlaySeat(iter(requests), timeout=10)
+        responses = iter(call)
+        try:
+            requests.send(match_start_message("direct", rules, seat, ["a", "b", "c", "d"], TimeControl()))
+            assert next(responses).WhichOneof("answer") == "ready"
+            requests.send(decision_message(decision_id, view, view.legal_moves, 1000, 5000))
+            answer = next(responses)
+            assert answer.WhichOneof("answer") == "move"
+            assert answer.move.decision_id == decision_id
+            assert answer.move.WhichOneof("choice") == "move_index"
+            assert 0 <= answer.move.move_index < len(view.legal_moves)
+            requests.send(match_end_message("deal_cap", (1, 2), (12, 12), ()))
+            # The request stream stays open: the bot must end the conversation itself after MatchEnd.
+            assert list(responses) == []
+            assert call.code() == grpc.StatusCode.OK
+        finally:
+            requests.close()
+
+
+def test_cancelled_stream_does_not_hurt_the_bot(js_bot: JsBot, random_bot: BotServer) -> None:
+    rules = MatchRules(4)
+    requests = _Requests()
+    with grpc.insecure_channel(js_bot.address) as channel:
+        call = rpc.BotServiceStub(channel).PlaySeat(iter(requests), timeout=10)
+        responses = iter(call)
+        try:
+            requests.send(match_start_message("cancelled", rules, 0, ["a", "b", "c", "d"], TimeControl()))
+            assert next(responses).WhichOneof("answer") == "ready"
+            call.cancel()  # type: ignore[no-untyped-call]  # grpc-stubs leaves cancel() untyped
+        finally:
+            requests.close()
+    time.sleep(0.1)
+    assert js_bot.process.poll() is None
+    outcome = play(
+        rules, [BotAddress("js", js_bot.address), BotAddress("random", f"127.0.0.1:{random_bot.port}")], 9
+    )
+    assert outcome.faults == []
+    assert js_bot.errors() == []
+
+
+def test_decision_before_match_start_is_rejected(js_bot: JsBot) -> None:
+    match = Match(MatchRules(4), seed=3)
+    view = match.view(match.deal.to_act)
+    with grpc.insecure_channel(js_bot.address) as channel:
+        call = rpc.BotServiceStub(channel).PlaySeat(
+            iter([decision_message(1, view, view.legal_moves, 1000, 5000)]), timeout=10
+        )
+        with pytest.raises(grpc.RpcError) as raised:
+            list(call)
+    assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert js_bot.process.poll() is None
+    deadline = time.monotonic() + 5
+    while not any('"arena_message_rejected"' in line for line in list(js_bot.lines)):
+        assert time.monotonic() < deadline, "the JS bot did not log the rejected message"
+        time.sleep(0.01)

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from fiftysix.engine import Card, Contract, DealResult, Match, MatchRules, Ruleset
+from fiftysix.engine import Card, Contract, DealResult, EndReason, Match, MatchRules, Ruleset
 
 FORMAT: Final = "fiftysix-game-record"
 VERSION: Final = 1
@@ -132,14 +133,13 @@ def contract_json(contract: Contract) -> dict[str, Any]:
     }
 
 
-def match_result_json(match: Match, reason: str) -> dict[str, Any]:
-    """The end of a match in record form: why it ended, tables, each team's rank."""
-    return {"reason": reason, "tables": list(match.tables), "ranking": list(match.ranking())}
-
-
-def end_reason(match: Match) -> str:
-    """Why a finished match ended: `one_team_left` or `deal_cap`."""
-    return "one_team_left" if len(match.teams_in) <= 1 else "deal_cap"
+def match_result_json(
+    match: Match, reason: EndReason, ranking: Sequence[int] | None = None
+) -> dict[str, Any]:
+    """The end of a match in record form: why it ended, tables, each team's rank (by the rules unless
+    `ranking` is given, as after a forfeit)."""
+    ranks = match.ranking() if ranking is None else ranking
+    return {"reason": reason.value, "tables": list(match.tables), "ranking": list(ranks)}
 
 
 def record_match(match: Match, seats: list[str], seed: int | None) -> GameRecord:
@@ -160,7 +160,8 @@ def record_match(match: Match, seats: list[str], seed: int | None) -> GameRecord
                 result=None,
             )
         )
-    result = match_result_json(match, end_reason(match)) if match.is_over else None
+    reason = match.end_reason
+    result = match_result_json(match, reason) if reason is not None else None
     return GameRecord(match.rules, list(seats), seed, match.first_dealer, deals, result)
 
 

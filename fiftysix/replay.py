@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from fiftysix.engine import (
     Card,
     DealResult,
+    EndReason,
     IllegalMoveError,
     Match,
     Move,
@@ -23,9 +24,9 @@ from fiftysix.engine import (
     parse_call,
     parse_card,
 )
-from fiftysix.record import GameRecord, RecordError, end_reason, match_result_json, result_json
+from fiftysix.record import GameRecord, RecordError, match_result_json, result_json
 
-FINISHED_REASONS = ("one_team_left", "deal_cap")
+FINISHED_REASONS: Final = tuple(reason.value for reason in EndReason if reason.by_the_rules)
 """Match end reasons that the rules decide; any other reason (a forfeit) is the arena's policy."""
 
 
@@ -124,7 +125,8 @@ def replay(record: GameRecord) -> Replayed:
     if complete:
         if final is None:
             raise ReplayError("the match ended but no match result is recorded")
-        _compare(final, match_result_json(match, end_reason(match)), "match result", None)
+        assert match.end_reason is not None
+        _compare(final, match_result_json(match, match.end_reason), "match result", None)
     elif final is not None and final.get("reason") in FINISHED_REASONS:
         raise ReplayError(f"the match result says {final.get('reason')!r} but the match is not over")
     return Replayed(match, results, complete)

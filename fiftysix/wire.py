@@ -18,6 +18,7 @@ from fiftysix.engine import (
     Card,
     Contract,
     DealResult,
+    EndReason,
     MatchRules,
     Move,
     NotationError,
@@ -331,12 +332,12 @@ class FaultRecord:
 
 
 def match_end_message(
-    reason: str, ranking: Sequence[int], tables: Sequence[int], faults: Sequence[FaultRecord]
+    reason: EndReason, ranking: Sequence[int], tables: Sequence[int], faults: Sequence[FaultRecord]
 ) -> pb.PlaySeatRequest:
     """The end of the match."""
     return pb.PlaySeatRequest(
         match_end=pb.MatchEnd(
-            reason=reason,
+            reason=reason.value,
             ranking=list(ranking),
             tables=list(tables),
             faults=[

@@ -56,6 +56,7 @@ from arena.runner.connection import (
 from arena.untrusted import safe_text
 from fiftysix.engine import (
     Card,
+    EndReason,
     MatchRules,
     Move,
     Phase,
@@ -63,7 +64,6 @@ from fiftysix.engine import (
     View,
 )
 from fiftysix.engine.errors import quoted
-from fiftysix.record import end_reason
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.wire import (
     PROTOCOL_VERSION,
@@ -261,7 +261,8 @@ async def _play_script(
             if result is not None:
                 await stream.send(deal_end_message(result), f"DealEnd of deal {result.number}")
         forfeited = {fault.team for fault in script.faults if not fault.substituted}
-        reason = "forfeit" if forfeited else end_reason(match)
+        reason = EndReason.FORFEIT if forfeited else match.end_reason
+        assert reason is not None  # a script without a forfeit plays its deal, and its match, to the end
         ranking = match.ranking(last=forfeited)
         await stream.end(match_end_message(reason, ranking, match.tables, script.faults))
     finally:

@@ -35,8 +35,8 @@ from arena.runner.connection import (
 from arena.runner.policy import FaultPolicy
 from arena.runner.seating import BotAddress
 from arena.untrusted import safe_text
-from fiftysix.engine import DealResult, IllegalMoveError, Match, MatchRules, Move
-from fiftysix.record import GameRecord, end_reason, record_match
+from fiftysix.engine import DealResult, EndReason, IllegalMoveError, Match, MatchRules, Move
+from fiftysix.record import GameRecord, match_result_json, record_match
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.wire import (
     PROTOCOL_VERSION,
@@ -53,7 +53,7 @@ from fiftysix.wire import (
 
 log = structlog.get_logger("arena")
 
-ARENA_ERROR: Final = "arena_error"
+ARENA_ERROR: Final = EndReason.ARENA_ERROR
 """The end reason of a match stopped by an error of the arena's own."""
 
 
@@ -82,7 +82,7 @@ class MatchOutcome:
     match_id: str
     rules: MatchRules
     seat_names: list[str]
-    reason: str
+    reason: EndReason
     ranking: tuple[int, ...]
     tables: tuple[int, ...]
     faults: list[FaultRecord]
@@ -278,7 +278,7 @@ class _Runner:
         for conversation in self.conversations:
             await conversation.send(request)
 
-    async def finish(self, reason: str, ranking: tuple[int, ...]) -> None:
+    async def finish(self, reason: EndReason, ranking: tuple[int, ...]) -> None:
         """Send MatchEnd to every seat still listening and let each bot end its stream (up to a grace
         period). A bot that misbehaves now has its stream closed; the match is decided already."""
         end = match_end_message(reason, ranking, self.match.tables, self.faults)
@@ -345,17 +345,18 @@ async def run_match(
                 arena_error = f"{type(error).__name__}: {safe_text(error)}"
             forfeited = runner.forfeited
             if arena_error is not None:
-                reason = ARENA_ERROR
+                reason = EndReason.ARENA_ERROR
             elif forfeited:
-                reason = "forfeit"
+                reason = EndReason.FORFEIT
             else:
-                reason = end_reason(match)
+                assert match.end_reason is not None  # play() returns only at the end
+                reason = match.end_reason
             ranking = match.ranking(last=forfeited)
             await runner.finish(reason, ranking)
         finally:
             await runner.close()
         record = record_match(match, names, settings.seed)
-        record.result = {"reason": reason, "tables": list(match.tables), "ranking": list(ranking)}
+        record.result = match_result_json(match, reason, ranking)
         record.extra = {
             "match_id": settings.match_id,
             "time_control": {

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 from fiftysix.engine.cards import Card, pack_for
 from fiftysix.engine.deal import CallMade, Contract, Deal, Move, Phase, Trick
 from fiftysix.engine.errors import MatchOverError
-from fiftysix.engine.rules import STARTING_TABLES, MatchRules, table_amount
+from fiftysix.engine.rules import STARTING_TABLES, EndReason, MatchRules, table_amount
 
 if TYPE_CHECKING:
     from fiftysix.engine.view import View
@@ -140,6 +140,13 @@ class Match:
     def to_act(self) -> int | None:
         """The seat to act, or None once the match is over."""
         return None if self.is_over else self.deal.to_act
+
+    @property
+    def end_reason(self) -> EndReason | None:
+        """Why the match ended by the rules (one team left, or the deal cap); None while it goes on."""
+        if not self.is_over:
+            return None
+        return EndReason.ONE_TEAM_LEFT if len(self.teams_in) <= 1 else EndReason.DEAL_CAP
 
     @property
     def teams_in(self) -> tuple[int, ...]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Final
 
 STARTING_TABLES: Final = 12
@@ -25,6 +25,26 @@ class Ruleset(Enum):
             if ruleset.value == text.strip().lower():
                 return ruleset
         raise ValueError(f"expected a ruleset, pairs or partnership; got {text!r}")
+
+
+class EndReason(StrEnum):
+    """Why a match ended. The rules end a match in two ways (`Match.end_reason`); the two others are
+    decided by whoever runs the match (the arena's fault policy, or its own failure). The values are
+    what records, messages and the ladder's file hold."""
+
+    ONE_TEAM_LEFT = "one_team_left"
+    """Every other team ran out of tables."""
+    DEAL_CAP = "deal_cap"
+    """The deal cap was reached with more than one team left."""
+    FORFEIT = "forfeit"
+    """A bot's fault decided the match: its team ranks last."""
+    ARENA_ERROR = "arena_error"
+    """The arena itself failed, through no fault of the bots; such a match is never rated."""
+
+    @property
+    def by_the_rules(self) -> bool:
+        """Whether the rules ended the match (it was played to its end)."""
+        return self in (EndReason.ONE_TEAM_LEFT, EndReason.DEAL_CAP)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ import grpc
 import pytest
 
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
-from fiftysix.engine import Match, MatchRules, Ruleset
+from fiftysix.engine import EndReason, Match, MatchRules, Ruleset
 from fiftysix.record import loads
 from fiftysix.replay import replay
 from fiftysix.v1 import bot_pb2 as pb
@@ -218,7 +218,7 @@ def test_stream_answers_by_index_with_the_same_decision_id_and_ends_after_match_
             assert answer.move.decision_id == decision_id
             assert answer.move.WhichOneof("choice") == "move_index"
             assert 0 <= answer.move.move_index < len(view.legal_moves)
-            requests.send(match_end_message("deal_cap", (1, 2), (12, 12), ()))
+            requests.send(match_end_message(EndReason.DEAL_CAP, (1, 2), (12, 12), ()))
             # The request stream stays open: the bot must end the conversation itself after MatchEnd.
             assert list(responses) == []
             assert call.code() == grpc.StatusCode.OK

@@ -20,6 +20,7 @@ from fiftysix.engine import (
     PASS,
     STARTING_TABLES,
     DealResult,
+    EndReason,
     IllegalMoveError,
     Match,
     MatchOverError,
@@ -145,9 +146,11 @@ def test_the_dealer_passes_on_when_the_dealers_own_team_went_out() -> None:
 
 def test_the_match_ends_when_one_team_is_left() -> None:
     match = make_match(4, first_dealer=3, tables=[23, 1])
+    assert match.end_reason is None
     result = all_pass(match)
     assert result.teams_out == (1,)
     assert match.is_over
+    assert match.end_reason is EndReason.ONE_TEAM_LEFT
     assert match.to_act is None
     assert match.legal_moves() == ()
     assert match.ranking() == (1, 2)
@@ -184,8 +187,10 @@ def test_a_deal_cap_ends_the_match_and_ranks_by_tables() -> None:
     match = make_match(6, first_dealer=5, deal_cap=2)
     all_pass(match)  # team 0 takes 1 from each
     assert not match.is_over
+    assert match.end_reason is None
     all_pass(match)  # team 1 takes 1 from each
     assert match.is_over
+    assert match.end_reason is EndReason.DEAL_CAP
     assert match.to_act is None
     assert match.tables == [13, 13, 10]
     ranking = match.ranking()
@@ -364,3 +369,11 @@ def test_ruleset_parse_rejects_others() -> None:
 def test_the_first_dealer_must_be_a_seat() -> None:
     with pytest.raises(ValueError, match="first dealer"):
         Match(MatchRules(4), first_dealer=4)
+
+
+def test_only_two_end_reasons_are_the_rules_own() -> None:
+    assert {reason for reason in EndReason if reason.by_the_rules} == {
+        EndReason.ONE_TEAM_LEFT,
+        EndReason.DEAL_CAP,
+    }
+    assert EndReason("forfeit") is EndReason.FORFEIT  # the value records and messages hold

@@ -83,3 +83,26 @@ def test_the_bot_side_imports_the_game_only(folder: str) -> None:
 def test_only_the_host_its_tests_and_benchmarks_import_the_host(folder: str) -> None:
     for path, name in project_imports(folder):
         assert name.split(".")[0] != "arena", f"{path.relative_to(ROOT)} imports {name}"
+
+
+def test_the_engine_has_no_import_cycle() -> None:
+    """Not even one hidden behind TYPE_CHECKING or inside a function: each module stands on those below."""
+    graph = {
+        path.stem: {
+            name.rsplit(".", 1)[-1] for name in imports_of(path) if name.startswith("fiftysix.engine.")
+        }
+        for path in files_under("fiftysix/engine")
+        if path.stem != "__init__"
+    }
+    done: set[str] = set()
+
+    def visit(module: str, trail: tuple[str, ...]) -> None:
+        assert module not in trail, f"import cycle: {' -> '.join((*trail, module))}"
+        if module in done:
+            return
+        for imported in graph.get(module, ()):
+            visit(imported, (*trail, module))
+        done.add(module)
+
+    for module in graph:
+        visit(module, ())

@@ -49,7 +49,7 @@ from fiftysix.engine.rules import (
     Ruleset,
     table_amount,
 )
-from fiftysix.engine.view import View, build_view
+from fiftysix.engine.view import View
 
 __all__ = [
     "ALL_CARDS",
@@ -88,7 +88,6 @@ __all__ = [
     "Suit",
     "Trick",
     "View",
-    "build_view",
     "first_dealer_for",
     "format_cards",
     "hand_size_for",

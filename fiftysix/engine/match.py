@@ -9,15 +9,13 @@ from __future__ import annotations
 import random
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from fiftysix.engine.cards import Card, pack_for
 from fiftysix.engine.deal import CallMade, Contract, Deal, Move, Phase, Trick
 from fiftysix.engine.errors import MatchOverError
 from fiftysix.engine.rules import STARTING_TABLES, EndReason, MatchRules, table_amount
-
-if TYPE_CHECKING:
-    from fiftysix.engine.view import View
+from fiftysix.engine.view import View
 
 
 class DealSource(Protocol):
@@ -173,9 +171,31 @@ class Match:
 
     def view(self, seat: int) -> View:
         """What `seat` may know now: its own hand and everything public."""
-        from fiftysix.engine.view import build_view
-
-        return build_view(self, seat)
+        if not 0 <= seat < self.rules.players:
+            raise ValueError(f"no seat {seat} in a {self.rules.players}-player match")
+        deal = self.deal
+        teams_out = tuple(sorted(self.out_in_deal, key=lambda team: (self.out_in_deal[team], team)))
+        return View(
+            seat=seat,
+            rules=self.rules,
+            team_of=self.team_of,
+            seats=deal.seats,
+            tables=tuple(self.tables),
+            teams_out=teams_out,
+            deal_number=self.deal_number,
+            dealer=deal.dealer,
+            phase=deal.phase,
+            to_act=self.to_act,
+            hand=tuple(deal.hands[seat]),
+            calls=tuple(deal.calls),
+            high_bid=deal.high_bid,
+            doubling=deal.doubling,
+            contract=deal.contract,
+            tricks=tuple(deal.tricks),
+            trick=tuple(deal.trick),
+            points=tuple(deal.points),
+            legal_moves=tuple(self.legal_moves()) if self.to_act == seat else (),
+        )
 
     def _settle(self, deal: Deal) -> DealResult:
         contract = deal.contract

@@ -9,14 +9,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from fiftysix.engine.cards import Card, Suit, pack_for
 from fiftysix.engine.deal import Bid, CallMade, Contract, Move, Phase, Play, Trick
 from fiftysix.engine.rules import MatchRules
-
-if TYPE_CHECKING:
-    from fiftysix.engine.match import Match
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,32 +137,3 @@ class View:
     def is_to_act(self) -> bool:
         """Whether this seat is the one to act."""
         return self.to_act == self.seat
-
-
-def build_view(match: Match, seat: int) -> View:
-    """The view of `seat` in `match` (see `Match.view`)."""
-    if not 0 <= seat < match.rules.players:
-        raise ValueError(f"no seat {seat} in a {match.rules.players}-player match")
-    deal = match.deal
-    teams_out = tuple(sorted(match.out_in_deal, key=lambda team: (match.out_in_deal[team], team)))
-    return View(
-        seat=seat,
-        rules=match.rules,
-        team_of=match.team_of,
-        seats=deal.seats,
-        tables=tuple(match.tables),
-        teams_out=teams_out,
-        deal_number=match.deal_number,
-        dealer=deal.dealer,
-        phase=deal.phase,
-        to_act=match.to_act,
-        hand=tuple(deal.hands[seat]),
-        calls=tuple(deal.calls),
-        high_bid=deal.high_bid,
-        doubling=deal.doubling,
-        contract=deal.contract,
-        tricks=tuple(deal.tricks),
-        trick=tuple(deal.trick),
-        points=tuple(deal.points),
-        legal_moves=tuple(match.legal_moves()) if match.to_act == seat else (),
-    )

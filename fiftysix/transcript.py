@@ -16,10 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Final
 
 from fiftysix.engine import (
-    MIN_BID,
-    PASS,
     Bid,
-    Call,
     CallMade,
     Contract,
     DealResult,
@@ -35,6 +32,7 @@ from fiftysix.engine import (
     format_cards,
     parse_call,
 )
+from fiftysix.players import RandomPlayer
 
 Chooser = Callable[[View, Sequence[Move]], Move]
 """Picks a move for the seat to act from its view and its legal moves (never empty)."""
@@ -122,30 +120,9 @@ def transcript(match: Match, choose: Chooser, header: Sequence[str] = ()) -> str
 
 
 def random_chooser(seed: str, pass_probability: float = 0.7, max_raise: int = 3) -> Chooser:
-    """A seeded random player for transcripts: short auctions, contracts of every size.
-
-    In the auction it passes with `pass_probability`; otherwise it makes a random legal call among
-    pass, double, redouble and the bids that raise the current bid by at most `max_raise` (the first
-    bid: at most 27 + `max_raise`). Without that limit nearly every random bid lands in the 40s and 50s.
-    In the play it plays a random legal card. Stateful: make a new one for every match.
-    """
-    generator = random.Random(seed)
-
-    def choose(view: View, legal: Sequence[Move]) -> Move:
-        if view.phase is not Phase.AUCTION:
-            return generator.choice(legal)
-        if generator.random() < pass_probability:
-            return PASS
-        current = view.high_bid.number if view.high_bid is not None else 0
-        ceiling = max(current, MIN_BID - 1) + max_raise
-        calls = [
-            move
-            for move in legal
-            if isinstance(move, Call) and (not move.is_bid or move.contract_number(current) <= ceiling)
-        ]
-        return generator.choice(calls)
-
-    return choose
+    """A seeded `RandomPlayer` for transcripts: short auctions, contracts of every size. Stateful: make
+    a new one for every match."""
+    return RandomPlayer(random.Random(seed), pass_probability, max_raise).choose
 
 
 def scripted_chooser(calls_by_deal: Mapping[int, Sequence[str]], otherwise: Chooser) -> Chooser:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Final, TypeVar
+from typing import Final
 
 from fiftysix.engine import (
     Bid,
@@ -35,10 +35,14 @@ from fiftysix.engine import (
 from fiftysix.engine.errors import quoted
 from fiftysix.v1 import bot_pb2 as pb
 
-ViewType = TypeVar("ViewType", bound=View)
-
 PROTOCOL_VERSION: Final = 1
 """The protocol version this code speaks (bot.proto describes it)."""
+MAX_REQUEST_BYTES: Final = 4 * 1024 * 1024
+"""Largest message the arena sends a bot (a whole decision is a few kilobytes); every bot must accept
+this much."""
+MAX_ANSWER_BYTES: Final = 64 * 1024
+"""Largest message a bot may send the arena (an answer is a few bytes, a description a few hundred); the
+arena refuses a larger one as a protocol error."""
 
 RULESET_VALUES: Final = {Ruleset.PAIRS: pb.RULESET_PAIRS, Ruleset.PARTNERSHIP: pb.RULESET_PARTNERSHIP}
 """Each ruleset's value in the protocol's Ruleset enum."""
@@ -438,15 +442,9 @@ def _trick_from(message: pb.Trick) -> Trick:
 
 
 def view_from_message(
-    message: pb.View,
-    rules: MatchRules,
-    team_of: Sequence[int],
-    legal_moves: Sequence[str] = (),
-    view_type: type[ViewType] = View,  # type: ignore[assignment]
-    **extra: Any,
-) -> ViewType:
-    """An engine `View` (or a subclass `view_type` with `extra` fields) from a View message and the
-    decision's legal moves, if any.
+    message: pb.View, rules: MatchRules, team_of: Sequence[int], legal_moves: Sequence[str] = ()
+) -> View:
+    """An engine `View` from a View message and the decision's legal moves, if any.
 
     :raises MessageError: when a card or call is not in canonical notation or an enum is unknown.
     """
@@ -459,7 +457,7 @@ def view_from_message(
         moves: tuple[Move, ...] = tuple(
             parse_card(text) if phase is Phase.PLAY else parse_call(text) for text in legal_moves
         )
-        return view_type(
+        return View(
             seat=message.seat,
             rules=rules,
             team_of=tuple(team_of),
@@ -479,7 +477,6 @@ def view_from_message(
             trick=tuple(Play(play.seat, parse_card(play.card)) for play in message.trick),
             points=tuple(message.points),
             legal_moves=moves,
-            **extra,
         )
     except (NotationError, KeyError) as error:
         raise MessageError(f"bad view: {error}") from None

@@ -51,7 +51,7 @@ class MatchInfo:
     @property
     def partners(self) -> tuple[int, ...]:
         """The other seats of this seat's team."""
-        return tuple(s for s, t in enumerate(self.team_of) if t == self.team and s != self.seat)
+        return self.rules.partners_of(self.seat)
 
 
 @dataclass(frozen=True, slots=True)

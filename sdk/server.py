@@ -21,6 +21,8 @@ from fiftysix.engine import Card, MatchRules, Move, parse_call, parse_card
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.v1 import bot_pb2_grpc as rpc
 from fiftysix.wire import (
+    MAX_ANSWER_BYTES,
+    MAX_REQUEST_BYTES,
     PROTOCOL_VERSION,
     RULESET_VALUES,
     MessageError,
@@ -36,9 +38,6 @@ log = structlog.get_logger("sdk")
 
 SERVICE_NAME = "fiftysix.v1.BotService"
 """The service name under which the standard gRPC health service reports the bot."""
-
-MAX_MESSAGE_BYTES = 4 * 1024 * 1024
-"""Largest message accepted or sent; a whole view is a few kilobytes."""
 
 
 class _Seat:
@@ -83,12 +82,8 @@ class _Seat:
         raise MessageError(f"unknown event {event!r}")
 
     def _decide(self, decision: pb.DecisionRequest, rules: MatchRules) -> pb.PlaySeatResponse:
-        view = view_from_message(
-            decision.view,
-            rules,
-            self.team_of,
-            decision.legal_moves,
-            BotView,
+        view = BotView.from_view(
+            view_from_message(decision.view, rules, self.team_of, decision.legal_moves),
             decision_ms=decision.decision_ms,
             bank_ms=decision.bank_ms,
         )
@@ -196,8 +191,8 @@ def start(
     """
     servicer = BotServicer(bot_factory_for(bot))
     options: list[tuple[str, Any]] = [
-        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-        ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
+        ("grpc.max_send_message_length", MAX_ANSWER_BYTES),
     ]
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="seat"),

@@ -2,9 +2,10 @@
 
 One module for every place the arena talks to a bot (the match runner, the compliance checker, the bots
 the arena starts), so limits, error texts and the handshake are the same everywhere. Everything here
-treats the bot as hostile: every message is bounded in size (`MAX_MESSAGE_BYTES`) and in number
-(`MAX_WAITING_MESSAGES`), bytes that do not decode are a `protocol_error`, and every text a bot chooses
-(status details) is escaped and cut (`safe_text`) before anyone keeps it.
+treats the bot as hostile: every message is bounded in size (`fiftysix.wire.MAX_ANSWER_BYTES`; a larger
+one ends the stream) and in number (`MAX_WAITING_MESSAGES`), bytes that do not decode are a
+`protocol_error`, and every text a bot chooses (status details) is escaped and cut (`safe_text`) before
+anyone keeps it.
 """
 
 from __future__ import annotations
@@ -26,15 +27,16 @@ from arena.untrusted import safe_text
 from arena.version import VERSION
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.v1 import bot_pb2_grpc as rpc
-from fiftysix.wire import PROTOCOL_VERSION, DecisionEncoder, FaultCause
+from fiftysix.wire import (
+    MAX_ANSWER_BYTES,
+    MAX_REQUEST_BYTES,
+    PROTOCOL_VERSION,
+    DecisionEncoder,
+    FaultCause,
+)
 
 log = structlog.get_logger("arena")
 
-MAX_MESSAGE_BYTES: Final = 64 * 1024
-"""Largest message the arena accepts from a bot; a real answer is a few bytes, a description a few
-hundred. A larger one ends the bot's stream (gRPC refuses it) and is a `protocol_error`."""
-MAX_SEND_BYTES: Final = 4 * 1024 * 1024
-"""Largest message the arena sends (a decision is a few kilobytes); the SDK accepts the same."""
 MAX_WAITING_MESSAGES: Final = 16
 """Messages a bot may have sent beyond those the arena is waiting for (answers to decisions it timed out
 on are waited for too). More is a flood: a `protocol_error`, and the arena stops reading."""
@@ -63,8 +65,8 @@ def describe_error(error: BaseException) -> str:
 def open_channel(address: str) -> grpc.aio.Channel:
     """A channel to a bot with the arena's limits; no transparent retries (a deadline is a deadline)."""
     options = [
-        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-        ("grpc.max_send_message_length", MAX_SEND_BYTES),
+        ("grpc.max_receive_message_length", MAX_ANSWER_BYTES),
+        ("grpc.max_send_message_length", MAX_REQUEST_BYTES),
         ("grpc.enable_retries", 0),
     ]
     return grpc.aio.insecure_channel(address, options=options)
@@ -205,7 +207,7 @@ def stream_failure(error: BaseException, what: str) -> tuple[FaultCause, str]:
     if isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED:
         return (
             FaultCause.PROTOCOL_ERROR,
-            f"{what} (a message over the {MAX_MESSAGE_BYTES // 1024} KiB limit, a status over gRPC's, "
+            f"{what} (a message over the {MAX_ANSWER_BYTES // 1024} KiB limit, a status over gRPC's, "
             f"or the bot's own status): {describe_error(error)}",
         )
     return FaultCause.DISCONNECTED, f"{what}: {describe_error(error)}"

@@ -74,6 +74,10 @@ class MatchRules:
         """The seats of `team`, in playing order."""
         return tuple(seat for seat in range(self.players) if seat % self.team_count == team)
 
+    def partners_of(self, seat: int) -> tuple[int, ...]:
+        """The other seats of `seat`'s team (all of them, at the table or not)."""
+        return tuple(other for other in self.seats_of(self.team_of(seat)) if other != seat)
+
 
 _BANDS: Final = ((28, 39, 1, 2), (40, 47, 2, 3), (48, 55, 3, 4), (56, 56, 4, 5))
 

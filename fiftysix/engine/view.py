@@ -58,7 +58,7 @@ class View:
     @property
     def partners(self) -> tuple[int, ...]:
         """The other seats of this seat's team (all of them, at the table or not)."""
-        return tuple(s for s, t in enumerate(self.team_of) if t == self.team and s != self.seat)
+        return self.rules.partners_of(self.seat)
 
     @property
     def trump(self) -> Suit | None:

@@ -37,11 +37,11 @@ from hypothesis import strategies as st
 from arena.check import Status, check_bot
 from arena.cli import main
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
-from arena.runner.connection import MAX_MESSAGE_BYTES, MAX_WAITING_MESSAGES
+from arena.runner.connection import MAX_WAITING_MESSAGES
 from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.record import loads
 from fiftysix.replay import replay
-from fiftysix.wire import FaultCause, TimeControl
+from fiftysix.wire import MAX_ANSWER_BYTES, FaultCause, TimeControl
 from sample_bots.random_bot import RandomBot
 from sdk import BotServer, start
 
@@ -167,7 +167,7 @@ def test_a_bid_of_thousands_of_digits_is_a_malformed_answer(
 
 
 def test_a_flood_after_match_end_is_not_buffered(hostile: HostileBot, good: BotServer) -> None:
-    big = move(1, notation="J" * (MAX_MESSAGE_BYTES - 100))
+    big = move(1, notation="J" * (MAX_ANSWER_BYTES - 100))
     started = time.perf_counter()
     outcome = play(hostile, good, Script(after_end=[big] * 3000))
     assert outcome.faults == []
@@ -229,7 +229,7 @@ def test_a_stream_ended_with_resource_exhausted_forfeits_despite_strikes(
 
 
 def test_an_oversized_answer_forfeits_despite_strikes(hostile: HostileBot, good: BotServer) -> None:
-    huge = move(1, notation="J" * (MAX_MESSAGE_BYTES + 10))
+    huge = move(1, notation="J" * (MAX_ANSWER_BYTES + 10))
     outcome = play(hostile, good, Script(decisions={1: [huge]}), strikes=3)
     assert [(fault.cause, fault.substituted) for fault in outcome.faults] == [
         (FaultCause.PROTOCOL_ERROR, False)

@@ -29,6 +29,7 @@ import grpc
 import grpc.aio
 from grpc_health.v1 import health_pb2
 
+from arena.check.conversation import CheckFailedError, play_script, plural, seats_text
 from arena.check.opponent import CheckOpponent
 from arena.check.report import CheckItem, CheckReport, Status
 from arena.check.situations import (
@@ -36,18 +37,13 @@ from arena.check.situations import (
     MATCH_ITEMS,
     PLAYER_COUNTS,
     SITUATIONS,
-    Script,
     Situation,
     build_situation,
-    checker_move,
     config_name,
 )
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, check_address, run_match, seats_for_teams
 from arena.runner.connection import (
-    Conversation,
-    Ending,
     HandshakeError,
-    SeatFaultError,
     describe,
     describe_error,
     health_status,
@@ -55,49 +51,25 @@ from arena.runner.connection import (
 )
 from arena.untrusted import safe_text
 from fiftysix.engine import (
-    Card,
-    EndReason,
     MatchRules,
-    Move,
-    Phase,
     Ruleset,
-    View,
 )
-from fiftysix.engine.errors import quoted
-from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.wire import (
     PROTOCOL_VERSION,
     RULESETS_BY_VALUE,
-    AnswerError,
     FaultCause,
     TimeControl,
-    deal_end_message,
-    decision_message,
-    match_end_message,
-    match_start_message,
-    moves_text,
-    read_answer,
 )
 from sdk import start
 
 HANDSHAKE_TIMEOUT_S: Final = 5.0
 """Time for the health check and for Describe (the arena's own handshake allows the same)."""
-READY_TIMEOUT_S: Final = 5.0
-"""Time for the Ready that answers MatchStart (as in the arena)."""
-SEND_TIMEOUT_S: Final = 5.0
-"""Time for a message to the bot to be accepted by its stream."""
-END_TIMEOUT_S: Final = 5.0
-"""Time for a message to the bot to be accepted by its stream."""
 MATCH_DEAL_CAP: Final = 3
 """Deals in each whole match: enough to cross deal boundaries, few enough to stay quick."""
 
 
 class BotUnreachableError(RuntimeError):
     """Nothing answers at the address: there is no bot to check."""
-
-
-class _CheckFailedError(Exception):
-    """An item failed; the message is the one-line reason."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,165 +88,6 @@ class _Description:
             counts = ", ".join(str(count) for count in sorted(self.player_counts)) or "none"
             return f"the bot does not play {players} players (it declares {counts})"
         return f"the bot does not play the {ruleset.value} ruleset"
-
-
-# One scripted conversation.
-
-
-class _Seat:
-    """The checker's side of one PlaySeat stream: the arena's own `Conversation`, with every fault told
-    as a check failure."""
-
-    def __init__(self, conversation: Conversation) -> None:
-        self.conversation = conversation
-
-    async def send(self, request: pb.PlaySeatRequest, what: str) -> None:
-        try:
-            await self.conversation.send(request)
-        except SeatFaultError as error:
-            raise _CheckFailedError(f"sending {what}: {error.detail}") from None
-
-    async def decide(
-        self, decision_id: int, view: View, legal: Sequence[Move], decision_ms: int
-    ) -> tuple[Move, float]:
-        """Ask one decision; the move the bot chose and how long it took, in seconds."""
-        request = decision_message(decision_id, view, legal, decision_ms, 0)
-        # Wait a little past the limit, to tell "slow" from "silent".
-        grace_ms = min(decision_ms, 1000)
-        started = time.monotonic()
-        try:
-            response = await self.conversation.ask(request, decision_id, (decision_ms + grace_ms) / 1000)
-        except SeatFaultError as error:
-            if error.cause is FaultCause.TIMEOUT:
-                raise _CheckFailedError(
-                    f"too slow: no answer within {decision_ms + grace_ms} ms; the limit is {decision_ms} ms"
-                ) from None
-            raise _CheckFailedError(
-                f"waiting for its answer to decision {decision_id}: {error.detail}"
-            ) from None
-        elapsed = time.monotonic() - started
-        if elapsed * 1000 > decision_ms:
-            raise _CheckFailedError(
-                f"too slow: answered after {elapsed * 1000:.0f} ms; the limit is {decision_ms} ms"
-            )
-        try:
-            move = read_answer(response, decision_id, legal)
-        except AnswerError as error:
-            raise _CheckFailedError(explain_answer(response, decision_id, legal, error)) from None
-        return move, elapsed
-
-    async def end(self, end: pb.PlaySeatRequest) -> None:
-        """Send MatchEnd and expect the bot to end its side of the stream with OK, and nothing more."""
-        ending, detail = await self.conversation.end(end, END_TIMEOUT_S, lost=False)
-        if ending is not Ending.CLOSED:
-            raise _CheckFailedError(f"the bot {detail}")
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
-def _seats_text(seats: Sequence[int]) -> str:
-    names = [str(seat) for seat in seats]
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
-def explain_answer(
-    response: pb.PlaySeatResponse, decision_id: int, legal: Sequence[Move], error: AnswerError
-) -> str:
-    """What exactly was wrong with an answer that `read_answer` refused, in one line."""
-    kind = response.WhichOneof("answer")
-    if kind != "move":
-        what = "Ready" if kind == "ready" else "an empty PlaySeatResponse"
-        return f"answered with {what} where a MoveAnswer was expected"
-    answer = response.move
-    if error.cause is FaultCause.WRONG_DECISION:
-        return f"answered decision_id {answer.decision_id}, but the decision asked was {decision_id}"
-    choice = answer.WhichOneof("choice")
-    if choice == "move_index":
-        return (
-            f"answered move_index {answer.move_index}, out of range: there are {len(legal)} legal moves "
-            f"(legal: {moves_text(legal)})"
-        )
-    if choice == "notation":
-        if error.cause is FaultCause.MALFORMED_ANSWER:
-            what = "card" if legal and isinstance(legal[0], Card) else "call"
-            return (
-                f"answered {quoted(answer.notation)}, which is not a {what} in the notation of RULES.md "
-                f"({error})"
-            )
-        return f"answered {quoted(answer.notation)} which is not legal (legal: {moves_text(legal)})"
-    return "answered a MoveAnswer that names no move (neither move_index nor notation)"
-
-
-def _where(view: View) -> str:
-    if view.phase is Phase.AUCTION:
-        return f"deal {view.deal_number}, auction"
-    return f"deal {view.deal_number}, trick {len(view.tricks) + 1}"
-
-
-async def _play_script(
-    channel: grpc.aio.Channel, script: Script, bot_name: str, decision_ms: int, match_id: str
-) -> str:
-    """Hold one seat's conversation through `script`; the PASS reason, or raise _CheckFailedError."""
-    match, seat = script.match, script.seat
-    rules = match.rules
-    names = [bot_name if other == seat else "check-bot" for other in range(rules.players)]
-    conversation = Conversation(seat, channel, SEND_TIMEOUT_S)
-    stream = _Seat(conversation)
-    try:
-        time_control = TimeControl(decision_ms, 0)
-        await stream.send(match_start_message(match_id, rules, seat, names, time_control), "MatchStart")
-        try:
-            response = await conversation.receive(READY_TIMEOUT_S, "Ready")
-        except SeatFaultError as error:
-            if error.cause is FaultCause.TIMEOUT:
-                raise _CheckFailedError(f"no Ready within {READY_TIMEOUT_S:.0f} s of MatchStart") from None
-            raise _CheckFailedError(f"waiting for Ready: {error.detail}") from None
-        if response.WhichOneof("answer") != "ready":
-            what = response.WhichOneof("answer") or "an empty message"
-            raise _CheckFailedError(f"answered MatchStart with {what} instead of Ready")
-        for finished in script.finished:
-            await stream.send(deal_end_message(finished), f"DealEnd of deal {finished.number}")
-        decision_id = script.moves_made
-        answers: list[tuple[Move, float]] = []
-        legal_first: Sequence[Move] = ()
-        while not match.is_over and (script.stop_after is None or len(answers) < script.stop_after):
-            to_act = match.to_act
-            assert to_act is not None
-            decision_id += 1
-            if to_act == seat:
-                view = match.view(seat)
-                legal = view.legal_moves
-                try:
-                    move, seconds = await stream.decide(decision_id, view, legal, decision_ms)
-                except _CheckFailedError as error:
-                    if answers:
-                        raise _CheckFailedError(f"later in the deal ({_where(view)}): {error}") from None
-                    raise
-                if not answers:
-                    legal_first = legal
-                answers.append((move, seconds))
-            else:
-                move = checker_move(match)
-            result = match.apply(to_act, move)
-            if result is not None:
-                await stream.send(deal_end_message(result), f"DealEnd of deal {result.number}")
-        forfeited = {fault.team for fault in script.faults if not fault.substituted}
-        reason = EndReason.FORFEIT if forfeited else match.end_reason
-        assert reason is not None  # a script without a forfeit plays its deal, and its match, to the end
-        ranking = match.ranking(last=forfeited)
-        await stream.end(match_end_message(reason, ranking, match.tables, script.faults))
-    finally:
-        conversation.close()
-        await asyncio.gather(conversation.reader, return_exceptions=True)
-    slowest = max(seconds for _, seconds in answers) * 1000
-    first = answers[0][0]
-    return (
-        f"{config_name(rules.players, rules.ruleset)}, seat {seat}: first answer {str(first)!r} "
-        f"(legal: {moves_text(legal_first, 8)}); {_plural(len(answers), 'answer')}, legal and in time "
-        f"(slowest {slowest:.0f} ms); ended the stream after MatchEnd"
-    )
 
 
 # The check.
@@ -478,8 +291,8 @@ class _Checker:
         }
         match_id = f"check-bot-{name.replace(' ', '-')}"
         try:
-            reason = await _play_script(channel, script, description.name, self.decision_ms, match_id)
-        except _CheckFailedError as error:
+            reason = await play_script(channel, script, description.name, self.decision_ms, match_id)
+        except CheckFailedError as error:
             return CheckItem(name, Status.FAIL, str(error), "situation", details)
         return CheckItem(name, Status.PASS, reason, "situation", details)
 
@@ -500,8 +313,8 @@ def _match_verdict(outcome: MatchOutcome, bot_seats: Sequence[int]) -> tuple[Sta
         answers += sum(1 for made in result.calls if made.seat in bot_seats)
         answers += sum(1 for trick in result.tricks for play in trick.plays if play.seat in bot_seats)
     return Status.PASS, (
-        f"{_plural(len(outcome.results), 'deal')}, {_plural(answers, 'answer')} from seats "
-        f"{_seats_text(bot_seats)} (one stream each), "
+        f"{plural(len(outcome.results), 'deal')}, {plural(answers, 'answer')} from seats "
+        f"{seats_text(bot_seats)} (one stream each), "
         f"all legal and in time; ended by {outcome.reason}"
     )
 

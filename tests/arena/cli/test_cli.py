@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import arguments, cli
-from arena.cli import build_parser, main
+from arena.cli import app, arguments, build_parser, main
 from arena.ladder import Ladder, LadderError, LadderReport
 from arena.storage import LadderStore
 
@@ -415,7 +414,7 @@ def test_an_internal_error_is_one_line_with_the_traceback_in_a_file(
     def broken(args: argparse.Namespace) -> int:
         raise RuntimeError("a bug of ours")
 
-    monkeypatch.setattr(cli, "_replay", broken)
+    monkeypatch.setattr(app, "_replay", broken)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     assert main(["replay", "x.json"]) == 1
     line = one_line_error(capsys.readouterr().err)
@@ -436,7 +435,7 @@ def test_ctrl_c_exits_130_quietly(
     def interrupted(args: argparse.Namespace) -> int:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_play", interrupted)
+    monkeypatch.setattr(app, "_play", interrupted)
     assert main(["play"]) == 130
     assert capsys.readouterr().err == ""
 
@@ -475,7 +474,7 @@ def test_a_stopped_ladder_run_ends_the_progress_line_before_its_error_line(
     store = LadderStore(db)
     store.set_probation("beta", None)
     store.close()
-    monkeypatch.setattr(cli, "Ladder", StoppingLadder)
+    monkeypatch.setattr(app, "Ladder", StoppingLadder)
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     assert main(["ladder", "--db", str(db), "run", "--matches", "2"]) == 1

@@ -1,7 +1,4 @@
-"""The `arena` command line: ladder, bots, match, check-bot, play, replay.
-
-This is the one place that prints for people; everything below it returns values or logs.
-"""
+"""The `arena` command: its parser, its commands, and the one place that turns errors into one line."""
 
 from __future__ import annotations
 
@@ -20,11 +17,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final, NoReturn
 
-from arena import arguments
-from arena.check.command import add_parser as add_check_bot_parser
+from arena.cli import arguments
+from arena.cli.check_bot import add_parser as add_check_bot_parser
+from arena.cli.progress import Progress
 from arena.ladder import Ladder, LadderError, LadderSettings
 from arena.local_bots import BotStartError, LocalBots, wait_until_ready
-from arena.progress import Progress
 from arena.runner import MatchSettings, run_match, seats_for_teams, split_addresses
 from arena.storage import DEFAULT_DB, BotEntry, LadderStore, Standing, StoreError
 from arena.untrusted import safe_text
@@ -665,7 +662,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception as error:
         return _internal_error(error, arguments_given)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -7,10 +7,10 @@ import asyncio
 import json
 import sys
 
-from arena import arguments
 from arena.check.checker import BotUnreachableError, check_bot
 from arena.check.report import NOTE, CheckItem
 from arena.check.situations import ITEM_NAMES
+from arena.cli import arguments
 from fiftysix.logs import configure_logging
 
 # The command line.

@@ -17,9 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import app, arguments, build_parser, main
+from arena.cli import arguments, build_parser, main
+from arena.cli import ladder as ladder_command
+from arena.cli import play as play_command
+from arena.cli import replay as replay_command
+from arena.errors import ArenaError, UsageError
 from arena.ladder import Ladder, LadderError, LadderReport
-from arena.storage import LadderStore
+from arena.local_bots import BotStartError
+from arena.storage import LadderStore, StoreError
 
 
 def run_arena(*args: str) -> subprocess.CompletedProcess[str]:
@@ -405,6 +410,31 @@ def test_save_and_export_to_a_missing_folder_are_one_line(tmp_path: Path) -> Non
     assert f"cannot write {missing}" in one_line_error(exported.stderr)
 
 
+# One error family: an ArenaError anywhere in a command is one line, at one place, with its exit status.
+
+
+@pytest.mark.parametrize(
+    ("error", "status"),
+    [(ArenaError, 1), (UsageError, 2), (StoreError, 1), (LadderError, 1), (BotStartError, 1)],
+)
+def test_an_arena_error_deep_in_a_command_is_one_line_with_its_status(
+    error: type[ArenaError],
+    status: int,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def fails(self: LadderStore, bot: str | None, limit: int) -> None:
+        raise error("the disk \x1b[2Jis\nfull")
+
+    db = ladder_file(tmp_path / "ladder.db")
+    monkeypatch.setattr(LadderStore, "recent_matches", fails)
+    assert main(["ladder", "--db", str(db), "matches"]) == status
+    captured = capsys.readouterr()
+    assert one_line_error(captured.err) == "arena ladder matches: error: the disk \\x1b[2Jis\\nfull"
+    assert captured.out == ""
+
+
 # Our own bugs and Ctrl-C.
 
 
@@ -414,7 +444,7 @@ def test_an_internal_error_is_one_line_with_the_traceback_in_a_file(
     def broken(args: argparse.Namespace) -> int:
         raise RuntimeError("a bug of ours")
 
-    monkeypatch.setattr(app, "_replay", broken)
+    monkeypatch.setattr(replay_command, "replay_file", broken)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     assert main(["replay", "x.json"]) == 1
     line = one_line_error(capsys.readouterr().err)
@@ -435,7 +465,7 @@ def test_ctrl_c_exits_130_quietly(
     def interrupted(args: argparse.Namespace) -> int:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(app, "_play", interrupted)
+    monkeypatch.setattr(play_command, "play", interrupted)
     assert main(["play"]) == 130
     assert capsys.readouterr().err == ""
 
@@ -474,7 +504,7 @@ def test_a_stopped_ladder_run_ends_the_progress_line_before_its_error_line(
     store = LadderStore(db)
     store.set_probation("beta", None)
     store.close()
-    monkeypatch.setattr(app, "Ladder", StoppingLadder)
+    monkeypatch.setattr(ladder_command, "Ladder", StoppingLadder)
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     assert main(["ladder", "--db", str(db), "run", "--matches", "2"]) == 1

@@ -17,7 +17,7 @@ from arena.untrusted import safe_text
 
 
 def register(commands: Commands, parents: Parents) -> None:
-    """Add `arena bots` and its actions."""
+    """Add `arena bots` and its actions; `--db` goes before or after the action."""
     bots = commands.add_parser(
         "bots",
         help="register, list, update and remove the ladder's bots",
@@ -29,7 +29,7 @@ def register(commands: Commands, parents: Parents) -> None:
         ("update", "give a bot a new address or command", update_bot),
     ]
     for action, text, handler in changes:
-        parser = actions.add_parser(action, help=text)
+        parser = actions.add_parser(action, help=text, parents=[parents.database])
         parser.add_argument("name", type=arguments.bot_name, metavar="NAME")
         parser.add_argument(
             "address", type=arguments.address, nargs="?", metavar="HOST:PORT", help="where the bot listens"
@@ -42,16 +42,20 @@ def register(commands: Commands, parents: Parents) -> None:
         )
         parser.add_argument("--no-check", action="store_true", help="do not check that the bot answers")
         parser.set_defaults(handler=handler, prog=parser.prog)
-    remove = actions.add_parser("remove", help="unregister a bot (its matches stay in the history)")
+    remove = actions.add_parser(
+        "remove", help="unregister a bot (its matches stay in the history)", parents=[parents.database]
+    )
     remove.add_argument("name", metavar="NAME")
     remove.set_defaults(handler=remove_bot, prog=remove.prog)
-    probation = actions.add_parser("probation", help="put a bot on probation (the ladder skips it)")
+    probation = actions.add_parser(
+        "probation", help="put a bot on probation (the ladder skips it)", parents=[parents.database]
+    )
     probation.add_argument("name", metavar="NAME")
     choice = probation.add_mutually_exclusive_group(required=True)
     choice.add_argument("--reason", help="why the bot is on probation")
     choice.add_argument("--clear", action="store_true", help="take the bot off probation")
     probation.set_defaults(handler=set_probation, prog=probation.prog)
-    listing = actions.add_parser("list", help="list the registered bots")
+    listing = actions.add_parser("list", help="list the registered bots", parents=[parents.database])
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(handler=list_bots, prog=listing.prog)
 

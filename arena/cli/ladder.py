@@ -28,7 +28,7 @@ SAMPLE_BOTS: Final = {
 
 
 def register(commands: Commands, parents: Parents) -> None:
-    """Add `arena ladder` and its actions."""
+    """Add `arena ladder` and its actions; `--db` goes before or after the action."""
     ladder = commands.add_parser(
         "ladder",
         help="play rated matches between registered bots; show standings",
@@ -40,7 +40,7 @@ def register(commands: Commands, parents: Parents) -> None:
         help="play matches in duplicate sets and rate them",
         description="Play rated matches between the registered bots. Each pairing is a duplicate set: the "
         "same deals once per rotation of the teams over the seats; a run ends on whole sets.",
-        parents=[parents.ladder_match],
+        parents=[parents.database, parents.ladder_match],
     )
     count = run.add_mutually_exclusive_group()
     count.add_argument(
@@ -70,11 +70,13 @@ def register(commands: Commands, parents: Parents) -> None:
     )
     run.set_defaults(handler=run_ladder, prog=run.prog)
 
-    show = actions.add_parser("show", help="print the standings")
+    show = actions.add_parser("show", help="print the standings", parents=[parents.database])
     show.add_argument("--json", action="store_true", help="print JSON")
     show.set_defaults(handler=show_standings, prog=show.prog)
 
-    matches = actions.add_parser("matches", help="list the newest finished matches")
+    matches = actions.add_parser(
+        "matches", help="list the newest finished matches", parents=[parents.database]
+    )
     matches.add_argument("--bot", help="only the matches of this bot")
     matches.add_argument(
         "--limit", type=arguments.limit, default=20, help=f"how many ({arguments.limit.range}; default 20)"
@@ -82,7 +84,9 @@ def register(commands: Commands, parents: Parents) -> None:
     matches.add_argument("--json", action="store_true", help="print JSON")
     matches.set_defaults(handler=list_matches, prog=matches.prog)
 
-    record = actions.add_parser("record", help="write a stored match's game record (for arena replay)")
+    record = actions.add_parser(
+        "record", help="write a stored match's game record (for arena replay)", parents=[parents.database]
+    )
     record.add_argument("match_id", metavar="MATCH_ID")
     record.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     record.set_defaults(handler=export_record, prog=record.prog)

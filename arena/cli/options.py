@@ -35,7 +35,9 @@ def _block() -> argparse.ArgumentParser:
 
 
 def database(default: str) -> argparse.ArgumentParser:
-    """`--db`: the ladder's file, for `arena ladder` and `arena bots`."""
+    """`--db`. A group (`arena ladder`, `arena bots`) takes it with the real default, and each of its
+    actions takes it again with no default at all (`argparse.SUPPRESS`): so `--db` is accepted before or
+    after the action, and a value given before the action is not overwritten by the action's default."""
     block = _block()
     block.add_argument(
         "--db", default=default, help="the ladder's SQLite file (default: $ARENA_DB or ./arena.db)"
@@ -125,6 +127,8 @@ class Parents:
 
     group_database: argparse.ArgumentParser
     """`--db` for `arena ladder` and `arena bots`, with its default ($ARENA_DB or ./arena.db)."""
+    database: argparse.ArgumentParser
+    """`--db` for each of their actions, with no default (the group's holds it)."""
     match_settings: argparse.ArgumentParser
     """The match settings with seed 1 by default: `play`."""
     bot_match: argparse.ArgumentParser
@@ -142,6 +146,7 @@ class Parents:
         settings, clock, policy = match_settings(seed=1), time_control(), strikes()
         return cls(
             group_database=database(os.environ.get("ARENA_DB", DEFAULT_DB)),
+            database=database(argparse.SUPPRESS),
             match_settings=settings,
             bot_match=_combined(settings, clock, policy, logging_options(level="info")),
             ladder_match=_combined(

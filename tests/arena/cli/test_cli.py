@@ -325,6 +325,83 @@ def test_a_read_only_ladder_file_is_read_and_never_written(tmp_path: Path, folde
     assert folder_listing(folder) == before
 
 
+DB_ACTIONS = [
+    ["ladder", "run"],
+    ["ladder", "show"],
+    ["ladder", "matches"],
+    ["ladder", "record", "m1"],
+    ["bots", "add", "gamma", "127.0.0.1:3"],
+    ["bots", "update", "alpha", "127.0.0.1:3"],
+    ["bots", "remove", "alpha"],
+    ["bots", "probation", "alpha", "--clear"],
+    ["bots", "list"],
+]
+
+
+@pytest.mark.parametrize("command", DB_ACTIONS, ids=" ".join)
+def test_db_goes_before_or_after_the_action_and_wins_over_the_default(
+    command: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`arena ladder run --db X` said 'unrecognized arguments'."""
+
+    def db_of(argv: list[str]) -> str:
+        value: str = build_parser().parse_args(argv).db
+        return value
+
+    group, action = command[:1], command[1:]
+    monkeypatch.setenv("ARENA_DB", "from-environment.db")
+    assert db_of(command) == "from-environment.db"
+    assert db_of([*group, "--db", "before.db", *action]) == "before.db"
+    assert db_of([*command, "--db", "after.db"]) == "after.db"
+    assert db_of([*group, "--db", "before.db", *action, "--db", "after.db"]) == "after.db"
+    monkeypatch.delenv("ARENA_DB")
+    assert db_of(command) == "arena.db"
+    assert db_of([*command, "--db", "after.db"]) == "after.db"
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        (["ladder", "show"], "beta is on probation"),
+        (["bots", "list"], "alpha"),
+        (["bots", "add", "gamma", "127.0.0.1:3", "--no-check"], "Registered gamma: 127.0.0.1:3"),
+    ],
+)
+def test_a_command_with_db_after_the_action_uses_that_file(
+    command: list[str],
+    expected: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    db = ladder_file(tmp_path / "ladder.db")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ARENA_DB", raising=False)
+    assert main([*command, "--db", str(db)]) == 0
+    assert expected in capsys.readouterr().out
+    assert not (tmp_path / "arena.db").exists()
+    if command[1] == "add":
+        store = LadderStore(db)
+        assert "gamma" in {bot.name for bot in store.bots()}
+        store.close()
+
+
+def test_ladder_run_with_db_after_the_action_uses_that_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = tmp_path / "other.db"
+    connection = sqlite3.connect(other)
+    connection.execute("CREATE TABLE bots (id INTEGER PRIMARY KEY, nickname TEXT)")
+    connection.commit()
+    connection.close()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ARENA_DB", raising=False)
+    assert main(["ladder", "run", "--matches", "2", "--db", str(other)]) == 1
+    line = one_line_error(capsys.readouterr().err)
+    assert line.startswith(f"arena ladder run: error: {other} is not a ladder database")
+    assert not (tmp_path / "arena.db").exists()
+
+
 def damaged_ladder_file(path: Path) -> Path:
     """A ladder file whose last half is garbage: page 1 (the schema) is intact, so it opens, and every
     table has rows in the damaged half, so 'database disk image is malformed' comes from a query."""

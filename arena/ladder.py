@@ -26,6 +26,7 @@ from typing import Final
 
 import structlog
 
+from arena.errors import ArenaError
 from arena.local_bots import BotStartError, LocalBots
 from arena.runner import (
     ARENA_ERROR,
@@ -45,7 +46,7 @@ log = structlog.get_logger("ladder")
 RATING_SCALE: Final = 100.0
 
 
-class LadderError(ValueError):
+class LadderError(ArenaError, ValueError):
     """A ladder that cannot run as asked (too few bots, a bot that cannot start)."""
 
 

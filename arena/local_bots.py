@@ -46,6 +46,7 @@ from typing import Final
 
 import structlog
 
+from arena.errors import ArenaError
 from arena.runner import split_addresses
 from arena.runner.connection import HandshakeError, handshake, open_channel
 from arena.storage import BotEntry
@@ -53,7 +54,7 @@ from arena.storage import BotEntry
 log = structlog.get_logger("local_bots")
 
 
-class BotStartError(RuntimeError):
+class BotStartError(ArenaError, RuntimeError):
     """A local bot that did not start: its process exited, or it never answered the handshake."""
 
 

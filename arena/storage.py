@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar, cast
 
 from arena.elo import START_RATING, interval_half_width, pair_scores, rating_changes
+from arena.errors import ArenaError
 from fiftysix.engine import MatchRules, Ruleset
 
 SCHEMA_VERSION: Final = 2
@@ -98,7 +99,7 @@ def _columns_of(schema: str) -> dict[str, tuple[str, ...]]:
 _COLUMNS: Final = _columns_of(_SCHEMA)
 
 
-class StoreError(ValueError):
+class StoreError(ArenaError, ValueError):
     """A request the store refuses (a duplicate or unknown bot), or a file it cannot use (not a ladder,
     damaged, read-only, locked); the message is one line that names the file."""
 

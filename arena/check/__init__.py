@@ -1,5 +1,6 @@
 """`arena check-bot`: the compliance check a bot author runs against their own bot, in its parts: the
-report, the scripted situations, the checker's own opponent, and the checker."""
+report, the scripted situations, the checker's own opponent, and the checker. Its command line is
+`arena.cli.check_bot`."""
 
 from arena.check.checker import BotUnreachableError, check_bot
 from arena.check.conversation import explain_answer

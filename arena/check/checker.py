@@ -41,6 +41,7 @@ from arena.check.situations import (
     build_situation,
     config_name,
 )
+from arena.errors import ArenaError
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, check_address, run_match, seats_for_teams
 from arena.runner.connection import (
     HandshakeError,
@@ -68,7 +69,7 @@ MATCH_DEAL_CAP: Final = 3
 """Deals in each whole match: enough to cross deal boundaries, few enough to stay quick."""
 
 
-class BotUnreachableError(RuntimeError):
+class BotUnreachableError(ArenaError, RuntimeError):
     """Nothing answers at the address: there is no bot to check."""
 
 

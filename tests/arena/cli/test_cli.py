@@ -17,10 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from arena import arguments, cli
-from arena.cli import build_parser, main
+from arena.cli import arguments, build_parser, main
+from arena.cli import ladder as ladder_command
+from arena.cli import play as play_command
+from arena.cli import replay as replay_command
+from arena.errors import ArenaError, UsageError
 from arena.ladder import Ladder, LadderError, LadderReport
-from arena.storage import LadderStore
+from arena.local_bots import BotStartError
+from arena.storage import LadderStore, StoreError
 
 
 def run_arena(*args: str) -> subprocess.CompletedProcess[str]:
@@ -321,6 +325,83 @@ def test_a_read_only_ladder_file_is_read_and_never_written(tmp_path: Path, folde
     assert folder_listing(folder) == before
 
 
+DB_ACTIONS = [
+    ["ladder", "run"],
+    ["ladder", "show"],
+    ["ladder", "matches"],
+    ["ladder", "record", "m1"],
+    ["bots", "add", "gamma", "127.0.0.1:3"],
+    ["bots", "update", "alpha", "127.0.0.1:3"],
+    ["bots", "remove", "alpha"],
+    ["bots", "probation", "alpha", "--clear"],
+    ["bots", "list"],
+]
+
+
+@pytest.mark.parametrize("command", DB_ACTIONS, ids=" ".join)
+def test_db_goes_before_or_after_the_action_and_wins_over_the_default(
+    command: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`arena ladder run --db X` said 'unrecognized arguments'."""
+
+    def db_of(argv: list[str]) -> str:
+        value: str = build_parser().parse_args(argv).db
+        return value
+
+    group, action = command[:1], command[1:]
+    monkeypatch.setenv("ARENA_DB", "from-environment.db")
+    assert db_of(command) == "from-environment.db"
+    assert db_of([*group, "--db", "before.db", *action]) == "before.db"
+    assert db_of([*command, "--db", "after.db"]) == "after.db"
+    assert db_of([*group, "--db", "before.db", *action, "--db", "after.db"]) == "after.db"
+    monkeypatch.delenv("ARENA_DB")
+    assert db_of(command) == "arena.db"
+    assert db_of([*command, "--db", "after.db"]) == "after.db"
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        (["ladder", "show"], "beta is on probation"),
+        (["bots", "list"], "alpha"),
+        (["bots", "add", "gamma", "127.0.0.1:3", "--no-check"], "Registered gamma: 127.0.0.1:3"),
+    ],
+)
+def test_a_command_with_db_after_the_action_uses_that_file(
+    command: list[str],
+    expected: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    db = ladder_file(tmp_path / "ladder.db")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ARENA_DB", raising=False)
+    assert main([*command, "--db", str(db)]) == 0
+    assert expected in capsys.readouterr().out
+    assert not (tmp_path / "arena.db").exists()
+    if command[1] == "add":
+        store = LadderStore(db)
+        assert "gamma" in {bot.name for bot in store.bots()}
+        store.close()
+
+
+def test_ladder_run_with_db_after_the_action_uses_that_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = tmp_path / "other.db"
+    connection = sqlite3.connect(other)
+    connection.execute("CREATE TABLE bots (id INTEGER PRIMARY KEY, nickname TEXT)")
+    connection.commit()
+    connection.close()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ARENA_DB", raising=False)
+    assert main(["ladder", "run", "--matches", "2", "--db", str(other)]) == 1
+    line = one_line_error(capsys.readouterr().err)
+    assert line.startswith(f"arena ladder run: error: {other} is not a ladder database")
+    assert not (tmp_path / "arena.db").exists()
+
+
 def damaged_ladder_file(path: Path) -> Path:
     """A ladder file whose last half is garbage: page 1 (the schema) is intact, so it opens, and every
     table has rows in the damaged half, so 'database disk image is malformed' comes from a query."""
@@ -406,6 +487,31 @@ def test_save_and_export_to_a_missing_folder_are_one_line(tmp_path: Path) -> Non
     assert f"cannot write {missing}" in one_line_error(exported.stderr)
 
 
+# One error family: an ArenaError anywhere in a command is one line, at one place, with its exit status.
+
+
+@pytest.mark.parametrize(
+    ("error", "status"),
+    [(ArenaError, 1), (UsageError, 2), (StoreError, 1), (LadderError, 1), (BotStartError, 1)],
+)
+def test_an_arena_error_deep_in_a_command_is_one_line_with_its_status(
+    error: type[ArenaError],
+    status: int,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def fails(self: LadderStore, bot: str | None, limit: int) -> None:
+        raise error("the disk \x1b[2Jis\nfull")
+
+    db = ladder_file(tmp_path / "ladder.db")
+    monkeypatch.setattr(LadderStore, "recent_matches", fails)
+    assert main(["ladder", "--db", str(db), "matches"]) == status
+    captured = capsys.readouterr()
+    assert one_line_error(captured.err) == "arena ladder matches: error: the disk \\x1b[2Jis\\nfull"
+    assert captured.out == ""
+
+
 # Our own bugs and Ctrl-C.
 
 
@@ -415,7 +521,7 @@ def test_an_internal_error_is_one_line_with_the_traceback_in_a_file(
     def broken(args: argparse.Namespace) -> int:
         raise RuntimeError("a bug of ours")
 
-    monkeypatch.setattr(cli, "_replay", broken)
+    monkeypatch.setattr(replay_command, "replay_file", broken)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     assert main(["replay", "x.json"]) == 1
     line = one_line_error(capsys.readouterr().err)
@@ -436,7 +542,7 @@ def test_ctrl_c_exits_130_quietly(
     def interrupted(args: argparse.Namespace) -> int:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_play", interrupted)
+    monkeypatch.setattr(play_command, "play", interrupted)
     assert main(["play"]) == 130
     assert capsys.readouterr().err == ""
 
@@ -475,7 +581,7 @@ def test_a_stopped_ladder_run_ends_the_progress_line_before_its_error_line(
     store = LadderStore(db)
     store.set_probation("beta", None)
     store.close()
-    monkeypatch.setattr(cli, "Ladder", StoppingLadder)
+    monkeypatch.setattr(ladder_command, "Ladder", StoppingLadder)
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     assert main(["ladder", "--db", str(db), "run", "--matches", "2"]) == 1

@@ -1,19 +1,18 @@
-"""`arena check-bot HOST:PORT`: the command line of the compliance check."""
+"""`arena check-bot HOST:PORT`: check that a bot follows the protocol, item by item, and print the
+verdicts (the checker itself is `arena.check`)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
-import sys
 
-from arena import arguments
-from arena.check.checker import BotUnreachableError, check_bot
+from arena.check.checker import check_bot
 from arena.check.report import NOTE, CheckItem
 from arena.check.situations import ITEM_NAMES
+from arena.cli import arguments
+from arena.cli.options import Commands, Parents
 from fiftysix.logs import configure_logging
-
-# The command line.
 
 
 def _item_filter(text: str) -> list[str]:
@@ -26,8 +25,8 @@ def _item_filter(text: str) -> list[str]:
     return wanted
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register `arena check-bot`."""
+def register(commands: Commands, parents: Parents) -> None:
+    """Add `arena check-bot` (it shares no option block: its --decision-ms has no bank beside it)."""
     parser = commands.add_parser(
         "check-bot",
         help="check that a bot at HOST:PORT follows the protocol, item by item",
@@ -52,10 +51,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="check only the items whose names contain one of these (repeatable), e.g. 'match 4', "
         f"'redouble'; items: {', '.join(ITEM_NAMES)}",
     )
-    parser.set_defaults(handler=_check_bot_command)
+    parser.set_defaults(handler=check, prog=parser.prog)
 
 
-def _check_bot_command(args: argparse.Namespace) -> int:
+def check(args: argparse.Namespace) -> int:
+    """Check the bot item by item, printing each verdict as it comes (or the report as JSON); 1 if
+    anything failed."""
     # The match runner logs every fault as a warning; the report says the same, so only errors are logged.
     configure_logging(level="error")
     only = [name for names in args.only or () for name in names]
@@ -70,11 +71,7 @@ def _check_bot_command(args: argparse.Namespace) -> int:
 
     if not args.json:
         print(f"Checking the bot at {args.address} (answers within {args.decision_ms} ms)", flush=True)
-    try:
-        report = asyncio.run(check_bot(args.address, args.decision_ms, only, None if args.json else show))
-    except BotUnreachableError as error:
-        print(f"arena check-bot: error: {error}", file=sys.stderr)
-        return 1
+    report = asyncio.run(check_bot(args.address, args.decision_ms, only, None if args.json else show))
     if args.json:
         print(json.dumps(report.to_json(), indent=1))
     else:

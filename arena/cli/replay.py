@@ -1,0 +1,45 @@
+"""`arena replay FILE`: check a game record move by move and print what it shows."""
+
+from __future__ import annotations
+
+import argparse
+
+from arena.cli.options import Commands, Parents
+from arena.errors import ArenaError
+from arena.untrusted import safe_text
+from fiftysix.pretty import describe_deal, describe_ranking, describe_rules
+from fiftysix.record import RecordError, load
+from fiftysix.replay import replay
+
+
+def register(commands: Commands, parents: Parents) -> None:
+    """Add `arena replay` (it shares no option block with other commands)."""
+    parser = commands.add_parser("replay", help="check a game record move by move and print the results")
+    parser.add_argument("file", metavar="FILE", help="a game record (JSON)")
+    parser.add_argument("--quiet", action="store_true", help="print only the verdict")
+    parser.set_defaults(handler=replay_file, prog=parser.prog)
+
+
+def replay_file(args: argparse.Namespace) -> int:
+    """Replay the record; print its deals and ranking (unless --quiet) and the verdict."""
+    try:
+        record = load(args.file)
+        replayed = replay(record)
+    except RecordError as error:  # the game's own error: the game never imports the host's ArenaError
+        raise ArenaError(f"{args.file}: {error}") from None
+    rules = record.rules
+    if not args.quiet:
+        print("\n".join(describe_rules(rules, record.seed, record.first_dealer)))
+        for result in replayed.results:
+            print("")
+            print("\n".join(describe_deal(result, rules, show_hands=False)))
+        print("")
+        if replayed.complete:
+            match = replayed.match
+            names = [safe_text(name, 64) for name in record.seats]
+            print("\n".join(describe_ranking(match.ranking(), match.tables, rules, names)))
+    reason = safe_text((record.result or {}).get("reason"), 100)
+    ended = "complete" if replayed.complete else f"stopped early ({reason})"
+    checked = f"{len(record.deals)} deals replayed, every move legal and every result checked"
+    print(f"{safe_text(args.file)}: {checked}; {ended}")
+    return 0

@@ -1,0 +1,97 @@
+"""The ladder's file as people read it: the registered bots, the standings and the finished matches, as
+aligned text or as JSON. Every name and reason in it came from someone else, so it is made safe."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+
+from arena.storage import LadderStore, Standing
+from arena.untrusted import safe_text
+
+
+def print_bots(store: LadderStore, *, as_json: bool) -> None:
+    """The registered bots, their ratings and where they are."""
+    bots = store.bots()
+    if as_json:
+        print(json.dumps([dataclasses.asdict(bot) for bot in bots], indent=1))
+    elif not bots:
+        print("No bots registered. Add one with: arena bots add NAME HOST:PORT")
+    else:
+        for bot in bots:
+            status = f"  probation: {safe_text(bot.probation)}" if bot.probation else ""
+            print(f"{safe_text(bot.name, 64):<20} {bot.rating:7.1f}  {safe_text(bot.where)}{status}")
+
+
+def format_standings(standings: Sequence[Standing]) -> list[str]:
+    """The standings as an aligned table."""
+    header = (
+        "rank",
+        "bot",
+        "elo",
+        "95% interval",
+        "matches",
+        "wins",
+        "losses",
+        "timeouts",
+        "illegal",
+        "crashes",
+    )
+    rows = [header]
+    for line in standings:
+        interval = "-" if line.interval == float("inf") else f"+/- {line.interval:.0f}"
+        name = safe_text(line.bot, 64) + (" (probation)" if line.probation else "")
+        rows.append(
+            (
+                str(line.rank),
+                name,
+                f"{line.rating:.0f}",
+                interval,
+                str(line.matches),
+                str(line.wins),
+                str(line.losses),
+                str(line.timeouts),
+                str(line.illegal_moves),
+                str(line.crashes),
+            )
+        )
+    widths = [max(len(row[column]) for row in rows) for column in range(len(header))]
+    lines = []
+    for row in rows:
+        cells = [
+            cell.ljust(width) if column == 1 else cell.rjust(width)
+            for column, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def print_standings(store: LadderStore, *, as_json: bool) -> None:
+    """The standings, and why each bot on probation is."""
+    standings = store.standings()
+    if as_json:
+        print(json.dumps([line.to_json() for line in standings], indent=1))
+    elif not standings:
+        print("No bots registered yet.")
+    else:
+        print("\n".join(format_standings(standings)))
+        for line in standings:
+            if line.probation:
+                print(f"{safe_text(line.bot, 64)} is on probation: {safe_text(line.probation)}")
+
+
+def print_matches(store: LadderStore, bot: str | None, limit: int, *, as_json: bool) -> None:
+    """The newest finished matches (of one bot), newest first."""
+    matches = store.recent_matches(bot, limit)
+    if as_json:
+        print(json.dumps([dataclasses.asdict(match) for match in matches], indent=1))
+        return
+    if not matches:
+        print("No finished matches.")
+    for match in matches:
+        order = sorted(match.bot_ranks.items(), key=lambda item: (item[1], item[0]))
+        ranks = ", ".join(f"{rank}. {safe_text(name, 64)}" for name, rank in order)
+        faults = f"  {len(match.faults)} faults" if match.faults else ""
+        shown_id, reason = safe_text(match.id, 64), safe_text(match.reason, 64)
+        print(f"{shown_id:<24} set {match.set_id:<4} {reason:<14} {ranks}{faults}")

@@ -29,7 +29,7 @@ from fiftysix.engine.cards import (
     parse_suit,
     ranks_for,
 )
-from fiftysix.engine.deal import Bid, CallMade, Contract, Deal, Move, Phase, Play, Trick
+from fiftysix.engine.deal import Deal
 from fiftysix.engine.errors import IllegalMoveError, MatchOverError, NotationError
 from fiftysix.engine.match import (
     DealResult,
@@ -49,6 +49,7 @@ from fiftysix.engine.rules import (
     Ruleset,
     table_amount,
 )
+from fiftysix.engine.values import Bid, CallMade, Contract, Move, Phase, Play, Trick
 from fiftysix.engine.view import View
 
 __all__ = [

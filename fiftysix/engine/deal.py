@@ -7,9 +7,6 @@ It knows nothing of tables or matches; `fiftysix.engine.match` settles the deal 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from enum import Enum
-from typing import NamedTuple, TypeAlias
 
 from fiftysix.engine.calls import (
     MAX_BID,
@@ -22,86 +19,7 @@ from fiftysix.engine.calls import (
 )
 from fiftysix.engine.cards import Card, Suit, format_cards, hand_size_for, pack_for
 from fiftysix.engine.errors import IllegalMoveError
-
-Move: TypeAlias = Card | Call
-"""A move is a call during the auction and a card during the play."""
-
-
-class Phase(Enum):
-    """Where a deal stands."""
-
-    AUCTION = "auction"
-    PLAY = "play"
-    FINISHED = "finished"
-
-
-class Play(NamedTuple):
-    """A card played to a trick by a seat."""
-
-    seat: int
-    card: Card
-
-
-class CallMade(NamedTuple):
-    """A call made in the auction by a seat."""
-
-    seat: int
-    call: Call
-
-
-@dataclass(frozen=True, slots=True)
-class Bid:
-    """A bid as it stands in the auction: who made it, in which form, and the contract it makes."""
-
-    seat: int
-    call: Call
-    number: int
-    trump: Suit | None
-
-
-@dataclass(frozen=True, slots=True)
-class Contract:
-    """The contract the auction ended with.
-
-    `bid` is None when every player passed: then the team of the player to the dealer's right is
-    contracted for 28 no trumps (RULES.md section 4, "All pass"), and `bidder` is that player.
-    `doubling` is 1, 2 (doubled) or 4 (redoubled).
-    """
-
-    number: int
-    trump: Suit | None
-    bidder: int
-    team: int
-    doubling: int
-    bid: Bid | None
-    doubler: int | None = None
-    redoubler: int | None = None
-
-    @property
-    def all_pass(self) -> bool:
-        """Whether this contract came from an auction in which everybody passed."""
-        return self.bid is None
-
-    def __str__(self) -> str:
-        denomination = self.trump.letter if self.trump is not None else "NT"
-        text = f"{self.number}{denomination} by seat {self.bidder} (team {self.team})"
-        if self.all_pass:
-            text += ", all passed"
-        if self.doubling == 2:
-            text += ", doubled"
-        elif self.doubling == 4:
-            text += ", redoubled"
-        return text
-
-
-@dataclass(frozen=True, slots=True)
-class Trick:
-    """A completed trick: who led, the plays in order, who won it and the points in it."""
-
-    leader: int
-    plays: tuple[Play, ...]
-    winner: int
-    points: int
+from fiftysix.engine.values import Bid, CallMade, Contract, Move, Phase, Play, Trick
 
 
 class Deal:

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from fiftysix.engine.cards import Card, pack_for
-from fiftysix.engine.deal import CallMade, Contract, Deal, Move, Phase, Trick
+from fiftysix.engine.deal import Deal
 from fiftysix.engine.errors import MatchOverError
 from fiftysix.engine.rules import STARTING_TABLES, EndReason, MatchRules, table_amount
+from fiftysix.engine.values import CallMade, Contract, Move, Phase, Trick
 from fiftysix.engine.view import View
 
 

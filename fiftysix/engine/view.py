@@ -11,8 +11,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from fiftysix.engine.cards import Card, Suit, pack_for
-from fiftysix.engine.deal import Bid, CallMade, Contract, Move, Phase, Play, Trick
 from fiftysix.engine.rules import MatchRules
+from fiftysix.engine.values import Bid, CallMade, Contract, Move, Phase, Play, Trick
 
 
 @dataclass(frozen=True, slots=True)

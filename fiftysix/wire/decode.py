@@ -1,0 +1,184 @@
+"""Protocol messages to engine objects: a bot's answer checked against its decision (the arena's side),
+and views, results and faults from the arena's messages (the SDK's side)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from fiftysix.engine import (
+    Bid,
+    CallMade,
+    Card,
+    Contract,
+    DealResult,
+    MatchRules,
+    Move,
+    NotationError,
+    Payment,
+    Phase,
+    Play,
+    Trick,
+    View,
+    parse_call,
+    parse_card,
+)
+from fiftysix.engine.errors import quoted
+from fiftysix.v1 import bot_pb2 as pb
+from fiftysix.wire.terms import (
+    DENOMINATIONS_BY_VALUE,
+    PHASES_BY_VALUE,
+    RULESETS_BY_VALUE,
+    AnswerError,
+    FaultCause,
+    MessageError,
+)
+
+
+def moves_text(legal_moves: Sequence[Move], limit: int = 20) -> str:
+    """The first `limit` legal moves in notation, for messages that say what was allowed."""
+    more = " ..." if len(legal_moves) > limit else ""
+    return " ".join(str(move) for move in legal_moves[:limit]) + more
+
+
+def read_answer(response: pb.PlaySeatResponse, decision_id: int, legal_moves: Sequence[Move]) -> Move:
+    """The move a bot's answer names, checked against the decision it answers.
+
+    :raises AnswerError: with cause WRONG_DECISION, MALFORMED_ANSWER or ILLEGAL_MOVE.
+    """
+    if response.WhichOneof("answer") != "move":
+        raise AnswerError(FaultCause.MALFORMED_ANSWER, "expected a MoveAnswer to a DecisionRequest")
+    answer = response.move
+    if answer.decision_id != decision_id:
+        raise AnswerError(
+            FaultCause.WRONG_DECISION,
+            f"answered decision {answer.decision_id} but decision {decision_id} was asked",
+        )
+    choice = answer.WhichOneof("choice")
+    if choice == "move_index":
+        index = answer.move_index
+        if index >= len(legal_moves):
+            raise AnswerError(
+                FaultCause.ILLEGAL_MOVE, f"move_index {index} is out of range: {len(legal_moves)} legal moves"
+            )
+        return legal_moves[index]
+    if choice == "notation":
+        text = answer.notation
+        try:
+            move: Move = parse_card(text) if isinstance(legal_moves[0], Card) else parse_call(text)
+        except ValueError as error:  # NotationError, and anything else odd text could raise
+            raise AnswerError(FaultCause.MALFORMED_ANSWER, str(error)) from None
+        if move not in legal_moves:
+            raise AnswerError(
+                FaultCause.ILLEGAL_MOVE,
+                f"{quoted(text)} is not a legal move now; legal: {moves_text(legal_moves)}",
+            )
+        return move
+    raise AnswerError(
+        FaultCause.MALFORMED_ANSWER, "the MoveAnswer names no move (neither index nor notation)"
+    )
+
+
+def rules_from_message(message: pb.MatchRules) -> MatchRules:
+    """Match settings from a message."""
+    ruleset = RULESETS_BY_VALUE.get(message.ruleset)
+    if ruleset is None:
+        raise MessageError(f"unknown ruleset {message.ruleset}")
+    try:
+        return MatchRules(message.players, ruleset, message.deal_cap or None)
+    except ValueError as error:
+        raise MessageError(str(error)) from None
+
+
+def _contract_from(message: pb.Contract, high: Bid | None = None) -> Contract:
+    trump = DENOMINATIONS_BY_VALUE[message.denomination]
+    bid = None
+    if not message.all_pass:
+        bid = (
+            high if high is not None else Bid(message.bidder, parse_call(message.call), message.number, trump)
+        )
+    return Contract(
+        message.number,
+        trump,
+        message.bidder,
+        message.team,
+        message.doubling,
+        bid,
+        message.doubler if message.HasField("doubler") else None,
+        message.redoubler if message.HasField("redoubler") else None,
+    )
+
+
+def _trick_from(message: pb.Trick) -> Trick:
+    plays = tuple(Play(play.seat, parse_card(play.card)) for play in message.plays)
+    return Trick(message.leader, plays, message.winner, message.points)
+
+
+def view_from_message(
+    message: pb.View, rules: MatchRules, team_of: Sequence[int], legal_moves: Sequence[str] = ()
+) -> View:
+    """An engine `View` from a View message and the decision's legal moves, if any.
+
+    :raises MessageError: when a card or call is not in canonical notation or an enum is unknown.
+    """
+    try:
+        high = None
+        if message.HasField("high_bid"):
+            bid = message.high_bid
+            high = Bid(bid.seat, parse_call(bid.call), bid.number, DENOMINATIONS_BY_VALUE[bid.denomination])
+        phase = PHASES_BY_VALUE[message.phase]
+        moves: tuple[Move, ...] = tuple(
+            parse_card(text) if phase is Phase.PLAY else parse_call(text) for text in legal_moves
+        )
+        return View(
+            seat=message.seat,
+            rules=rules,
+            team_of=tuple(team_of),
+            seats=tuple(message.seats),
+            tables=tuple(message.tables),
+            teams_out=tuple(message.teams_out),
+            deal_number=message.deal_number,
+            dealer=message.dealer,
+            phase=phase,
+            to_act=message.to_act if phase is not Phase.FINISHED else None,
+            hand=tuple(parse_card(text) for text in message.hand),
+            calls=tuple(CallMade(made.seat, parse_call(made.call)) for made in message.calls),
+            high_bid=high,
+            doubling=message.doubling,
+            contract=_contract_from(message.contract) if message.HasField("contract") else None,
+            tricks=tuple(_trick_from(trick) for trick in message.tricks),
+            trick=tuple(Play(play.seat, parse_card(play.card)) for play in message.trick),
+            points=tuple(message.points),
+            legal_moves=moves,
+        )
+    except (NotationError, KeyError) as error:
+        raise MessageError(f"bad view: {error}") from None
+
+
+def deal_result_from_message(message: pb.DealEnd, players: int) -> DealResult:
+    """An engine `DealResult` from a DealEnd message."""
+    try:
+        hands: list[tuple[Card, ...]] = [() for _ in range(players)]
+        for hand in message.hands:
+            hands[hand.seat] = tuple(parse_card(card) for card in hand.cards)
+        return DealResult(
+            number=message.deal_number,
+            dealer=message.dealer,
+            seats=tuple(message.seats),
+            hands=tuple(hands),
+            calls=tuple(CallMade(made.seat, parse_call(made.call)) for made in message.calls),
+            contract=_contract_from(message.contract),
+            tricks=tuple(_trick_from(trick) for trick in message.tricks),
+            points=tuple(message.points),
+            made=message.made,
+            payments=tuple(Payment(p.payer, p.payee, p.tables) for p in message.payments),
+            tables=tuple(message.tables),
+            teams_out=tuple(message.teams_out),
+        )
+    except (NotationError, KeyError, IndexError) as error:
+        raise MessageError(f"bad deal end: {error}") from None
+
+
+def fault_cause_from_message(value: int) -> FaultCause:
+    """The FaultCause of a message's enum value."""
+    name = pb.FaultCause.Name(value).removeprefix("FAULT_CAUSE_")  # type: ignore[arg-type]
+    return FaultCause[name]

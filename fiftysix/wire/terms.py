@@ -1,0 +1,116 @@
+"""The terms both sides of the protocol share: its version, the size limits, the enum values, the
+fault causes and records, the time control, and the errors of a message that breaks the protocol."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final
+
+from fiftysix.engine import (
+    Phase,
+    Ruleset,
+    Suit,
+)
+from fiftysix.v1 import bot_pb2 as pb
+
+PROTOCOL_VERSION: Final = 1
+"""The protocol version this code speaks (bot.proto describes it)."""
+MAX_REQUEST_BYTES: Final = 4 * 1024 * 1024
+"""Largest message the arena sends a bot (a whole decision is a few kilobytes); every bot must accept
+this much."""
+MAX_ANSWER_BYTES: Final = 64 * 1024
+"""Largest message a bot may send the arena (an answer is a few bytes, a description a few hundred); the
+arena refuses a larger one as a protocol error."""
+
+RULESET_VALUES: Final = {Ruleset.PAIRS: pb.RULESET_PAIRS, Ruleset.PARTNERSHIP: pb.RULESET_PARTNERSHIP}
+"""Each ruleset's value in the protocol's Ruleset enum."""
+RULESETS_BY_VALUE: Final = {value: key for key, value in RULESET_VALUES.items()}
+"""The ruleset of each value of the protocol's Ruleset enum."""
+PHASE_VALUES: Final = {
+    Phase.AUCTION: pb.PHASE_AUCTION,
+    Phase.PLAY: pb.PHASE_PLAY,
+    Phase.FINISHED: pb.PHASE_FINISHED,
+}
+PHASES_BY_VALUE: Final = {value: key for key, value in PHASE_VALUES.items()}
+DENOMINATION_VALUES: Final = {
+    Suit.SPADES: pb.DENOMINATION_SPADES,
+    Suit.HEARTS: pb.DENOMINATION_HEARTS,
+    Suit.DIAMONDS: pb.DENOMINATION_DIAMONDS,
+    Suit.CLUBS: pb.DENOMINATION_CLUBS,
+    None: pb.DENOMINATION_NO_TRUMPS,
+}
+DENOMINATIONS_BY_VALUE: Final = {value: key for key, value in DENOMINATION_VALUES.items()}
+
+
+class MessageError(ValueError):
+    """A message that does not hold what the protocol says it must."""
+
+
+class FaultCause(Enum):
+    """Why a bot failed, as recorded in results and sent in MatchEnd (see FaultCause in bot.proto)."""
+
+    TIMEOUT = "timeout"
+    ILLEGAL_MOVE = "illegal_move"
+    MALFORMED_ANSWER = "malformed_answer"
+    WRONG_DECISION = "wrong_decision"
+    DISCONNECTED = "disconnected"
+    UNREACHABLE = "unreachable"
+    INCOMPATIBLE = "incompatible"
+    PROTOCOL_ERROR = "protocol_error"
+
+    @property
+    def message_value(self) -> pb.FaultCause.ValueType:
+        """The enum value in bot.proto."""
+        return pb.FaultCause.Value(f"FAULT_CAUSE_{self.name}")
+
+
+class AnswerError(ValueError):
+    """A bot's answer that is not an acceptable move; `cause` says which kind of fault it is."""
+
+    def __init__(self, cause: FaultCause, detail: str) -> None:
+        super().__init__(detail)
+        self.cause = cause
+
+
+MAX_UINT32: Final = 2**32 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """Time allowed per decision and the per-match bank of spare time, in milliseconds."""
+
+    decision_ms: int = 1000
+    bank_ms: int = 10000
+
+    def __post_init__(self) -> None:
+        # Both go to bots as uint32: refuse here what the message could not carry.
+        if not 1 <= self.decision_ms <= MAX_UINT32 or not 0 <= self.bank_ms <= MAX_UINT32:
+            raise ValueError(
+                f"decision time must be 1 to {MAX_UINT32:,} ms and the bank 0 to {MAX_UINT32:,} ms; "
+                f"got {self.decision_ms} and {self.bank_ms}"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class FaultRecord:
+    """One bot fault in a match."""
+
+    seat: int
+    team: int
+    cause: FaultCause
+    detail: str
+    deal_number: int
+    substituted: bool = False
+    """Whether a random legal move was played in the bot's place (a strike) instead of a forfeit."""
+
+    def to_json(self) -> dict[str, object]:
+        """The fault as a JSON-ready dictionary (for game records and the ladder's storage)."""
+        return {
+            "seat": self.seat,
+            "team": self.team,
+            "cause": self.cause.value,
+            "detail": self.detail,
+            "deal_number": self.deal_number,
+            "substituted": self.substituted,
+        }

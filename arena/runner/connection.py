@@ -39,7 +39,8 @@ log = structlog.get_logger("arena")
 
 MAX_WAITING_MESSAGES: Final = 16
 """Messages a bot may have sent beyond those the arena is waiting for (answers to decisions it timed out
-on are waited for too). More is a flood: a `protocol_error`, and the arena stops reading."""
+on are waited for too, up to as many again). More is a flood: a `protocol_error`, and the arena stops
+reading, so a seat never holds more than 32 messages of at most 64 KiB."""
 MAX_MESSAGES_AFTER_END: Final = 4
 """Messages a bot may send after MatchEnd before the arena closes its stream (they are discarded)."""
 HANDSHAKE_ATTEMPTS: Final = 4
@@ -240,9 +241,10 @@ class Conversation:
         self.reader = asyncio.get_running_loop().create_task(self._read_all())
 
     def _deliver(self, item: pb.PlaySeatResponse | _Broken | None) -> None:
-        if isinstance(item, pb.PlaySeatResponse) and len(self._answers) >= (
-            MAX_WAITING_MESSAGES + self.unanswered
-        ):
+        # Late answers still to come are allowed for, up to as many again: memory stays bounded even
+        # when a host allows thousands of strikes.
+        allowed = MAX_WAITING_MESSAGES + min(self.unanswered, MAX_WAITING_MESSAGES)
+        if isinstance(item, pb.PlaySeatResponse) and len(self._answers) >= allowed:
             # A flood: whatever waits is dropped, and the fault is the next thing the runner reads.
             self._answers.clear()
             item = _Broken(

@@ -22,11 +22,21 @@ from typing import Final, NoReturn
 
 from arena import arguments
 from arena.check.command import add_parser as add_check_bot_parser
-from arena.ladder import Ladder, LadderError, LadderSettings
-from arena.local_bots import BotStartError, LocalBots, wait_until_ready
+from arena.ladder import (
+    DEFAULT_DB,
+    BotEntry,
+    BotStartError,
+    Ladder,
+    LadderError,
+    LadderSettings,
+    LadderStore,
+    LocalBots,
+    Standing,
+    StoreError,
+    wait_until_ready,
+)
 from arena.progress import Progress
 from arena.runner import MatchSettings, run_match, seats_for_teams, split_addresses
-from arena.storage import DEFAULT_DB, BotEntry, LadderStore, Standing, StoreError
 from arena.untrusted import safe_text
 from fiftysix.engine import DealResult, Match, MatchRules, Ruleset, first_dealer_for
 from fiftysix.logs import configure_logging

@@ -19,8 +19,7 @@ import pytest
 
 from arena import arguments, cli
 from arena.cli import build_parser, main
-from arena.ladder import Ladder, LadderError, LadderReport
-from arena.storage import LadderStore
+from arena.ladder import Ladder, LadderError, LadderReport, LadderStore
 
 
 def run_arena(*args: str) -> subprocess.CompletedProcess[str]:

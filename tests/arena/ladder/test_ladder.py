@@ -14,9 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder import Ladder, LadderSettings
-from arena.local_bots import LocalBots, free_port
-from arena.storage import LadderStore
+from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, free_port
 from fiftysix.record import from_json
 from fiftysix.replay import replay
 from sample_bots.random_bot import RandomBot

@@ -12,9 +12,7 @@ import pytest
 from structlog.testing import capture_logs
 
 import arena.runner.match
-from arena.ladder import Ladder, LadderSettings
-from arena.local_bots import LocalBots
-from arena.storage import LadderStore
+from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
 from fiftysix.wire import TimeControl
 from sample_bots.random_bot import RandomBot
 from sdk import BotServer, start

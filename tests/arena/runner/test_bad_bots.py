@@ -13,10 +13,8 @@ from pathlib import Path
 import pytest
 from bad_bots import NeverAccepting, start_bad_bot
 
-from arena.ladder import Ladder, LadderSettings
-from arena.local_bots import LocalBots
+from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
-from arena.storage import LadderStore
 from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.record import loads
 from fiftysix.replay import replay

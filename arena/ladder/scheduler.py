@@ -4,7 +4,7 @@ Pairing (the choice that teaches the most): the first bot of a new set is the on
 matches (ties broken at random), its opponents are drawn among the others with a weight that falls with
 the rating gap, 1 / (1 + (gap / 100)^2), so close ratings meet most but every pairing stays possible.
 Each set is played once per rotation of the teams over the seats on the same seeded deals, and rated
-as one event (arena/elo.py) as soon as its last match is stored. Sets left unfinished by an earlier run
+as one event (elo.py) as soon as its last match is stored. Sets left unfinished by an earlier run
 are finished first. Bots on probation are skipped.
 
 Containment: no bot ends a run. A bot's faults are recorded in its matches and lead to probation; a
@@ -26,7 +26,8 @@ from typing import Final
 
 import structlog
 
-from arena.local_bots import BotStartError, LocalBots
+from arena.ladder.local_bots import BotStartError, LocalBots
+from arena.ladder.store import BotEntry, DuplicateMatchError, DuplicateSet, LadderStore, StoreError
 from arena.runner import (
     ARENA_ERROR,
     BotAddress,
@@ -35,7 +36,6 @@ from arena.runner import (
     run_match,
     seats_for_teams,
 )
-from arena.storage import BotEntry, DuplicateMatchError, DuplicateSet, LadderStore, StoreError
 from arena.untrusted import safe_text
 from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.wire import TimeControl

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, TypeVar, cast
 
-from arena.elo import START_RATING, interval_half_width, pair_scores, rating_changes
+from arena.ladder.elo import START_RATING, interval_half_width, pair_scores, rating_changes
 from fiftysix.engine import MatchRules, Ruleset
 
 SCHEMA_VERSION: Final = 2

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from arena.elo import START_RATING
-from arena.storage import SCHEMA_VERSION, DuplicateMatchError, DuplicateSet, LadderStore, StoreError
+from arena.ladder.elo import START_RATING
+from arena.ladder.store import SCHEMA_VERSION, DuplicateMatchError, DuplicateSet, LadderStore, StoreError
 
 
 @pytest.fixture

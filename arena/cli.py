@@ -367,7 +367,7 @@ def _list_matches(store: LadderStore, bot: str | None, limit: int, as_json: bool
     """The newest finished matches (of one bot), newest first."""
     matches = store.recent_matches(bot, limit)
     if as_json:
-        print(json.dumps([dataclasses.asdict(match) for match in matches], indent=1))
+        print(json.dumps([match.to_json() for match in matches], indent=1))
         return
     if not matches:
         print("No finished matches.")

@@ -208,7 +208,7 @@ class Ladder:
                 job.rotation,
                 outcome.reason,
                 outcome.ranking,
-                [fault.to_json() for fault in outcome.faults],
+                outcome.faults,
                 outcome.record.to_json(),
                 outcome.decisions,
                 outcome.elapsed,
@@ -290,13 +290,13 @@ class Ladder:
             own = [
                 fault
                 for fault in match.faults
-                if match.team_bots[fault["team"]] == name and not fault.get("substituted", False)
+                if match.team_bots[fault.team] == name and not fault.substituted
             ]
             if not own:
                 return
             last_faults.append(own[-1])
         last = last_faults[0]
-        reason = f"forfeited its last {count} matches (last: {last['cause']}: {last['detail']})"
+        reason = f"forfeited its last {count} matches (last: {last.cause.value}: {last.detail})"
         try:
             self.store.set_probation(name, reason)
         except StoreError:

@@ -26,6 +26,7 @@ from typing import Any, Final, TypeVar, cast
 
 from arena.ladder.elo import START_RATING, interval_half_width, pair_scores, rating_changes
 from fiftysix.engine import MatchRules, Ruleset
+from fiftysix.wire import FaultCause, FaultRecord
 
 SCHEMA_VERSION: Final = 2
 DEFAULT_DB: Final = "arena.db"
@@ -152,9 +153,24 @@ class StoredMatch:
     reason: str
     ranking: tuple[int, ...]
     bot_ranks: dict[str, int]
-    faults: list[dict[str, Any]]
+    faults: tuple[FaultRecord, ...]
     decisions: int
     seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The match as a JSON-ready dictionary (faults as the store keeps them)."""
+        return {
+            "id": self.id,
+            "set_id": self.set_id,
+            "rotation": self.rotation,
+            "team_bots": list(self.team_bots),
+            "reason": self.reason,
+            "ranking": list(self.ranking),
+            "bot_ranks": dict(self.bot_ranks),
+            "faults": [fault.to_json() for fault in self.faults],
+            "decisions": self.decisions,
+            "seconds": self.seconds,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,19 +229,15 @@ def _are_rules(players: int, ruleset: str, deal_cap: int | None) -> bool:
     return True
 
 
-def _is_fault(fault: Any, teams: int) -> bool:
-    """A stored fault as the standings and the probation check read it."""
-    return (
-        isinstance(fault, dict)
-        and _is_integer(fault.get("team"))
-        and 0 <= fault["team"] < teams
-        and isinstance(fault.get("cause"), str)
-        and isinstance(fault.get("detail"), str)
-    )
-
-
-_ILLEGAL_CAUSES: Final = ("illegal_move", "malformed_answer", "wrong_decision", "protocol_error")
-_CRASH_CAUSES: Final = ("disconnected", "unreachable", "incompatible")
+_ILLEGAL_CAUSES: Final = frozenset(
+    {
+        FaultCause.ILLEGAL_MOVE,
+        FaultCause.MALFORMED_ANSWER,
+        FaultCause.WRONG_DECISION,
+        FaultCause.PROTOCOL_ERROR,
+    }
+)
+_CRASH_CAUSES: Final = frozenset({FaultCause.DISCONNECTED, FaultCause.UNREACHABLE, FaultCause.INCOMPATIBLE})
 
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
@@ -558,7 +570,7 @@ class LadderStore:
         rotation: int,
         reason: str,
         ranking: Sequence[int],
-        faults: Sequence[dict[str, Any]],
+        faults: Sequence[FaultRecord],
         record: dict[str, Any],
         decisions: int,
         seconds: float,
@@ -584,7 +596,7 @@ class LadderStore:
                         reason,
                         json.dumps(list(ranking)),
                         json.dumps(bot_ranks),
-                        json.dumps(list(faults)),
+                        json.dumps([fault.to_json() for fault in faults]),
                         json.dumps(record),
                         decisions,
                         seconds,
@@ -651,8 +663,6 @@ class LadderStore:
             and _is_list_of(ranking, int)
             and isinstance(bot_ranks, dict)
             and all(_is_integer(rank) for rank in bot_ranks.values())
-            and isinstance(faults, list)
-            and all(_is_fault(fault, len(team_bots)) for fault in faults)
         ):
             raise self._damaged(what)
         return StoredMatch(
@@ -663,10 +673,22 @@ class LadderStore:
             reason,
             tuple(ranking),
             bot_ranks,
-            faults,
+            self._faults(faults, len(team_bots), f"the faults of {what}"),
             decisions,
             float(seconds),
         )
+
+    def _faults(self, stored: Any, teams: int, what: str) -> tuple[FaultRecord, ...]:
+        """The faults of a match, as `save_match` wrote them: each of one of its `teams`."""
+        if not isinstance(stored, list):
+            raise self._damaged(what)
+        try:
+            faults = tuple(FaultRecord.from_json(fault) for fault in stored)
+        except ValueError:
+            raise self._damaged(what) from None
+        if any(fault.team >= teams for fault in faults):
+            raise self._damaged(what)
+        return faults
 
     def match_record(self, match_id: str) -> dict[str, Any]:
         """The game record of a stored match."""
@@ -754,10 +776,10 @@ class LadderStore:
                 elif all(rank > other for other in others):
                     losses += 1
             causes = [
-                fault["cause"]
+                fault.cause
                 for match in played
                 for fault in match.faults
-                if match.team_bots[fault["team"]] == entry.name
+                if match.team_bots[fault.team] == entry.name
             ]
             lines.append(
                 Standing(
@@ -768,9 +790,9 @@ class LadderStore:
                     matches=len(played),
                     wins=wins,
                     losses=losses,
-                    timeouts=causes.count("timeout"),
-                    illegal_moves=sum(causes.count(cause) for cause in _ILLEGAL_CAUSES),
-                    crashes=sum(causes.count(cause) for cause in _CRASH_CAUSES),
+                    timeouts=causes.count(FaultCause.TIMEOUT),
+                    illegal_moves=sum(cause in _ILLEGAL_CAUSES for cause in causes),
+                    crashes=sum(cause in _CRASH_CAUSES for cause in causes),
                     probation=entry.probation,
                 )
             )

@@ -64,7 +64,7 @@ def test_an_arena_error_voids_its_set_and_the_run_goes_on(
     stored = store.matches()
     assert [match.reason for match in stored].count("arena_error") == 1
     errored = next(match for match in stored if match.reason == "arena_error")
-    assert errored.faults == []  # no bot blamed
+    assert errored.faults == ()  # no bot blamed
     assert errored.set_id == void_set
     assert store.void_reason(void_set) == reason
     assert report.sets_rated == 2  # the other two sets of the six matches

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ import pytest
 
 from arena.ladder.elo import START_RATING
 from arena.ladder.store import SCHEMA_VERSION, DuplicateMatchError, DuplicateSet, LadderStore, StoreError
+from fiftysix.wire import FaultCause, FaultRecord
 
 
 @pytest.fixture
@@ -61,7 +63,7 @@ def save(
     duplicate: DuplicateSet,
     rotation: int,
     ranking: list[int],
-    faults: list[dict[str, object]] | None = None,
+    faults: list[FaultRecord] | None = None,
 ) -> None:
     store.save_match(
         f"m{duplicate.id}-{rotation}",
@@ -107,9 +109,9 @@ def test_standings_count_wins_losses_and_faults(store: LadderStore) -> None:
     for name in ("a", "b"):
         store.add_bot(name, address=f"h:{name}")
     duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
-    timeout = {"seat": 1, "team": 1, "cause": "timeout", "detail": "late", "deal_number": 2}
+    timeout = FaultRecord(seat=1, team=1, cause=FaultCause.TIMEOUT, detail="late", deal_number=2)
     save(store, duplicate, 0, [1, 2], [timeout])  # b (team 1) timed out
-    illegal = {"seat": 0, "team": 0, "cause": "illegal_move", "detail": "bad", "deal_number": 1}
+    illegal = FaultRecord(seat=0, team=0, cause=FaultCause.ILLEGAL_MOVE, detail="bad", deal_number=1)
     save(store, duplicate, 1, [2, 1], [illegal])  # b is team 0 now and played an illegal move
     store.rate_set(duplicate.id)
     standings = {line.bot: line for line in store.standings()}
@@ -247,15 +249,58 @@ def test_a_schema_version_that_is_not_a_number_is_refused(tmp_path: Path) -> Non
         LadderStore(path)
 
 
+FAULT = '[{"seat": 1, "team": 1, "cause": "timeout", "detail": "", "deal_number": 1}]'
+"""A stored fault as the first release wrote it (no `substituted`)."""
+
+
+def test_faults_are_stored_and_read_back_typed(store: LadderStore) -> None:
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    faults = [
+        FaultRecord(seat=1, team=1, cause=FaultCause.TIMEOUT, detail="late", deal_number=2),
+        FaultRecord(
+            seat=2, team=0, cause=FaultCause.PROTOCOL_ERROR, detail="x", deal_number=3, substituted=True
+        ),
+    ]
+    save(store, duplicate, 0, [1, 2], faults)
+    [match] = store.matches()
+    assert match.faults == tuple(faults)
+    stored = sqlite3.connect(store.path).execute("SELECT faults FROM matches").fetchone()[0]
+    assert json.loads(stored) == [fault.to_json() for fault in faults]  # the format on disk is unchanged
+    assert match.to_json()["faults"] == json.loads(stored)
+    json.dumps(match.to_json())
+
+
+def test_a_fault_stored_by_the_first_release_reads_as_a_forfeit(store: LadderStore) -> None:
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    save(store, duplicate, 0, [1, 2])
+    writer = sqlite3.connect(store.path)
+    writer.execute("UPDATE matches SET faults = ?", (FAULT,))
+    writer.commit()
+    writer.close()
+    [match] = store.matches()
+    assert match.faults == (FaultRecord(1, 1, FaultCause.TIMEOUT, "", 1, substituted=False),)
+
+
 @pytest.mark.parametrize(
     ("column", "value", "what"),
     [
         ("faults", "{not json", "the faults of match 'm1-0'"),
-        ("faults", '[{"team": 7, "cause": "timeout", "detail": ""}]', "match 'm1-0'"),
+        ("faults", FAULT.replace('"team": 1', '"team": 7'), "the faults of match 'm1-0'"),
+        ("faults", FAULT.replace('"timeout"', '"asleep"'), "the faults of match 'm1-0'"),
+        ("faults", FAULT.replace('"seat": 1, ', ""), "the faults of match 'm1-0'"),
+        ("faults", FAULT[1:-1], "the faults of match 'm1-0'"),
         ("bot_ranks", '{"a": "first"}', "match 'm1-0'"),
         ("team_bots", "[" * 100_000, "the bots of match 'm1-0'"),
     ],
-    ids=["not JSON", "fault of no team", "rank not a number", "deep nesting"],
+    ids=[
+        "not JSON",
+        "fault of no team",
+        "unknown cause",
+        "fault without a seat",
+        "faults not a list",
+        "rank not a number",
+        "deep nesting",
+    ],
 )
 def test_a_damaged_row_is_a_store_error(store: LadderStore, column: str, value: str, what: str) -> None:
     store.add_bot("a", address="h:1")

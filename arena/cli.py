@@ -33,6 +33,7 @@ from arena.ladder import (
     LocalBots,
     Standing,
     StoreError,
+    ladder_standings,
     wait_until_ready,
 )
 from arena.progress import Progress
@@ -335,7 +336,7 @@ def format_standings(standings: Sequence[Standing]) -> list[str]:
 
 
 def _show_standings(store: LadderStore, as_json: bool) -> None:
-    standings = store.standings()
+    standings = ladder_standings(store)
     if as_json:
         print(json.dumps([line.to_json() for line in standings], indent=1))
     elif not standings:

@@ -4,6 +4,7 @@ arena starts itself (`local_bots`, each under `supervisor`, which runs as a scri
 
 from arena.ladder.local_bots import BotStartError, LocalBots, command_arguments, free_port, wait_until_ready
 from arena.ladder.scheduler import Ladder, LadderError, LadderReport, LadderSettings
+from arena.ladder.standings import Standing, ladder_standings, matches_per_bot
 from arena.ladder.store import (
     DEFAULT_DB,
     SCHEMA_VERSION,
@@ -11,7 +12,6 @@ from arena.ladder.store import (
     DuplicateMatchError,
     DuplicateSet,
     LadderStore,
-    Standing,
     StoredMatch,
     StoreError,
 )
@@ -34,5 +34,7 @@ __all__ = [
     "StoredMatch",
     "command_arguments",
     "free_port",
+    "ladder_standings",
+    "matches_per_bot",
     "wait_until_ready",
 ]

@@ -27,6 +27,7 @@ from typing import Final
 import structlog
 
 from arena.ladder.local_bots import BotStartError, LocalBots
+from arena.ladder.standings import matches_per_bot
 from arena.ladder.store import BotEntry, DuplicateMatchError, DuplicateSet, LadderStore, StoreError
 from arena.runner import (
     ARENA_ERROR,
@@ -135,7 +136,7 @@ class Ladder:
     def pick_bots(self) -> list[str]:
         """The bots of a new set: the least-played bot and opponents close to it in rating."""
         active = self.active_bots()
-        counts = self.store.match_count()
+        counts = matches_per_bot(self.store.matches())
         played = {bot.name: counts.get(bot.name, 0) + self.scheduled.get(bot.name, 0) for bot in active}
         fewest = min(played.values())
         first = self.rng.choice([bot for bot in active if played[bot.name] == fewest])

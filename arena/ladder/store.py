@@ -20,13 +20,13 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar, cast
 
-from arena.ladder.elo import START_RATING, interval_half_width, pair_scores, rating_changes
+from arena.ladder.elo import START_RATING, rating_changes
 from fiftysix.engine import MatchRules, Ruleset
-from fiftysix.wire import FaultCause, FaultRecord
+from fiftysix.wire import FaultRecord
 
 SCHEMA_VERSION: Final = 2
 DEFAULT_DB: Final = "arena.db"
@@ -173,41 +173,6 @@ class StoredMatch:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Standing:
-    """One line of the standings."""
-
-    rank: int
-    bot: str
-    rating: float
-    interval: float
-    matches: int
-    wins: int
-    losses: int
-    timeouts: int
-    illegal_moves: int
-    crashes: int
-    probation: str | None
-
-    def to_json(self) -> dict[str, Any]:
-        """The standing as a JSON-ready dictionary (an infinite interval becomes null)."""
-        return {
-            "rank": self.rank,
-            "bot": self.bot,
-            "elo": round(self.rating, 1),
-            "interval": None if self.interval == float("inf") else round(self.interval, 1),
-            "matches": self.matches,
-            "wins": self.wins,
-            "losses": self.losses,
-            "faults": {
-                "timeouts": self.timeouts,
-                "illegal_moves": self.illegal_moves,
-                "crashes": self.crashes,
-            },
-            "probation": self.probation,
-        }
-
-
 def _is_integer(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -227,17 +192,6 @@ def _are_rules(players: int, ruleset: str, deal_cap: int | None) -> bool:
     except ValueError:
         return False
     return True
-
-
-_ILLEGAL_CAUSES: Final = frozenset(
-    {
-        FaultCause.ILLEGAL_MOVE,
-        FaultCause.MALFORMED_ANSWER,
-        FaultCause.WRONG_DECISION,
-        FaultCause.PROTOCOL_ERROR,
-    }
-)
-_CRASH_CAUSES: Final = frozenset({FaultCause.DISCONNECTED, FaultCause.UNREACHABLE, FaultCause.INCOMPATIBLE})
 
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
@@ -737,68 +691,6 @@ class LadderStore:
             raise self._damaged(f"the rating of {bot!r}")
         return float(row[0])
 
-    def match_count(self) -> dict[str, int]:
-        """Finished matches per bot name."""
-        counts: dict[str, int] = {}
-        for match in self.matches():
-            for bot in match.bot_ranks:
-                counts[bot] = counts.get(bot, 0) + 1
-        return counts
-
-    # Standings.
-
-    def standings(self) -> list[Standing]:
-        """Every registered bot, best rating first, with its record and faults."""
-        bots = self.bots()
-        matches = self.matches()
-        rated = {
-            set_id
-            for (set_id,) in self._db.execute("SELECT id FROM sets WHERE rated_at IS NOT NULL").fetchall()
-        }
-        by_set: dict[int, list[StoredMatch]] = {}
-        for match in matches:
-            by_set.setdefault(match.set_id, []).append(match)
-        pair_results: dict[str, list[float]] = {}
-        for set_id, stored in by_set.items():
-            if set_id not in rated:
-                continue
-            for (bot, _other), score in pair_scores([match.bot_ranks for match in stored]).items():
-                pair_results.setdefault(bot, []).append(score)
-        lines = []
-        for entry in bots:
-            played = [match for match in matches if entry.name in match.bot_ranks]
-            wins = losses = 0
-            for match in played:
-                rank = match.bot_ranks[entry.name]
-                others = [r for bot, r in match.bot_ranks.items() if bot != entry.name]
-                if all(rank < other for other in others):
-                    wins += 1
-                elif all(rank > other for other in others):
-                    losses += 1
-            causes = [
-                fault.cause
-                for match in played
-                for fault in match.faults
-                if match.team_bots[fault.team] == entry.name
-            ]
-            lines.append(
-                Standing(
-                    rank=0,
-                    bot=entry.name,
-                    rating=entry.rating,
-                    interval=interval_half_width(pair_results.get(entry.name, [])),
-                    matches=len(played),
-                    wins=wins,
-                    losses=losses,
-                    timeouts=causes.count(FaultCause.TIMEOUT),
-                    illegal_moves=sum(cause in _ILLEGAL_CAUSES for cause in causes),
-                    crashes=sum(cause in _CRASH_CAUSES for cause in causes),
-                    probation=entry.probation,
-                )
-            )
-        lines.sort(key=lambda line: (-line.rating, line.bot))
-        ranked: list[Standing] = []
-        for index, line in enumerate(lines):
-            tied = index > 0 and line.rating == lines[index - 1].rating
-            ranked.append(replace(line, rank=ranked[-1].rank if tied else index + 1))
-        return ranked
+    def rated_sets(self) -> set[int]:
+        """The ids of the sets whose rating event was applied."""
+        return {set_id for (set_id,) in self._db.execute("SELECT id FROM sets WHERE rated_at IS NOT NULL")}

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from arena.ladder.elo import START_RATING
+from arena.ladder.standings import ladder_standings
 from arena.ladder.store import SCHEMA_VERSION, DuplicateMatchError, DuplicateSet, LadderStore, StoreError
 from fiftysix.wire import FaultCause, FaultRecord
 
@@ -105,25 +106,6 @@ def test_a_rotation_is_stored_once(store: LadderStore) -> None:
     assert len(store.matches(duplicate.id)) == 1
 
 
-def test_standings_count_wins_losses_and_faults(store: LadderStore) -> None:
-    for name in ("a", "b"):
-        store.add_bot(name, address=f"h:{name}")
-    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
-    timeout = FaultRecord(seat=1, team=1, cause=FaultCause.TIMEOUT, detail="late", deal_number=2)
-    save(store, duplicate, 0, [1, 2], [timeout])  # b (team 1) timed out
-    illegal = FaultRecord(seat=0, team=0, cause=FaultCause.ILLEGAL_MOVE, detail="bad", deal_number=1)
-    save(store, duplicate, 1, [2, 1], [illegal])  # b is team 0 now and played an illegal move
-    store.rate_set(duplicate.id)
-    standings = {line.bot: line for line in store.standings()}
-    assert standings["a"].rank == 1
-    assert (standings["a"].matches, standings["a"].wins, standings["a"].losses) == (2, 2, 0)
-    assert (standings["b"].wins, standings["b"].losses) == (0, 2)
-    assert (standings["b"].timeouts, standings["b"].illegal_moves, standings["b"].crashes) == (1, 1, 0)
-    assert (standings["a"].timeouts, standings["a"].illegal_moves) == (0, 0)
-    assert standings["a"].interval < float("inf")
-    assert standings["a"].to_json()["faults"] == {"timeouts": 0, "illegal_moves": 0, "crashes": 0}
-
-
 def test_data_survives_reopening(tmp_path: Path) -> None:
     path = tmp_path / "ladder.db"
     first = LadderStore(path)
@@ -198,7 +180,7 @@ def test_a_page_damaged_late_is_a_store_error_naming_the_file(tmp_path: Path) ->
     with pytest.raises(StoreError, match=rf"^{path} is damaged or not a ladder database \("):
         store.bots()
     with pytest.raises(StoreError, match=str(path)):
-        store.standings()
+        ladder_standings(store)
 
 
 def test_another_programs_file_is_refused_and_left_alone(tmp_path: Path) -> None:
@@ -311,7 +293,7 @@ def test_a_damaged_row_is_a_store_error(store: LadderStore, column: str, value: 
     writer.execute(f"UPDATE matches SET {column} = ?", (value,))
     writer.commit()
     writer.close()
-    for read in (store.matches, store.standings, lambda: store.recent_matches("a", 5)):
+    for read in (store.matches, lambda: store.recent_matches("a", 5)):
         with pytest.raises(StoreError, match=rf"is damaged: {what}"):
             read()
 
@@ -367,7 +349,7 @@ def test_read_only_reads_and_refuses_every_write(tmp_path: Path) -> None:
     writable.close()
     store = LadderStore(path, read_only=True)
     assert store.read_only
-    assert [line.bot for line in store.standings()] == ["a", "b"]
+    assert [line.bot for line in ladder_standings(store)] == ["a", "b"]
     assert store.match_record("m1-0") == {"r": 1}
     for write in (
         lambda: store.add_bot("c", address="h:3"),
@@ -397,7 +379,7 @@ def test_a_read_only_file_of_version_1_is_read_without_upgrading(tmp_path: Path)
     )
     db.close()
     store = LadderStore(path, read_only=True)
-    assert [(line.bot, line.rating) for line in store.standings()] == [("a", 1510)]
+    assert [(line.bot, line.rating) for line in ladder_standings(store)] == [("a", 1510)]
     version = sqlite3.connect(path).execute("SELECT value FROM meta WHERE key = 'schema_version'")
     assert version.fetchone() == ("1",)
 
@@ -436,8 +418,7 @@ PUBLIC_CALLS: dict[str, Any] = {
     "recent_matches": lambda s: s.recent_matches(None, 5),
     "match_record": lambda s: s.match_record("m"),
     "rate_set": lambda s: s.rate_set(1),
-    "match_count": lambda s: s.match_count(),
-    "standings": lambda s: s.standings(),
+    "rated_sets": lambda s: s.rated_sets(),
 }
 
 

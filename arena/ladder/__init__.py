@@ -3,6 +3,7 @@ the SQLite file that keeps bots, sets, matches and rating events (`store`), and 
 arena starts itself (`local_bots`, each under `supervisor`, which runs as a script by path)."""
 
 from arena.ladder.local_bots import BotStartError, LocalBots, command_arguments, free_port, wait_until_ready
+from arena.ladder.ratings import rate_set, rating_event
 from arena.ladder.scheduler import Ladder, LadderError, LadderReport, LadderSettings
 from arena.ladder.standings import Standing, ladder_standings, matches_per_bot
 from arena.ladder.store import (
@@ -12,6 +13,8 @@ from arena.ladder.store import (
     DuplicateMatchError,
     DuplicateSet,
     LadderStore,
+    RatingChange,
+    RatingsChangedError,
     StoredMatch,
     StoreError,
 )
@@ -29,6 +32,8 @@ __all__ = [
     "LadderSettings",
     "LadderStore",
     "LocalBots",
+    "RatingChange",
+    "RatingsChangedError",
     "Standing",
     "StoreError",
     "StoredMatch",
@@ -36,5 +41,7 @@ __all__ = [
     "free_port",
     "ladder_standings",
     "matches_per_bot",
+    "rate_set",
+    "rating_event",
     "wait_until_ready",
 ]

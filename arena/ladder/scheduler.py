@@ -4,15 +4,16 @@ Pairing (the choice that teaches the most): the first bot of a new set is the on
 matches (ties broken at random), its opponents are drawn among the others with a weight that falls with
 the rating gap, 1 / (1 + (gap / 100)^2), so close ratings meet most but every pairing stays possible.
 Each set is played once per rotation of the teams over the seats on the same seeded deals, and rated
-as one event (elo.py) as soon as its last match is stored. Sets left unfinished by an earlier run
+as one event (ratings.py) as soon as its last match is stored. Sets left unfinished by an earlier run
 are finished first. Bots on probation are skipped.
 
 Containment: no bot ends a run. A bot's faults are recorded in its matches and lead to probation; a
 command bot that does not start forfeits that match (an `unreachable` fault, so it counts towards
 probation) and its set is made void, since a host-side failure must not be rated. A match that fails
 for a reason nobody foresaw (an error of the arena's own) is stored with reason `arena_error`, logged
-with its traceback, and its set made void; the run goes on. Only a store that cannot be written stops a
-run, after the matches in progress end, with a `LadderError` that says why.
+with its traceback, and its set made void; the run goes on. A rotation that another runner on the same
+file stored first is skipped. Only a StoreError (a file that cannot be written, or that does not hold
+what the arena wrote) stops a run, after the matches in progress end, with a `LadderError` that says why.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Final
 import structlog
 
 from arena.ladder.local_bots import BotStartError, LocalBots
+from arena.ladder.ratings import rate_set
 from arena.ladder.standings import matches_per_bot
 from arena.ladder.store import BotEntry, DuplicateMatchError, DuplicateSet, LadderStore, StoreError
 from arena.runner import (
@@ -155,7 +157,7 @@ class Ladder:
         registered = {bot.name for bot in self.active_bots()}
         for duplicate, missing in self.store.unfinished_sets():
             if not missing:
-                self._rate(duplicate.id)
+                self._rate(duplicate)
             elif set(duplicate.bots) <= registered:
                 yield [_Job(duplicate, rotation) for rotation in missing]
             else:
@@ -176,13 +178,15 @@ class Ladder:
             )
             yield [_Job(duplicate, rotation) for rotation in range(duplicate.rotations)]
 
-    def _rate(self, set_id: int) -> None:
+    def _rate(self, duplicate: DuplicateSet) -> None:
+        """Rate the set if it is finished (and not void, nor rated by another runner)."""
         started = time.perf_counter()
-        changes = self.store.rate_set(set_id)
+        event = rate_set(self.store, duplicate)
         self.report.storage_seconds += time.perf_counter() - started
-        if changes is not None:
+        if event is not None:
             self.report.sets_rated += 1
-            log.info("set_rated", set_id=set_id, changes={bot: round(c, 1) for bot, c in changes.items()})
+            changes = {change.bot: round(change.after - change.before, 1) for change in event}
+            log.info("set_rated", set_id=duplicate.id, changes=changes)
 
     async def play(self, job: _Job) -> None:
         """Play one match of a set, store it at once, and rate the set if it is complete. Whatever
@@ -231,8 +235,7 @@ class Ladder:
             self._void(duplicate.id, f"arena error in rotation {job.rotation}: {outcome.arena_error}")
         for name in team_bots:
             self._check_probation(name)
-        if len(self.store.matches(duplicate.id)) == duplicate.rotations:
-            self._rate(duplicate.id)
+        self._rate(duplicate)
         if self.on_match is not None:
             self.on_match(outcome, report)
 

@@ -18,13 +18,13 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar, cast
 
-from arena.ladder.elo import START_RATING, rating_changes
+from arena.ladder.elo import START_RATING
 from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.wire import FaultRecord
 
@@ -108,6 +108,11 @@ class DuplicateMatchError(StoreError):
     """A match of a set's rotation that is stored already (another runner played it)."""
 
 
+class RatingsChangedError(StoreError):
+    """A rating event computed from ratings that changed before it was saved (another runner rated a set
+    of the same bots meanwhile): nothing was saved; compute it again from the ratings as they are now."""
+
+
 @dataclass(frozen=True, slots=True)
 class BotEntry:
     """A registered bot: reached at `address` (host:port), or started from `command` by the arena."""
@@ -140,6 +145,15 @@ class DuplicateSet:
         """The bot of each team in a rotation: rotation r moves every bot r teams on."""
         count = len(self.bots)
         return tuple(self.bots[(team - rotation) % count] for team in range(count))
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """One bot's part in a set's rating event: its rating before the set and after it."""
+
+    bot: str
+    before: float
+    after: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -654,42 +668,54 @@ class LadderStore:
             raise self._damaged(f"the record of match {match_id!r}")
         return record
 
-    def rate_set(self, set_id: int) -> dict[str, float] | None:
-        """Apply a finished set's rating event once; returns the changes, or None when the set is
-        not finished or was rated already. A bot removed meanwhile counts with its last rating.
-        """
-        with self._transaction():
-            row = self._db.execute(
-                "SELECT rotations, rated_at, void_reason FROM sets WHERE id = ?", (set_id,)
-            ).fetchone()
-            if row is None or row[1] is not None or row[2] is not None:
-                return None
-            stored = self.matches(set_id)
-            if len(stored) < row[0]:
-                return None
-            rankings = [match.bot_ranks for match in stored]
-            ratings = {bot: self._rating(bot) for bot in rankings[0]}
-            changes = rating_changes(ratings, rankings)
-            for bot, change in changes.items():
-                self._db.execute(
-                    "INSERT INTO rating_events VALUES (?, ?, ?, ?)",
-                    (set_id, bot, ratings[bot], ratings[bot] + change),
-                )
-                self._db.execute("UPDATE bots SET rating = ? WHERE name = ?", (ratings[bot] + change, bot))
-            self._db.execute("UPDATE sets SET rated_at = ? WHERE id = ?", (time.time(), set_id))
-        return changes
+    def ratings(self, bots: Iterable[str]) -> dict[str, float]:
+        """The current rating of each of `bots` that has one: a registered bot's, or a removed bot's last
+        (from its rating events). A bot neither registered nor ever rated is left out."""
+        known = {bot: self._rating(bot) for bot in bots}
+        return {bot: rating for bot, rating in known.items() if rating is not None}
 
-    def _rating(self, bot: str) -> float:
+    def _rating(self, bot: str) -> float | None:
         row = self._db.execute("SELECT rating FROM bots WHERE name = ?", (bot,)).fetchone()
         if row is None:
             row = self._db.execute(
                 "SELECT after FROM rating_events WHERE bot = ? ORDER BY set_id DESC LIMIT 1", (bot,)
             ).fetchone()
         if row is None:
-            return START_RATING
+            return None
         if not _is_number(row[0]):
             raise self._damaged(f"the rating of {bot!r}")
         return float(row[0])
+
+    def save_rating_event(self, set_id: int, changes: Sequence[RatingChange]) -> bool:
+        """Apply a set's rating event in one transaction: its rows of `rating_events`, each bot's new
+        rating, the set marked rated. Returns False and changes nothing when the set is rated or void
+        already (or unknown), so a set is rated exactly once, whoever tries and whenever they are killed.
+
+        :raises RatingsChangedError: changing nothing, when a bot's rating is no longer its `before`
+            (another runner rated a set of that bot since it was read).
+        """
+        with self._transaction():
+            row = self._db.execute(
+                "SELECT rated_at, void_reason FROM sets WHERE id = ?", (set_id,)
+            ).fetchone()
+            if row is None or row[0] is not None or row[1] is not None:
+                return False
+            # A bot with no rating at all (neither registered nor rated) has none that could have moved.
+            moved = [
+                change.bot for change in changes if self._rating(change.bot) not in (None, change.before)
+            ]
+            if moved:
+                raise RatingsChangedError(
+                    f"{self.path}: ratings changed while set {set_id} was being rated (of {', '.join(moved)})"
+                )
+            for change in changes:
+                self._db.execute(
+                    "INSERT INTO rating_events VALUES (?, ?, ?, ?)",
+                    (set_id, change.bot, change.before, change.after),
+                )
+                self._db.execute("UPDATE bots SET rating = ? WHERE name = ?", (change.after, change.bot))
+            self._db.execute("UPDATE sets SET rated_at = ? WHERE id = ?", (time.time(), set_id))
+        return True
 
     def rated_sets(self) -> set[int]:
         """The ids of the sets whose rating event was applied."""

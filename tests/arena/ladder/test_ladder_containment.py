@@ -12,7 +12,7 @@ import pytest
 from structlog.testing import capture_logs
 
 import arena.runner.match
-from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
+from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, rate_set
 from fiftysix.wire import TimeControl
 from sample_bots.random_bot import RandomBot
 from sdk import BotServer, start
@@ -89,7 +89,7 @@ def test_two_runners_on_one_file_both_finish(tmp_path: Path, servers: list[BotSe
         asyncio.run(both())  # before: sqlite3.IntegrityError out of the second runner
     assert any(entry["event"] == "match_not_stored" for entry in logs)
     assert len(first.matches(unfinished.id)) == 2
-    assert first.rate_set(unfinished.id) is None  # rated already, by whichever stored it last
+    assert rate_set(first, unfinished) is None  # rated already, by whichever stored it last
     events = sqlite3.connect(path).execute("SELECT bot FROM rating_events WHERE set_id = ?", (unfinished.id,))
     assert sorted(row[0] for row in events) == ["bot0", "bot1"]  # one rating event, applied once
     first.close()

@@ -11,7 +11,15 @@ import pytest
 
 from arena.ladder.elo import START_RATING
 from arena.ladder.standings import ladder_standings
-from arena.ladder.store import SCHEMA_VERSION, DuplicateMatchError, DuplicateSet, LadderStore, StoreError
+from arena.ladder.store import (
+    SCHEMA_VERSION,
+    DuplicateMatchError,
+    DuplicateSet,
+    LadderStore,
+    RatingChange,
+    RatingsChangedError,
+    StoreError,
+)
 from fiftysix.wire import FaultCause, FaultRecord
 
 
@@ -79,21 +87,79 @@ def save(
     )
 
 
-def test_sets_are_rated_once_when_complete(store: LadderStore) -> None:
+EVENT = [RatingChange("a", START_RATING, 1516.0), RatingChange("b", START_RATING, 1484.0)]
+"""A rating event of a set of bots a and b, both at the starting rating before it."""
+
+
+def rating_events(store: LadderStore) -> list[tuple[int, str, float, float]]:
+    return sqlite3.connect(store.path).execute("SELECT * FROM rating_events ORDER BY set_id, bot").fetchall()
+
+
+def test_a_set_is_unfinished_until_its_rating_event_is_saved_once(store: LadderStore) -> None:
     store.add_bot("a", address="h:1")
     store.add_bot("b", address="h:2")
     duplicate = store.create_set(4, "pairs", None, 99, ["a", "b"])
     assert duplicate.team_bots(0) == ("a", "b")
     assert duplicate.team_bots(1) == ("b", "a")
-    save(store, duplicate, 0, [1, 2])  # a (team 0) first
-    assert store.rate_set(duplicate.id) is None  # one rotation still to play
+    save(store, duplicate, 0, [1, 2])
     assert store.unfinished_sets() == [(duplicate, [1])]
-    save(store, duplicate, 1, [2, 1])  # a is now team 1 and first again
-    changes = store.rate_set(duplicate.id)
-    assert changes == pytest.approx({"a": 16.0, "b": -16.0})
-    assert store.rate_set(duplicate.id) is None
-    assert store.bot("a").rating == pytest.approx(1516.0)
+    save(store, duplicate, 1, [2, 1])
+    assert store.unfinished_sets() == [(duplicate, [])]
+    assert store.save_rating_event(duplicate.id, EVENT) is True
+    assert (store.bot("a").rating, store.bot("b").rating) == (1516.0, 1484.0)
+    assert store.rated_sets() == {duplicate.id}
     assert store.unfinished_sets() == []
+    assert rating_events(store) == [(1, "a", 1500.0, 1516.0), (1, "b", 1500.0, 1484.0)]
+    assert store.save_rating_event(duplicate.id, [RatingChange("a", 1516.0, 1600.0)]) is False
+    assert store.bot("a").rating == 1516.0
+    assert store.save_rating_event(99, EVENT) is False  # no such set
+
+
+def test_a_rating_event_from_ratings_that_changed_is_refused(store: LadderStore) -> None:
+    store.add_bot("a", address="h:1")
+    store.add_bot("b", address="h:2")
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    writer = sqlite3.connect(store.path)
+    writer.execute("UPDATE bots SET rating = 1510 WHERE name = 'b'")  # another runner rated b meanwhile
+    writer.commit()
+    writer.close()
+    with pytest.raises(RatingsChangedError, match=r"ratings changed while set 1 was being rated \(of b\)"):
+        store.save_rating_event(duplicate.id, EVENT)
+    assert rating_events(store) == []
+    assert store.bot("a").rating == START_RATING
+    assert store.rated_sets() == set()
+
+
+def test_a_rating_event_is_saved_whole_or_not_at_all(store: LadderStore) -> None:
+    """Rows, ratings and the set's mark are one transaction: a failure at the last step (or a SIGKILL
+    anywhere before the commit) leaves none of them, and the set can be rated later, once."""
+    store.add_bot("a", address="h:1")
+    store.add_bot("b", address="h:2")
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    writer = sqlite3.connect(store.path)
+    writer.execute(
+        "CREATE TRIGGER fail BEFORE UPDATE OF rated_at ON sets BEGIN SELECT RAISE(ABORT, 'disk gone'); END"
+    )
+    writer.commit()
+    with pytest.raises(StoreError, match="disk gone"):
+        store.save_rating_event(duplicate.id, EVENT)
+    assert rating_events(store) == []
+    assert [bot.rating for bot in store.bots()] == [START_RATING, START_RATING]
+    assert store.rated_sets() == set()
+    writer.execute("DROP TRIGGER fail")
+    writer.commit()
+    writer.close()
+    assert store.save_rating_event(duplicate.id, EVENT) is True
+    assert len(rating_events(store)) == 2
+
+
+def test_the_ratings_of_registered_removed_and_unknown_bots(store: LadderStore) -> None:
+    store.add_bot("a", address="h:1")
+    store.add_bot("b", address="h:2")
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    store.save_rating_event(duplicate.id, EVENT)
+    store.remove_bot("b")
+    assert store.ratings(["a", "b", "never"]) == {"a": 1516.0, "b": 1484.0}
 
 
 def test_a_rotation_is_stored_once(store: LadderStore) -> None:
@@ -123,7 +189,7 @@ def test_a_void_set_is_never_rated_nor_resumed(store: LadderStore) -> None:
     store.void_set(duplicate.id, "arena error in rotation 1")
     assert store.unfinished_sets() == []
     save(store, duplicate, 1, [2, 1])
-    assert store.rate_set(duplicate.id) is None
+    assert store.save_rating_event(duplicate.id, EVENT) is False
     assert store.bot("a").rating == START_RATING
     assert store.void_reason(duplicate.id) == "arena error in rotation 1"
     assert len(store.matches(duplicate.id)) == 2  # kept in the history
@@ -417,7 +483,8 @@ PUBLIC_CALLS: dict[str, Any] = {
     "matches": lambda s: s.matches(),
     "recent_matches": lambda s: s.recent_matches(None, 5),
     "match_record": lambda s: s.match_record("m"),
-    "rate_set": lambda s: s.rate_set(1),
+    "ratings": lambda s: s.ratings(["a"]),
+    "save_rating_event": lambda s: s.save_rating_event(1, []),
     "rated_sets": lambda s: s.rated_sets(),
 }
 

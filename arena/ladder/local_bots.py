@@ -46,7 +46,7 @@ from typing import Final
 
 import structlog
 
-from arena.ladder.store import BotEntry
+from arena.ladder.entries import BotEntry
 from arena.runner import split_addresses
 from arena.runner.connection import HandshakeError, handshake, open_channel
 

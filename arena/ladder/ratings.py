@@ -18,7 +18,9 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from arena.ladder.elo import START_RATING, rating_changes
-from arena.ladder.store import DuplicateSet, LadderStore, RatingChange, RatingsChangedError
+from arena.ladder.entries import DuplicateSet, RatingChange
+from arena.ladder.store import LadderStore
+from arena.ladder.store_file import RatingsChangedError
 
 ATTEMPTS: Final = 5
 """How many times a set's rating event is computed while other runners keep changing the ratings of its

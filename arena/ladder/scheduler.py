@@ -27,10 +27,12 @@ from typing import Final
 
 import structlog
 
+from arena.ladder.entries import BotEntry, DuplicateSet
 from arena.ladder.local_bots import BotStartError, LocalBots
 from arena.ladder.ratings import rate_set
 from arena.ladder.standings import matches_per_bot
-from arena.ladder.store import BotEntry, DuplicateMatchError, DuplicateSet, LadderStore, StoreError
+from arena.ladder.store import LadderStore
+from arena.ladder.store_file import DuplicateMatchError, StoreError
 from arena.runner import (
     ARENA_ERROR,
     BotAddress,

@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from arena.ladder.elo import interval_half_width, pair_scores
-from arena.ladder.store import BotEntry, LadderStore, StoredMatch
+from arena.ladder.entries import BotEntry, StoredMatch
+from arena.ladder.store import LadderStore
 from fiftysix.wire import FaultCause
 
 TIMEOUT_CAUSES: Final = frozenset({FaultCause.TIMEOUT})

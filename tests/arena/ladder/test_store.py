@@ -3,6 +3,7 @@ exactly once and whole, damaged rows refused."""
 
 from __future__ import annotations
 
+import ast
 import json
 import sqlite3
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 import pytest
 
+import arena.ladder
 from arena.ladder.elo import START_RATING
 from arena.ladder.entries import DuplicateSet, RatingChange
 from arena.ladder.store import LadderStore
@@ -305,3 +307,22 @@ def test_every_public_method_turns_sqlite_errors_into_store_errors(tmp_path: Pat
             continue  # closing twice is allowed
         with pytest.raises(StoreError, match=str(tmp_path / "ladder.db")):
             call(store)
+
+
+def test_the_store_persists_and_computes_nothing() -> None:
+    """The store's modules import nothing of the ladder that computes (the scheduler, the ratings, the
+    standings): of elo.py they take the starting rating of a new bot, nothing else."""
+    folder = Path(arena.ladder.__file__).parent
+    persisting = {"arena.ladder.entries", "arena.ladder.store", "arena.ladder.store_file"}
+    for module in persisting:
+        tree = ast.parse((folder / f"{module.rsplit('.', 1)[1]}.py").read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                assert not any(alias.name.startswith("arena") for alias in node.names), module
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("arena"):
+                names = [alias.name for alias in node.names]
+                allowed = node.module in persisting or (node.module, names) == (
+                    "arena.ladder.elo",
+                    ["START_RATING"],
+                )
+                assert allowed, f"{module} imports {names} from {node.module}"

@@ -32,9 +32,7 @@ from pathlib import Path
 
 import structlog
 
-from arena.ladder import Ladder, LadderReport, LadderSettings
-from arena.local_bots import LocalBots
-from arena.storage import LadderStore
+from arena.ladder import Ladder, LadderReport, LadderSettings, LadderStore, LocalBots
 
 SAMPLES = {
     "random": "python -m sample_bots.random_bot --port {port}",

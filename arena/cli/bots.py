@@ -10,9 +10,8 @@ from pathlib import Path
 from arena.cli import arguments, tables
 from arena.cli.options import Commands, Handler, Parents, open_store
 from arena.errors import ArenaError, UsageError
-from arena.local_bots import BotStartError, LocalBots, wait_until_ready
+from arena.ladder import BotEntry, BotStartError, LocalBots, StoreError, wait_until_ready
 from arena.runner import split_addresses
-from arena.storage import BotEntry, StoreError
 from arena.untrusted import safe_text
 
 

@@ -15,9 +15,7 @@ from arena.cli import arguments, options, tables
 from arena.cli.options import Commands, Parents, open_store
 from arena.cli.progress import Progress
 from arena.errors import ArenaError
-from arena.ladder import Ladder, LadderSettings
-from arena.local_bots import LocalBots
-from arena.storage import LadderStore
+from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
 from arena.untrusted import safe_text
 
 SAMPLE_BOTS: Final = {

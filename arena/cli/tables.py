@@ -7,7 +7,7 @@ import dataclasses
 import json
 from collections.abc import Sequence
 
-from arena.storage import LadderStore, Standing
+from arena.ladder import LadderStore, Standing, ladder_standings
 from arena.untrusted import safe_text
 
 
@@ -69,7 +69,7 @@ def format_standings(standings: Sequence[Standing]) -> list[str]:
 
 def print_standings(store: LadderStore, *, as_json: bool) -> None:
     """The standings, and why each bot on probation is."""
-    standings = store.standings()
+    standings = ladder_standings(store)
     if as_json:
         print(json.dumps([line.to_json() for line in standings], indent=1))
     elif not standings:
@@ -85,7 +85,7 @@ def print_matches(store: LadderStore, bot: str | None, limit: int, *, as_json: b
     """The newest finished matches (of one bot), newest first."""
     matches = store.recent_matches(bot, limit)
     if as_json:
-        print(json.dumps([dataclasses.asdict(match) for match in matches], indent=1))
+        print(json.dumps([match.to_json() for match in matches], indent=1))
         return
     if not matches:
         print("No finished matches.")

@@ -114,3 +114,33 @@ class FaultRecord:
             "deal_number": self.deal_number,
             "substituted": self.substituted,
         }
+
+    @classmethod
+    def from_json(cls, data: object) -> FaultRecord:
+        """The fault that `to_json` gave `data` (read back from the ladder's storage). A fault written
+        before strikes existed has no `substituted`: it was a forfeit. Other keys are ignored.
+
+        :raises ValueError: when `data` is not such a dictionary: a key missing or of the wrong type, a
+            negative number, an unknown cause.
+        """
+        if not isinstance(data, dict):
+            raise ValueError(f"a fault is a JSON object, not {type(data).__name__}")
+
+        def number(key: str) -> int:
+            value = data.get(key)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"a fault's {key!r} must be a whole number from 0")
+            return value
+
+        cause = _FAULT_CAUSES.get(data["cause"]) if isinstance(data.get("cause"), str) else None
+        if cause is None:
+            raise ValueError(f"a fault's 'cause' must be one of {', '.join(_FAULT_CAUSES)}")
+        detail, substituted = data.get("detail"), data.get("substituted", False)
+        if not isinstance(detail, str):
+            raise ValueError("a fault's 'detail' must be a string")
+        if not isinstance(substituted, bool):
+            raise ValueError("a fault's 'substituted' must be true or false")
+        return cls(number("seat"), number("team"), cause, detail, number("deal_number"), substituted)
+
+
+_FAULT_CAUSES: Final = {cause.value: cause for cause in FaultCause}

@@ -10,9 +10,7 @@ import pytest
 import arena.errors
 from arena.check.checker import BotUnreachableError
 from arena.errors import ArenaError, UsageError
-from arena.ladder import LadderError
-from arena.local_bots import BotStartError
-from arena.storage import DuplicateMatchError, StoreError
+from arena.ladder import BotStartError, DuplicateMatchError, LadderError, StoreError
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""Protocol conversions: the incremental decision encoder gives exactly the full message."""
+"""Protocol conversions: the incremental decision encoder gives exactly the full message; faults read back
+from JSON as they were written."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import pytest
 from fiftysix.engine import Match, MatchRules, Ruleset
 from fiftysix.wire import (
     DecisionEncoder,
+    FaultCause,
+    FaultRecord,
     TimeControl,
     deal_end_message,
     deal_result_from_message,
@@ -76,3 +79,42 @@ def test_time_control_at_the_uint32_limits_encodes() -> None:
     largest = TimeControl(2**32 - 1, 2**32 - 1)
     start = match_start_message("m", MatchRules(), 0, ["a", "b", "c", "d"], largest).match_start
     assert (start.time_control.decision_ms, start.time_control.bank_ms) == (2**32 - 1, 2**32 - 1)
+
+
+@pytest.mark.parametrize("cause", list(FaultCause))
+@pytest.mark.parametrize("substituted", [False, True])
+def test_a_fault_reads_back_from_its_json(cause: FaultCause, substituted: bool) -> None:
+    fault = FaultRecord(
+        seat=3, team=1, cause=cause, detail="late \u00e9", deal_number=7, substituted=substituted
+    )
+    assert FaultRecord.from_json(fault.to_json()) == fault
+
+
+def test_a_fault_written_before_strikes_was_a_forfeit() -> None:
+    written = {"seat": 1, "team": 1, "cause": "timeout", "detail": "late", "deal_number": 2}
+    assert FaultRecord.from_json(written) == FaultRecord(
+        1, 1, FaultCause.TIMEOUT, "late", 2, substituted=False
+    )
+
+
+GOOD_FAULT = {"seat": 1, "team": 1, "cause": "timeout", "detail": "", "deal_number": 2, "substituted": False}
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ([GOOD_FAULT], "a fault is a JSON object, not list"),
+        ({**GOOD_FAULT, "cause": "asleep"}, "'cause' must be one of timeout, illegal_move"),
+        ({**GOOD_FAULT, "cause": ["timeout"]}, "'cause' must be one of"),
+        ({**GOOD_FAULT, "cause": "TIMEOUT"}, "'cause' must be one of"),
+        ({key: value for key, value in GOOD_FAULT.items() if key != "team"}, "'team' must be a whole number"),
+        ({**GOOD_FAULT, "seat": -1}, "'seat' must be a whole number from 0"),
+        ({**GOOD_FAULT, "deal_number": 2.0}, "'deal_number' must be a whole number"),
+        ({**GOOD_FAULT, "team": True}, "'team' must be a whole number"),
+        ({**GOOD_FAULT, "detail": None}, "'detail' must be a string"),
+        ({**GOOD_FAULT, "substituted": 0}, "'substituted' must be true or false"),
+    ],
+)
+def test_a_fault_of_the_wrong_shape_is_a_value_error(data: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        FaultRecord.from_json(data)

@@ -22,9 +22,7 @@ from arena.cli import ladder as ladder_command
 from arena.cli import play as play_command
 from arena.cli import replay as replay_command
 from arena.errors import ArenaError, UsageError
-from arena.ladder import Ladder, LadderError, LadderReport
-from arena.local_bots import BotStartError
-from arena.storage import LadderStore, StoreError
+from arena.ladder import BotStartError, Ladder, LadderError, LadderReport, LadderStore, StoreError
 
 
 def run_arena(*args: str) -> subprocess.CompletedProcess[str]:

@@ -1,4 +1,4 @@
-"""Known-answer tests for the ladder's Elo updates and intervals (formulas in arena/elo.py)."""
+"""Known-answer tests for the ladder's Elo updates and intervals (formulas in arena/ladder/elo.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from arena.elo import K_FACTOR, expected_score, interval_half_width, pair_scores, rating_changes
+from arena.ladder.elo import K_FACTOR, expected_score, interval_half_width, pair_scores, rating_changes
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
-"""End to end: the ladder with the sample bots started by the arena, a SIGKILL mid-run, and the
-`arena bots` commands' errors."""
+"""End to end: the ladder with the sample bots started by the arena, a SIGKILL mid-run, the stored
+matches as `arena ladder matches --json` shows them, and the `arena bots` commands' errors."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder import Ladder, LadderSettings
-from arena.local_bots import LocalBots, free_port
-from arena.storage import LadderStore
+from arena.cli import main
+from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, free_port
 from fiftysix.record import from_json
 from fiftysix.replay import replay
+from fiftysix.wire import FaultCause, FaultRecord
 from sample_bots.random_bot import RandomBot
 from sdk import start
 
@@ -104,6 +104,19 @@ def test_concurrent_matches_in_process(tmp_path: Path) -> None:
     finally:
         store.close()
         server.stop(0)
+
+
+def test_ladder_matches_json_shows_the_faults(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "ladder.db"
+    store = LadderStore(db)
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    fault = FaultRecord(seat=1, team=1, cause=FaultCause.TIMEOUT, detail="late", deal_number=2)
+    store.save_match("m1", duplicate, 0, "forfeit", [1, 2], [fault], {}, 3, 0.5)
+    store.close()
+    assert main(["ladder", "--db", str(db), "matches", "--json"]) == 0
+    [shown] = json.loads(capsys.readouterr().out)
+    assert shown["faults"] == [fault.to_json()]
+    assert shown["team_bots"] == ["a", "b"]
 
 
 def _children(pid: int) -> list[int]:

@@ -12,9 +12,7 @@ import pytest
 from structlog.testing import capture_logs
 
 import arena.runner.match
-from arena.ladder import Ladder, LadderSettings
-from arena.local_bots import LocalBots
-from arena.storage import LadderStore
+from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, rate_set
 from fiftysix.wire import TimeControl
 from sample_bots.random_bot import RandomBot
 from sdk import BotServer, start
@@ -66,7 +64,7 @@ def test_an_arena_error_voids_its_set_and_the_run_goes_on(
     stored = store.matches()
     assert [match.reason for match in stored].count("arena_error") == 1
     errored = next(match for match in stored if match.reason == "arena_error")
-    assert errored.faults == []  # no bot blamed
+    assert errored.faults == ()  # no bot blamed
     assert errored.set_id == void_set
     assert store.void_reason(void_set) == reason
     assert report.sets_rated == 2  # the other two sets of the six matches
@@ -91,7 +89,7 @@ def test_two_runners_on_one_file_both_finish(tmp_path: Path, servers: list[BotSe
         asyncio.run(both())  # before: sqlite3.IntegrityError out of the second runner
     assert any(entry["event"] == "match_not_stored" for entry in logs)
     assert len(first.matches(unfinished.id)) == 2
-    assert first.rate_set(unfinished.id) is None  # rated already, by whichever stored it last
+    assert rate_set(first, unfinished) is None  # rated already, by whichever stored it last
     events = sqlite3.connect(path).execute("SELECT bot FROM rating_events WHERE set_id = ?", (unfinished.id,))
     assert sorted(row[0] for row in events) == ["bot0", "bot1"]  # one rating event, applied once
     first.close()

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.local_bots import BotStartError, LocalBots
-from arena.storage import BotEntry
+from arena.ladder.local_bots import BotStartError, LocalBots
+from arena.ladder.store import BotEntry
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux", reason="the guarantees need Linux (death signals, subreaper, /proc)"
@@ -87,9 +87,9 @@ def leftovers() -> Iterator[set[int]]:
 ARENA = """
 import asyncio, sys
 from pathlib import Path
-from arena.local_bots import LocalBots
+from arena.ladder.local_bots import LocalBots
 from fiftysix.logs import configure_logging
-from arena.storage import BotEntry
+from arena.ladder.store import BotEntry
 
 async def main() -> None:
     configure_logging(json_lines=True)

@@ -13,10 +13,8 @@ from pathlib import Path
 import pytest
 from bad_bots import NeverAccepting, start_bad_bot
 
-from arena.ladder import Ladder, LadderSettings
-from arena.local_bots import LocalBots
+from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, ladder_standings
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
-from arena.storage import LadderStore
 from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.record import loads
 from fiftysix.replay import replay
@@ -178,7 +176,7 @@ def test_ladder_puts_a_failing_bot_on_probation_and_skips_it(tmp_path: Path, goo
     after = store.matches()[store.matches().index(bad_matches[-1]) + 1 :]
     assert after, "the ladder went on with the other bots"
     assert all("bad" not in match.bot_ranks for match in after)
-    standings = {line.bot: line for line in store.standings()}
+    standings = {line.bot: line for line in ladder_standings(store)}
     assert standings["bad"].illegal_moves >= 2
     assert standings["bad"].probation == probation
     store.close()

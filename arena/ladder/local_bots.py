@@ -9,13 +9,13 @@ does), and stops every process it started when the ladder ends.
 
 No process the arena starts may outlive it, even when it is killed with SIGKILL and even when a bot
 forks helpers that leave its process group with setsid. So each bot runs under a supervisor
-(arena/supervisor.py, standard library only), started in a session of its own with a pipe from the
-arena on its standard input; the supervisor starts the bot in a process group of its own and writes its
-output to `{log_folder}/{name}-{n}.log`, so the arena's event loop does no work for the logs. On Linux
-the supervisor is a child subreaper, so every orphaned descendant of the bot becomes its child. It
-stops everything when the arena closes the pipe (`stop_all`), when the arena dies (the pipe closes, and
-SIGTERM arrives as its parent-death signal), or when the bot exits: SIGTERM to the bot's group and to
-every child it has, `grace` seconds, then SIGKILL until no child is left. The bot's own parent-death
+(supervisor.py beside this module, standard library only), started in a session of its own with a pipe
+from the arena on its standard input; the supervisor starts the bot in a process group of its own and
+writes its output to `{log_folder}/{name}-{n}.log`, so the arena's event loop does no work for the logs.
+On Linux the supervisor is a child subreaper, so every orphaned descendant of the bot becomes its child.
+It stops everything when the arena closes the pipe (`stop_all`), when the arena dies (the pipe closes,
+and SIGTERM arrives as its parent-death signal), or when the bot exits: SIGTERM to the bot's group and
+to every child it has, `grace` seconds, then SIGKILL until no child is left. The bot's own parent-death
 signal is SIGKILL, so a supervisor that is itself killed takes the bot with it; only the bot's escaped
 descendants would then survive, which takes a SIGKILL aimed at the supervisor itself. Elsewhere than
 Linux the pipe still makes the supervisor stop the bot's group when the arena dies, without death
@@ -47,9 +47,9 @@ from typing import Final
 import structlog
 
 from arena.errors import ArenaError
+from arena.ladder.entries import BotEntry
 from arena.runner import split_addresses
 from arena.runner.connection import HandshakeError, handshake, open_channel
-from arena.storage import BotEntry
 
 log = structlog.get_logger("local_bots")
 

@@ -1,10 +1,10 @@
 """The supervisor of one bot process the arena starts: it makes sure nothing the bot starts outlives it,
 and writes the bot's output to a log file of bounded size.
 
-arena/local_bots.py runs it as `python -I supervisor.py ARENA_PID LOG_PATH LOG_LIMIT GRACE COMMAND...`,
-in a session of its own, with a pipe from the arena on standard input. It uses the standard library
-alone and nothing of the arena package: it must start fast, run as a plain script, and never fork with
-gRPC loaded. On Linux it
+local_bots.py (beside it) runs it by path as `python -I supervisor.py ARENA_PID LOG_PATH LOG_LIMIT GRACE
+COMMAND...`, in a session of its own, with a pipe from the arena on standard input. It uses the standard
+library alone and nothing of the arena package: it must start fast, run as a plain script, and never
+fork with gRPC loaded. On Linux it
 
 - asks for SIGTERM when the arena dies (PR_SET_PDEATHSIG), checks the arena is still its parent (the
   arena may have died before that request), and becomes a child subreaper (PR_SET_CHILD_SUBREAPER), so

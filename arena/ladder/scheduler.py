@@ -4,15 +4,16 @@ Pairing (the choice that teaches the most): the first bot of a new set is the on
 matches (ties broken at random), its opponents are drawn among the others with a weight that falls with
 the rating gap, 1 / (1 + (gap / 100)^2), so close ratings meet most but every pairing stays possible.
 Each set is played once per rotation of the teams over the seats on the same seeded deals, and rated
-as one event (arena/elo.py) as soon as its last match is stored. Sets left unfinished by an earlier run
+as one event (ratings.py) as soon as its last match is stored. Sets left unfinished by an earlier run
 are finished first. Bots on probation are skipped.
 
 Containment: no bot ends a run. A bot's faults are recorded in its matches and lead to probation; a
 command bot that does not start forfeits that match (an `unreachable` fault, so it counts towards
 probation) and its set is made void, since a host-side failure must not be rated. A match that fails
 for a reason nobody foresaw (an error of the arena's own) is stored with reason `arena_error`, logged
-with its traceback, and its set made void; the run goes on. Only a store that cannot be written stops a
-run, after the matches in progress end, with a `LadderError` that says why.
+with its traceback, and its set made void; the run goes on. A rotation that another runner on the same
+file stored first is skipped. Only a StoreError (a file that cannot be written, or that does not hold
+what the arena wrote) stops a run, after the matches in progress end, with a `LadderError` that says why.
 """
 
 from __future__ import annotations
@@ -27,7 +28,12 @@ from typing import Final
 import structlog
 
 from arena.errors import ArenaError
-from arena.local_bots import BotStartError, LocalBots
+from arena.ladder.entries import BotEntry, DuplicateSet
+from arena.ladder.local_bots import BotStartError, LocalBots
+from arena.ladder.ratings import rate_set
+from arena.ladder.standings import matches_per_bot
+from arena.ladder.store import LadderStore
+from arena.ladder.store_file import DuplicateMatchError, StoreError
 from arena.runner import (
     ARENA_ERROR,
     BotAddress,
@@ -36,7 +42,6 @@ from arena.runner import (
     run_match,
     seats_for_teams,
 )
-from arena.storage import BotEntry, DuplicateMatchError, DuplicateSet, LadderStore, StoreError
 from arena.untrusted import safe_text
 from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.wire import TimeControl
@@ -136,7 +141,7 @@ class Ladder:
     def pick_bots(self) -> list[str]:
         """The bots of a new set: the least-played bot and opponents close to it in rating."""
         active = self.active_bots()
-        counts = self.store.match_count()
+        counts = matches_per_bot(self.store.matches())
         played = {bot.name: counts.get(bot.name, 0) + self.scheduled.get(bot.name, 0) for bot in active}
         fewest = min(played.values())
         first = self.rng.choice([bot for bot in active if played[bot.name] == fewest])
@@ -155,7 +160,7 @@ class Ladder:
         registered = {bot.name for bot in self.active_bots()}
         for duplicate, missing in self.store.unfinished_sets():
             if not missing:
-                self._rate(duplicate.id)
+                self._rate(duplicate)
             elif set(duplicate.bots) <= registered:
                 yield [_Job(duplicate, rotation) for rotation in missing]
             else:
@@ -176,13 +181,15 @@ class Ladder:
             )
             yield [_Job(duplicate, rotation) for rotation in range(duplicate.rotations)]
 
-    def _rate(self, set_id: int) -> None:
+    def _rate(self, duplicate: DuplicateSet) -> None:
+        """Rate the set if it is finished (and not void, nor rated by another runner)."""
         started = time.perf_counter()
-        changes = self.store.rate_set(set_id)
+        event = rate_set(self.store, duplicate)
         self.report.storage_seconds += time.perf_counter() - started
-        if changes is not None:
+        if event is not None:
             self.report.sets_rated += 1
-            log.info("set_rated", set_id=set_id, changes={bot: round(c, 1) for bot, c in changes.items()})
+            changes = {change.bot: round(change.after - change.before, 1) for change in event}
+            log.info("set_rated", set_id=duplicate.id, changes=changes)
 
     async def play(self, job: _Job) -> None:
         """Play one match of a set, store it at once, and rate the set if it is complete. Whatever
@@ -209,7 +216,7 @@ class Ladder:
                 job.rotation,
                 outcome.reason,
                 outcome.ranking,
-                [fault.to_json() for fault in outcome.faults],
+                outcome.faults,
                 outcome.record.to_json(),
                 outcome.decisions,
                 outcome.elapsed,
@@ -231,8 +238,7 @@ class Ladder:
             self._void(duplicate.id, f"arena error in rotation {job.rotation}: {outcome.arena_error}")
         for name in team_bots:
             self._check_probation(name)
-        if len(self.store.matches(duplicate.id)) == duplicate.rotations:
-            self._rate(duplicate.id)
+        self._rate(duplicate)
         if self.on_match is not None:
             self.on_match(outcome, report)
 
@@ -291,13 +297,13 @@ class Ladder:
             own = [
                 fault
                 for fault in match.faults
-                if match.team_bots[fault["team"]] == name and not fault.get("substituted", False)
+                if match.team_bots[fault.team] == name and not fault.substituted
             ]
             if not own:
                 return
             last_faults.append(own[-1])
         last = last_faults[0]
-        reason = f"forfeited its last {count} matches (last: {last['cause']}: {last['detail']})"
+        reason = f"forfeited its last {count} matches (last: {last.cause.value}: {last.detail})"
         try:
             self.store.set_probation(name, reason)
         except StoreError:

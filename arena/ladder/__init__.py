@@ -1,0 +1,46 @@
+"""The Elo ladder. Computing: which bots play which duplicate sets and when, with containment and
+probation (`scheduler`), Elo (`elo`), a set's rating event (`ratings`), the standings (`standings`).
+Persisting: the typed values kept (`entries`), the store that saves and loads them (`store`) in its
+SQLite file (`store_file`). Processes: the bots the arena starts itself (`local_bots`), each under a
+`supervisor` that runs as a script by path. Callers import from here."""
+
+from arena.ladder.entries import BotEntry, DuplicateSet, RatingChange, StoredMatch
+from arena.ladder.local_bots import BotStartError, LocalBots, command_arguments, free_port, wait_until_ready
+from arena.ladder.ratings import rate_set, rating_event
+from arena.ladder.scheduler import Ladder, LadderError, LadderReport, LadderSettings
+from arena.ladder.standings import Standing, ladder_standings, matches_per_bot
+from arena.ladder.store import LadderStore
+from arena.ladder.store_file import (
+    DEFAULT_DB,
+    SCHEMA_VERSION,
+    DuplicateMatchError,
+    RatingsChangedError,
+    StoreError,
+)
+
+__all__ = [
+    "DEFAULT_DB",
+    "SCHEMA_VERSION",
+    "BotEntry",
+    "BotStartError",
+    "DuplicateMatchError",
+    "DuplicateSet",
+    "Ladder",
+    "LadderError",
+    "LadderReport",
+    "LadderSettings",
+    "LadderStore",
+    "LocalBots",
+    "RatingChange",
+    "RatingsChangedError",
+    "Standing",
+    "StoreError",
+    "StoredMatch",
+    "command_arguments",
+    "free_port",
+    "ladder_standings",
+    "matches_per_bot",
+    "rate_set",
+    "rating_event",
+    "wait_until_ready",
+]

@@ -1,0 +1,84 @@
+"""What the ladder keeps, as typed values: a registered bot, a duplicate set, a finished match (with
+its faults as FaultRecords), one bot's part in a set's rating event. The store saves and loads them; the
+scheduler, the ratings and the standings work on them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fiftysix.wire import FaultRecord
+
+
+@dataclass(frozen=True, slots=True)
+class BotEntry:
+    """A registered bot: reached at `address` (host:port), or started from `command` by the arena."""
+
+    name: str
+    address: str | None
+    command: str | None
+    rating: float
+    probation: str | None
+
+    @property
+    def where(self) -> str:
+        """The address, or the command that starts the bot."""
+        return self.address if self.address is not None else f"command: {self.command}"
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateSet:
+    """A pairing played as one match per rotation of the teams over the seats, on the same deals."""
+
+    id: int
+    players: int
+    ruleset: str
+    deal_cap: int | None
+    seed: int
+    bots: tuple[str, ...]
+    rotations: int
+
+    def team_bots(self, rotation: int) -> tuple[str, ...]:
+        """The bot of each team in a rotation: rotation r moves every bot r teams on."""
+        count = len(self.bots)
+        return tuple(self.bots[(team - rotation) % count] for team in range(count))
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """One bot's part in a set's rating event: its rating before the set and after it."""
+
+    bot: str
+    before: float
+    after: float
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMatch:
+    """A finished match as the ladder keeps it."""
+
+    id: str
+    set_id: int
+    rotation: int
+    team_bots: tuple[str, ...]
+    reason: str
+    ranking: tuple[int, ...]
+    bot_ranks: dict[str, int]
+    faults: tuple[FaultRecord, ...]
+    decisions: int
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The match as a JSON-ready dictionary (faults as the store keeps them)."""
+        return {
+            "id": self.id,
+            "set_id": self.set_id,
+            "rotation": self.rotation,
+            "team_bots": list(self.team_bots),
+            "reason": self.reason,
+            "ranking": list(self.ranking),
+            "bot_ranks": dict(self.bot_ranks),
+            "faults": [fault.to_json() for fault in self.faults],
+            "decisions": self.decisions,
+            "seconds": self.seconds,
+        }

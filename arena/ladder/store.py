@@ -1,0 +1,361 @@
+"""The ladder's store: registered bots, duplicate sets, finished matches and rating events, saved and
+loaded as typed values (faults as FaultRecords). It persists; the ladder computes (pairing in
+scheduler.py, rating events in ratings.py, standings in standings.py).
+
+Every finished match is written in its own transaction the moment it ends, and a set's rating event is
+saved in one transaction with the check that the set was neither rated nor made void before, so a ladder
+killed at any point (even by SIGKILL) loses no finished match and never rates a set twice or in part;
+the next run resumes the unfinished sets. A set in which the arena itself failed (an error of ours, not
+of a bot) is made void: kept in the history, never rated, never resumed. A row that does not hold what
+the arena wrote (the file was edited by hand?) is a StoreError, not a crash further on. The file itself
+(schema, opening, read-only files, errors) is store_file.py.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from arena.ladder.elo import START_RATING
+from arena.ladder.entries import BotEntry, DuplicateSet, RatingChange, StoredMatch
+from arena.ladder.store_file import (
+    DuplicateMatchError,
+    RatingsChangedError,
+    StoreError,
+    StoreFile,
+    every_method_store_errors,
+)
+from fiftysix.engine import MatchRules, Ruleset
+from fiftysix.wire import FaultRecord
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_list_of(value: Any, kind: type) -> bool:
+    return isinstance(value, list) and all(isinstance(item, kind) for item in value)
+
+
+def _are_rules(players: int, ruleset: str, deal_cap: int | None) -> bool:
+    """Whether a stored set's settings make a match (the ladder plays it next)."""
+    try:
+        MatchRules(players, Ruleset.parse(ruleset), deal_cap)
+    except ValueError:
+        return False
+    return True
+
+
+@every_method_store_errors
+class LadderStore(StoreFile):
+    """The ladder's store. Open it with `LadderStore(path)` (see StoreFile for `read_only` and
+    `timeout`); close it with `close()`. Every error is a StoreError that names the file.
+    """
+
+    # Bots.
+
+    def add_bot(self, name: str, address: str | None = None, command: str | None = None) -> BotEntry:
+        """Register a bot by address or by command; a name already taken is refused."""
+        if (address is None) == (command is None):
+            raise StoreError("a bot has either an address or a command")
+        now = time.time()
+        try:
+            with self._transaction():
+                self._db.execute(
+                    "INSERT INTO bots (name, address, command, rating, created_at, updated_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (name, address, command, START_RATING, now, now),
+                )
+        except sqlite3.IntegrityError:
+            raise StoreError(f"a bot named {name!r} is already registered") from None
+        return self.bot(name)
+
+    def bot(self, name: str) -> BotEntry:
+        """The bot registered as `name`."""
+        row = self._db.execute(
+            "SELECT name, address, command, rating, probation FROM bots WHERE name = ?", (name,)
+        ).fetchone()
+        if row is None:
+            raise StoreError(f"no bot named {name!r} is registered")
+        return self._bot_entry(row)
+
+    def bots(self) -> list[BotEntry]:
+        """Every registered bot, by name."""
+        rows = self._db.execute("SELECT name, address, command, rating, probation FROM bots ORDER BY name")
+        return [self._bot_entry(row) for row in rows]
+
+    def _bot_entry(self, row: Sequence[Any]) -> BotEntry:
+        name, address, command, rating, probation = row
+        if not (
+            isinstance(name, str)
+            and all(value is None or isinstance(value, str) for value in (address, command, probation))
+            and _is_number(rating)
+        ):
+            raise self._damaged(f"the row of bot {name!r}")
+        return BotEntry(name, address, command, float(rating), probation)
+
+    def update_bot(self, name: str, address: str | None = None, command: str | None = None) -> BotEntry:
+        """Give a bot a new address or command (its rating and history stay)."""
+        self.bot(name)
+        if (address is None) == (command is None):
+            raise StoreError("give either a new address or a new command")
+        with self._transaction():
+            self._db.execute(
+                "UPDATE bots SET address = ?, command = ?, updated_at = ? WHERE name = ?",
+                (address, command, time.time(), name),
+            )
+        return self.bot(name)
+
+    def remove_bot(self, name: str) -> None:
+        """Unregister a bot; its finished matches stay in the history."""
+        self.bot(name)
+        with self._transaction():
+            self._db.execute("DELETE FROM bots WHERE name = ?", (name,))
+
+    def set_probation(self, name: str, reason: str | None) -> None:
+        """Put a bot on probation (skipped by the ladder) with a reason, or take it off with None."""
+        self.bot(name)
+        with self._transaction():
+            self._db.execute(
+                "UPDATE bots SET probation = ?, updated_at = ? WHERE name = ?", (reason, time.time(), name)
+            )
+
+    # Sets and matches.
+
+    def create_set(
+        self, players: int, ruleset: str, deal_cap: int | None, seed: int, bots: Sequence[str]
+    ) -> DuplicateSet:
+        """Record a new duplicate set before its first match is played."""
+        with self._transaction():
+            cursor = self._db.execute(
+                "INSERT INTO sets (created_at, players, ruleset, deal_cap, seed, bots, rotations)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (time.time(), players, ruleset, deal_cap, seed, json.dumps(list(bots)), len(bots)),
+            )
+        assert cursor.lastrowid is not None
+        return DuplicateSet(cursor.lastrowid, players, ruleset, deal_cap, seed, tuple(bots), len(bots))
+
+    def unfinished_sets(self) -> list[tuple[DuplicateSet, list[int]]]:
+        """Sets not rated yet, each with the rotations still to play (possibly none)."""
+        rows = self._db.execute(
+            "SELECT id, players, ruleset, deal_cap, seed, bots, rotations FROM sets"
+            " WHERE rated_at IS NULL AND void_reason IS NULL ORDER BY id"
+        ).fetchall()
+        unfinished = []
+        for set_id, players, ruleset, deal_cap, seed, bots_json, rotations in rows:
+            bots = self._decoded(bots_json, f"the bots of set {set_id}")
+            if not (
+                all(_is_integer(value) for value in (set_id, players, seed, rotations))
+                and isinstance(ruleset, str)
+                and (deal_cap is None or _is_integer(deal_cap))
+                and _is_list_of(bots, str)
+                and rotations == len(bots)
+                and _are_rules(players, ruleset, deal_cap)
+            ):
+                raise self._damaged(f"set {set_id}")
+            duplicate = DuplicateSet(set_id, players, ruleset, deal_cap, seed, tuple(bots), rotations)
+            done = {
+                played
+                for (played,) in self._db.execute(
+                    "SELECT rotation FROM matches WHERE set_id = ?", (duplicate.id,)
+                )
+            }
+            unfinished.append((duplicate, [r for r in range(duplicate.rotations) if r not in done]))
+        return unfinished
+
+    def save_match(
+        self,
+        match_id: str,
+        duplicate: DuplicateSet,
+        rotation: int,
+        reason: str,
+        ranking: Sequence[int],
+        faults: Sequence[FaultRecord],
+        record: dict[str, Any],
+        decisions: int,
+        seconds: float,
+    ) -> None:
+        """Store a finished match at once, in its own transaction.
+
+        :raises DuplicateMatchError: when this rotation of the set is stored already.
+        """
+        team_bots = duplicate.team_bots(rotation)
+        bot_ranks = {bot: ranking[team] for team, bot in enumerate(team_bots)}
+        try:
+            with self._transaction():
+                self._db.execute(
+                    "INSERT INTO matches (id, set_id, rotation, team_bots, finished_at, reason, ranking,"
+                    " bot_ranks, faults, record, decisions, seconds)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        match_id,
+                        duplicate.id,
+                        rotation,
+                        json.dumps(list(team_bots)),
+                        time.time(),
+                        reason,
+                        json.dumps(list(ranking)),
+                        json.dumps(bot_ranks),
+                        json.dumps([fault.to_json() for fault in faults]),
+                        json.dumps(record),
+                        decisions,
+                        seconds,
+                    ),
+                )
+        except sqlite3.IntegrityError:
+            raise DuplicateMatchError(
+                f"set {duplicate.id} rotation {rotation} is stored already (by another runner?)"
+            ) from None
+
+    def void_set(self, set_id: int, reason: str) -> None:
+        """Mark a set void: its stored matches stay in the history, it is never rated nor resumed."""
+        with self._transaction():
+            self._db.execute(
+                "UPDATE sets SET void_reason = ? WHERE id = ? AND rated_at IS NULL", (reason, set_id)
+            )
+
+    def void_reason(self, set_id: int) -> str | None:
+        """Why a set is void, or None."""
+        row = self._db.execute("SELECT void_reason FROM sets WHERE id = ?", (set_id,)).fetchone()
+        return None if row is None else row[0]
+
+    def matches(self, set_id: int | None = None) -> list[StoredMatch]:
+        """Finished matches (of one set, or all), oldest first."""
+        if set_id is None:
+            return self._select_matches("", (), "finished_at, id")
+        return self._select_matches("WHERE set_id = ?", (set_id,), "finished_at, id")
+
+    def recent_matches(self, bot: str | None, count: int) -> list[StoredMatch]:
+        """The last `count` finished matches (that `bot` played, when given), newest first."""
+        if bot is None:
+            return self._select_matches("", (), "finished_at DESC, id DESC", count)
+        return self._select_matches(
+            "WHERE json_extract(bot_ranks, '$.' || json_quote(?)) IS NOT NULL",
+            (bot,),
+            "finished_at DESC, id DESC",
+            count,
+        )
+
+    def _select_matches(
+        self, where: str, parameters: tuple[Any, ...], order: str, limit: int = -1
+    ) -> list[StoredMatch]:
+        rows = self._db.execute(
+            "SELECT id, set_id, rotation, team_bots, reason, ranking, bot_ranks, faults, decisions, seconds"
+            f" FROM matches {where} ORDER BY {order} LIMIT ?",
+            (*parameters, limit),
+        )
+        return [self._stored_match(row) for row in rows]
+
+    def _stored_match(self, row: Sequence[Any]) -> StoredMatch:
+        """A row of `matches`, checked: a damaged row is a StoreError, not a crash in the standings."""
+        match_id, set_id, rotation, team_bots, reason, ranking, bot_ranks, faults, decisions, seconds = row
+        what = f"match {match_id!r}"
+        team_bots = self._decoded(team_bots, f"the bots of {what}")
+        ranking = self._decoded(ranking, f"the ranking of {what}")
+        bot_ranks = self._decoded(bot_ranks, f"the ranks of {what}")
+        faults = self._decoded(faults, f"the faults of {what}")
+        if not (
+            isinstance(match_id, str)
+            and all(_is_integer(value) for value in (set_id, rotation, decisions))
+            and isinstance(reason, str)
+            and _is_number(seconds)
+            and _is_list_of(team_bots, str)
+            and _is_list_of(ranking, int)
+            and isinstance(bot_ranks, dict)
+            and all(_is_integer(rank) for rank in bot_ranks.values())
+        ):
+            raise self._damaged(what)
+        return StoredMatch(
+            match_id,
+            set_id,
+            rotation,
+            tuple(team_bots),
+            reason,
+            tuple(ranking),
+            bot_ranks,
+            self._faults(faults, len(team_bots), f"the faults of {what}"),
+            decisions,
+            float(seconds),
+        )
+
+    def _faults(self, stored: Any, teams: int, what: str) -> tuple[FaultRecord, ...]:
+        """The faults of a match, as `save_match` wrote them: each of one of its `teams`."""
+        if not isinstance(stored, list):
+            raise self._damaged(what)
+        try:
+            faults = tuple(FaultRecord.from_json(fault) for fault in stored)
+        except ValueError:
+            raise self._damaged(what) from None
+        if any(fault.team >= teams for fault in faults):
+            raise self._damaged(what)
+        return faults
+
+    def match_record(self, match_id: str) -> dict[str, Any]:
+        """The game record of a stored match."""
+        row = self._db.execute("SELECT record FROM matches WHERE id = ?", (match_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no match {match_id!r}")
+        record = self._decoded(row[0], f"the record of match {match_id!r}")
+        if not isinstance(record, dict):
+            raise self._damaged(f"the record of match {match_id!r}")
+        return record
+
+    def ratings(self, bots: Iterable[str]) -> dict[str, float]:
+        """The current rating of each of `bots` that has one: a registered bot's, or a removed bot's last
+        (from its rating events). A bot neither registered nor ever rated is left out."""
+        known = {bot: self._rating(bot) for bot in bots}
+        return {bot: rating for bot, rating in known.items() if rating is not None}
+
+    def _rating(self, bot: str) -> float | None:
+        row = self._db.execute("SELECT rating FROM bots WHERE name = ?", (bot,)).fetchone()
+        if row is None:
+            row = self._db.execute(
+                "SELECT after FROM rating_events WHERE bot = ? ORDER BY set_id DESC LIMIT 1", (bot,)
+            ).fetchone()
+        if row is None:
+            return None
+        if not _is_number(row[0]):
+            raise self._damaged(f"the rating of {bot!r}")
+        return float(row[0])
+
+    def save_rating_event(self, set_id: int, changes: Sequence[RatingChange]) -> bool:
+        """Apply a set's rating event in one transaction: its rows of `rating_events`, each bot's new
+        rating, the set marked rated. Returns False and changes nothing when the set is rated or void
+        already (or unknown), so a set is rated exactly once, whoever tries and whenever they are killed.
+
+        :raises RatingsChangedError: changing nothing, when a bot's rating is no longer its `before`
+            (another runner rated a set of that bot since it was read).
+        """
+        with self._transaction():
+            row = self._db.execute(
+                "SELECT rated_at, void_reason FROM sets WHERE id = ?", (set_id,)
+            ).fetchone()
+            if row is None or row[0] is not None or row[1] is not None:
+                return False
+            # A bot with no rating at all (neither registered nor rated) has none that could have moved.
+            moved = [
+                change.bot for change in changes if self._rating(change.bot) not in (None, change.before)
+            ]
+            if moved:
+                raise RatingsChangedError(
+                    f"{self.path}: ratings changed while set {set_id} was being rated (of {', '.join(moved)})"
+                )
+            for change in changes:
+                self._db.execute(
+                    "INSERT INTO rating_events VALUES (?, ?, ?, ?)",
+                    (set_id, change.bot, change.before, change.after),
+                )
+                self._db.execute("UPDATE bots SET rating = ? WHERE name = ?", (change.after, change.bot))
+            self._db.execute("UPDATE sets SET rated_at = ? WHERE id = ?", (time.time(), set_id))
+        return True
+
+    def rated_sets(self) -> set[int]:
+        """The ids of the sets whose rating event was applied."""
+        return {set_id for (set_id,) in self._db.execute("SELECT id FROM sets WHERE rated_at IS NOT NULL")}

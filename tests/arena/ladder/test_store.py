@@ -1,0 +1,329 @@
+"""The ladder's store: bots registry, sets, matches stored at once with typed faults, rating events saved
+exactly once and whole, damaged rows refused."""
+
+from __future__ import annotations
+
+import ast
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import arena.ladder
+from arena.ladder.elo import START_RATING
+from arena.ladder.entries import DuplicateSet, RatingChange
+from arena.ladder.store import LadderStore
+from arena.ladder.store_file import DuplicateMatchError, RatingsChangedError, StoreError, StoreFile
+from fiftysix.wire import FaultCause, FaultRecord
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> LadderStore:
+    return LadderStore(tmp_path / "ladder.db")
+
+
+def test_bots_registry(store: LadderStore) -> None:
+    store.add_bot("alice", address="127.0.0.1:5000")
+    store.add_bot("bob", command="python -m bob --port {port}")
+    assert [bot.name for bot in store.bots()] == ["alice", "bob"]
+    assert store.bot("alice").rating == START_RATING
+    assert store.bot("bob").where == "command: python -m bob --port {port}"
+    store.update_bot("alice", address="127.0.0.1:6000")
+    assert store.bot("alice").address == "127.0.0.1:6000"
+    store.update_bot("alice", command="run {port}")
+    assert store.bot("alice").address is None
+    store.set_probation("bob", "crashed 3 times")
+    assert store.bot("bob").probation == "crashed 3 times"
+    store.remove_bot("alice")
+    assert [bot.name for bot in store.bots()] == ["bob"]
+
+
+@pytest.mark.parametrize(
+    ("action", "message"),
+    [
+        (lambda s: s.add_bot("alice", address="h:1"), "already registered"),
+        (lambda s: s.bot("nobody"), "no bot named"),
+        (lambda s: s.remove_bot("nobody"), "no bot named"),
+        (lambda s: s.update_bot("alice"), "either"),
+        (lambda s: s.add_bot("carol"), "either an address or a command"),
+    ],
+)
+def test_bad_requests_are_refused(store: LadderStore, action: object, message: str) -> None:
+    store.add_bot("alice", address="127.0.0.1:5000")
+    with pytest.raises(StoreError, match=message):
+        action(store)  # type: ignore[operator]
+
+
+def save(
+    store: LadderStore,
+    duplicate: DuplicateSet,
+    rotation: int,
+    ranking: list[int],
+    faults: list[FaultRecord] | None = None,
+) -> None:
+    store.save_match(
+        f"m{duplicate.id}-{rotation}",
+        duplicate,
+        rotation,
+        "one_team_left",
+        ranking,
+        faults or [],
+        {"r": 1},
+        10,
+        0.5,
+    )
+
+
+EVENT = [RatingChange("a", START_RATING, 1516.0), RatingChange("b", START_RATING, 1484.0)]
+"""A rating event of a set of bots a and b, both at the starting rating before it."""
+
+
+def rating_events(store: LadderStore) -> list[tuple[int, str, float, float]]:
+    return sqlite3.connect(store.path).execute("SELECT * FROM rating_events ORDER BY set_id, bot").fetchall()
+
+
+def test_a_set_is_unfinished_until_its_rating_event_is_saved_once(store: LadderStore) -> None:
+    store.add_bot("a", address="h:1")
+    store.add_bot("b", address="h:2")
+    duplicate = store.create_set(4, "pairs", None, 99, ["a", "b"])
+    assert duplicate.team_bots(0) == ("a", "b")
+    assert duplicate.team_bots(1) == ("b", "a")
+    save(store, duplicate, 0, [1, 2])
+    assert store.unfinished_sets() == [(duplicate, [1])]
+    save(store, duplicate, 1, [2, 1])
+    assert store.unfinished_sets() == [(duplicate, [])]
+    assert store.save_rating_event(duplicate.id, EVENT) is True
+    assert (store.bot("a").rating, store.bot("b").rating) == (1516.0, 1484.0)
+    assert store.rated_sets() == {duplicate.id}
+    assert store.unfinished_sets() == []
+    assert rating_events(store) == [(1, "a", 1500.0, 1516.0), (1, "b", 1500.0, 1484.0)]
+    assert store.save_rating_event(duplicate.id, [RatingChange("a", 1516.0, 1600.0)]) is False
+    assert store.bot("a").rating == 1516.0
+    assert store.save_rating_event(99, EVENT) is False  # no such set
+
+
+def test_a_rating_event_from_ratings_that_changed_is_refused(store: LadderStore) -> None:
+    store.add_bot("a", address="h:1")
+    store.add_bot("b", address="h:2")
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    writer = sqlite3.connect(store.path)
+    writer.execute("UPDATE bots SET rating = 1510 WHERE name = 'b'")  # another runner rated b meanwhile
+    writer.commit()
+    writer.close()
+    with pytest.raises(RatingsChangedError, match=r"ratings changed while set 1 was being rated \(of b\)"):
+        store.save_rating_event(duplicate.id, EVENT)
+    assert rating_events(store) == []
+    assert store.bot("a").rating == START_RATING
+    assert store.rated_sets() == set()
+
+
+def test_a_rating_event_is_saved_whole_or_not_at_all(store: LadderStore) -> None:
+    """Rows, ratings and the set's mark are one transaction: a failure at the last step (or a SIGKILL
+    anywhere before the commit) leaves none of them, and the set can be rated later, once."""
+    store.add_bot("a", address="h:1")
+    store.add_bot("b", address="h:2")
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    writer = sqlite3.connect(store.path)
+    writer.execute(
+        "CREATE TRIGGER fail BEFORE UPDATE OF rated_at ON sets BEGIN SELECT RAISE(ABORT, 'disk gone'); END"
+    )
+    writer.commit()
+    with pytest.raises(StoreError, match="disk gone"):
+        store.save_rating_event(duplicate.id, EVENT)
+    assert rating_events(store) == []
+    assert [bot.rating for bot in store.bots()] == [START_RATING, START_RATING]
+    assert store.rated_sets() == set()
+    writer.execute("DROP TRIGGER fail")
+    writer.commit()
+    writer.close()
+    assert store.save_rating_event(duplicate.id, EVENT) is True
+    assert len(rating_events(store)) == 2
+
+
+def test_the_ratings_of_registered_removed_and_unknown_bots(store: LadderStore) -> None:
+    store.add_bot("a", address="h:1")
+    store.add_bot("b", address="h:2")
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    store.save_rating_event(duplicate.id, EVENT)
+    store.remove_bot("b")
+    assert store.ratings(["a", "b", "never"]) == {"a": 1516.0, "b": 1484.0}
+
+
+def test_a_rotation_is_stored_once(store: LadderStore) -> None:
+    store.add_bot("a", address="h:1")
+    store.add_bot("b", address="h:2")
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    save(store, duplicate, 0, [1, 2])
+    with pytest.raises(DuplicateMatchError, match="set 1 rotation 0 is stored already"):
+        store.save_match("other-id", duplicate, 0, "one_team_left", [1, 2], [], {}, 1, 0.1)
+    assert len(store.matches(duplicate.id)) == 1
+
+
+def test_a_void_set_is_never_rated_nor_resumed(store: LadderStore) -> None:
+    store.add_bot("a", address="h:1")
+    store.add_bot("b", address="h:2")
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    save(store, duplicate, 0, [1, 2])
+    store.void_set(duplicate.id, "arena error in rotation 1")
+    assert store.unfinished_sets() == []
+    save(store, duplicate, 1, [2, 1])
+    assert store.save_rating_event(duplicate.id, EVENT) is False
+    assert store.bot("a").rating == START_RATING
+    assert store.void_reason(duplicate.id) == "arena error in rotation 1"
+    assert len(store.matches(duplicate.id)) == 2  # kept in the history
+
+
+FAULT = '[{"seat": 1, "team": 1, "cause": "timeout", "detail": "", "deal_number": 1}]'
+"""A stored fault as the first release wrote it (no `substituted`)."""
+
+
+def test_faults_are_stored_and_read_back_typed(store: LadderStore) -> None:
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    faults = [
+        FaultRecord(seat=1, team=1, cause=FaultCause.TIMEOUT, detail="late", deal_number=2),
+        FaultRecord(
+            seat=2, team=0, cause=FaultCause.PROTOCOL_ERROR, detail="x", deal_number=3, substituted=True
+        ),
+    ]
+    save(store, duplicate, 0, [1, 2], faults)
+    [match] = store.matches()
+    assert match.faults == tuple(faults)
+    stored = sqlite3.connect(store.path).execute("SELECT faults FROM matches").fetchone()[0]
+    assert json.loads(stored) == [fault.to_json() for fault in faults]  # the format on disk is unchanged
+    assert match.to_json()["faults"] == json.loads(stored)
+    json.dumps(match.to_json())
+
+
+def test_a_fault_stored_by_the_first_release_reads_as_a_forfeit(store: LadderStore) -> None:
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    save(store, duplicate, 0, [1, 2])
+    writer = sqlite3.connect(store.path)
+    writer.execute("UPDATE matches SET faults = ?", (FAULT,))
+    writer.commit()
+    writer.close()
+    [match] = store.matches()
+    assert match.faults == (FaultRecord(1, 1, FaultCause.TIMEOUT, "", 1, substituted=False),)
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "what"),
+    [
+        ("faults", "{not json", "the faults of match 'm1-0'"),
+        ("faults", FAULT.replace('"team": 1', '"team": 7'), "the faults of match 'm1-0'"),
+        ("faults", FAULT.replace('"timeout"', '"asleep"'), "the faults of match 'm1-0'"),
+        ("faults", FAULT.replace('"seat": 1, ', ""), "the faults of match 'm1-0'"),
+        ("faults", FAULT[1:-1], "the faults of match 'm1-0'"),
+        ("bot_ranks", '{"a": "first"}', "match 'm1-0'"),
+        ("team_bots", "[" * 100_000, "the bots of match 'm1-0'"),
+    ],
+    ids=[
+        "not JSON",
+        "fault of no team",
+        "unknown cause",
+        "fault without a seat",
+        "faults not a list",
+        "rank not a number",
+        "deep nesting",
+    ],
+)
+def test_a_damaged_row_is_a_store_error(store: LadderStore, column: str, value: str, what: str) -> None:
+    store.add_bot("a", address="h:1")
+    store.add_bot("b", address="h:2")
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    save(store, duplicate, 0, [1, 2])
+    writer = sqlite3.connect(store.path)
+    writer.execute(f"UPDATE matches SET {column} = ?", (value,))
+    writer.commit()
+    writer.close()
+    for read in (store.matches, lambda: store.recent_matches("a", 5)):
+        with pytest.raises(StoreError, match=rf"is damaged: {what}"):
+            read()
+
+
+@pytest.mark.parametrize(
+    "change", ["players = 5", "ruleset = 'bridge'", "deal_cap = 10000000", "bots = '[\"a\"]'", "seed = 'x'"]
+)
+def test_a_set_the_ladder_could_not_play_is_a_store_error(store: LadderStore, change: str) -> None:
+    """The ladder resumes unfinished sets: one it cannot play must stop it with a clear message."""
+    store.create_set(4, "pairs", None, 1, ["a", "b"])
+    writer = sqlite3.connect(store.path)
+    writer.execute(f"UPDATE sets SET {change}")
+    writer.commit()
+    writer.close()
+    with pytest.raises(StoreError, match=r"is damaged: set 1 does not hold what the arena wrote"):
+        store.unfinished_sets()
+
+
+def test_a_bot_row_of_the_wrong_types_is_a_store_error(store: LadderStore) -> None:
+    store.add_bot("a", address="h:1")
+    writer = sqlite3.connect(store.path)
+    writer.execute("UPDATE bots SET rating = 'high'")
+    writer.commit()
+    writer.close()
+    with pytest.raises(StoreError, match=r"is damaged: the row of bot 'a'"):
+        store.bots()
+
+
+PUBLIC_CALLS: dict[str, Any] = {
+    "close": lambda s: s.close(),
+    "add_bot": lambda s: s.add_bot("x", address="h:1"),
+    "bot": lambda s: s.bot("a"),
+    "bots": lambda s: s.bots(),
+    "update_bot": lambda s: s.update_bot("a", address="h:9"),
+    "remove_bot": lambda s: s.remove_bot("a"),
+    "set_probation": lambda s: s.set_probation("a", "why"),
+    "create_set": lambda s: s.create_set(4, "pairs", None, 1, ["a", "b"]),
+    "unfinished_sets": lambda s: s.unfinished_sets(),
+    "save_match": lambda s: s.save_match(
+        "m", DuplicateSet(1, 4, "pairs", None, 1, ("a", "b"), 2), 0, "r", [1, 2], [], {}, 1, 0.1
+    ),
+    "void_set": lambda s: s.void_set(1, "why"),
+    "void_reason": lambda s: s.void_reason(1),
+    "matches": lambda s: s.matches(),
+    "recent_matches": lambda s: s.recent_matches(None, 5),
+    "match_record": lambda s: s.match_record("m"),
+    "ratings": lambda s: s.ratings(["a"]),
+    "save_rating_event": lambda s: s.save_rating_event(1, []),
+    "rated_sets": lambda s: s.rated_sets(),
+}
+
+
+def test_every_public_method_turns_sqlite_errors_into_store_errors(tmp_path: Path) -> None:
+    """With the connection gone, every call fails inside SQLite; none may leak a sqlite3 exception."""
+    public = {
+        name
+        for cls in (LadderStore, StoreFile)
+        for name, value in vars(cls).items()
+        if callable(value) and not name.startswith("_")
+    }
+    assert public == set(PUBLIC_CALLS), "a new public method needs a line here"
+    LadderStore(tmp_path / "ladder.db").add_bot("a", address="h:1")
+    for name, call in PUBLIC_CALLS.items():
+        store = LadderStore(tmp_path / "ladder.db")
+        store._db.close()
+        if name == "close":
+            continue  # closing twice is allowed
+        with pytest.raises(StoreError, match=str(tmp_path / "ladder.db")):
+            call(store)
+
+
+def test_the_store_persists_and_computes_nothing() -> None:
+    """The store's modules import nothing of the ladder that computes (the scheduler, the ratings, the
+    standings): of elo.py they take the starting rating of a new bot, of arena.errors the error family,
+    nothing else."""
+    folder = Path(arena.ladder.__file__).parent
+    persisting = {"arena.ladder.entries", "arena.ladder.store", "arena.ladder.store_file"}
+    for module in persisting:
+        tree = ast.parse((folder / f"{module.rsplit('.', 1)[1]}.py").read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                assert not any(alias.name.startswith("arena") for alias in node.names), module
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("arena"):
+                names = [alias.name for alias in node.names]
+                allowed = node.module in persisting or (node.module, names) in (
+                    ("arena.ladder.elo", ["START_RATING"]),
+                    ("arena.errors", ["ArenaError"]),
+                )
+                assert allowed, f"{module} imports {names} from {node.module}"

@@ -35,7 +35,6 @@ from arena.ladder.standings import matches_per_bot
 from arena.ladder.store import LadderStore
 from arena.ladder.store_file import DuplicateMatchError, StoreError
 from arena.runner import (
-    ARENA_ERROR,
     BotAddress,
     MatchOutcome,
     MatchSettings,
@@ -43,7 +42,7 @@ from arena.runner import (
     seats_for_teams,
 )
 from arena.untrusted import safe_text
-from fiftysix.engine import MatchRules, Ruleset
+from fiftysix.engine import EndReason, MatchRules, Ruleset
 from fiftysix.wire import TimeControl
 
 log = structlog.get_logger("ladder")
@@ -52,7 +51,8 @@ RATING_SCALE: Final = 100.0
 
 
 class LadderError(ArenaError, ValueError):
-    """A ladder that cannot run as asked (too few bots, a bot that cannot start)."""
+    """A ladder that cannot run as asked (too few bots off probation), or a run stopped because its
+    store cannot be written."""
 
 
 @dataclass
@@ -233,7 +233,7 @@ class Ladder:
         report.decision_seconds += sum(outcome.decision_seconds)
         report.waited_seconds += outcome.waited_seconds
         report.outcomes.append(outcome)
-        if outcome.reason == ARENA_ERROR:
+        if outcome.reason is EndReason.ARENA_ERROR:
             report.arena_errors += 1
             self._void(duplicate.id, f"arena error in rotation {job.rotation}: {outcome.arena_error}")
         for name in team_bots:

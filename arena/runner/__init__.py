@@ -1,10 +1,9 @@
 """Playing matches against remote bots: seating, the connection to a bot, the fault policy, the loop."""
 
-from arena.runner.match import ARENA_ERROR, MatchOutcome, MatchSettings, run_match
+from arena.runner.match import MatchOutcome, MatchSettings, run_match
 from arena.runner.seating import BotAddress, check_address, seats_for_teams, split_addresses
 
 __all__ = [
-    "ARENA_ERROR",
     "BotAddress",
     "MatchOutcome",
     "MatchSettings",

@@ -20,7 +20,6 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final
 
 import grpc.aio
 import structlog
@@ -52,9 +51,6 @@ from fiftysix.wire import (
 )
 
 log = structlog.get_logger("arena")
-
-ARENA_ERROR: Final = EndReason.ARENA_ERROR
-"""The end reason of a match stopped by an error of the arena's own."""
 
 
 @dataclass

@@ -117,7 +117,7 @@ def main() -> None:
         per_decision = (report.decision_seconds - report.waited_seconds) / report.decisions * 1e6
         waiting = report.waited_seconds / report.decisions * 1e6
         storage = report.storage_seconds / max(1, report.matches) * 1e3
-        decisions = statistics.fmean([outcome.decisions for outcome in report.outcomes])
+        decisions = report.decisions / max(1, report.matches)
         print(
             f"concurrency {concurrency}: per decision {per_decision:.0f} us of arena work and"
             f" {waiting:.0f} us waiting for the bot; {storage:.1f} ms of storage per match;"

@@ -176,6 +176,8 @@ def _run(args: argparse.Namespace, store: LadderStore) -> None:
         print(f"{safe_text(name, 64)} was put on probation: {safe_text(reason)}")
     for set_id, reason in report.voided_sets:
         print(f"Set {set_id} was made void (never rated): {safe_text(reason)}")
+    if report.sets_voided > len(report.voided_sets):
+        print(f"... and {report.sets_voided - len(report.voided_sets)} more sets made void (see the log)")
     if report.arena_errors:
         print(f"{report.arena_errors} matches failed by an error of the arena's own (see the log)")
     print("")

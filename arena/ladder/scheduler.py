@@ -77,9 +77,14 @@ class LadderSettings:
         return MatchRules(self.players, self.ruleset, self.deal_cap)
 
 
+VOIDED_SETS_KEPT: Final = 20
+"""How many voided sets a report names; a long run that voids many keeps only their count beyond."""
+
+
 @dataclass
 class LadderReport:
-    """What a ladder run did, with where the time went."""
+    """What a ladder run did, with where the time went: sums and counts only, so that a run of any
+    length holds the same memory (a match's outcome, its record above all, is stored and let go)."""
 
     matches: int = 0
     sets_rated: int = 0
@@ -90,17 +95,31 @@ class LadderReport:
     decisions: int = 0
     decision_seconds: float = 0.0
     waited_seconds: float = 0.0
-    outcomes: list[MatchOutcome] = field(default_factory=list)
     probations: list[tuple[str, str]] = field(default_factory=list)
+    """Bots put on probation by this run, with why: each bot at most once, so bounded by the bots."""
     arena_errors: int = 0
     """Matches the arena itself failed (logged with their tracebacks); their sets are void."""
+    sets_voided: int = 0
     voided_sets: list[tuple[int, str]] = field(default_factory=list)
+    """The first VOIDED_SETS_KEPT sets made void, with why (the rest are in the log and the store)."""
+
+
+@dataclass
+class _SetInPlay:
+    """What the run knows of a set it plays, shared by the set's jobs and let go with them."""
+
+    duplicate: DuplicateSet
+    void: bool = False
 
 
 @dataclass
 class _Job:
-    duplicate: DuplicateSet
+    set_in_play: _SetInPlay
     rotation: int
+
+    @property
+    def duplicate(self) -> DuplicateSet:
+        return self.set_in_play.duplicate
 
 
 class Ladder:
@@ -121,7 +140,6 @@ class Ladder:
         self.report = LadderReport()
         self.scheduled: dict[str, int] = {}
         self.stopping = False
-        self.voided: set[int] = set()
         self.store_failure: StoreError | None = None
 
     def active_bots(self) -> list[BotEntry]:
@@ -162,7 +180,8 @@ class Ladder:
             if not missing:
                 self._rate(duplicate)
             elif set(duplicate.bots) <= registered:
-                yield [_Job(duplicate, rotation) for rotation in missing]
+                in_play = _SetInPlay(duplicate)
+                yield [_Job(in_play, rotation) for rotation in missing]
             else:
                 log.warning(
                     "set_skipped", set_id=duplicate.id, reason="a bot is not registered or on probation"
@@ -179,7 +198,8 @@ class Ladder:
                 self.rng.randrange(2**31),
                 self.pick_bots(),
             )
-            yield [_Job(duplicate, rotation) for rotation in range(duplicate.rotations)]
+            in_play = _SetInPlay(duplicate)
+            yield [_Job(in_play, rotation) for rotation in range(duplicate.rotations)]
 
     def _rate(self, duplicate: DuplicateSet) -> None:
         """Rate the set if it is finished (and not void, nor rated by another runner)."""
@@ -203,7 +223,7 @@ class Ladder:
         except Exception as error:
             log.exception("ladder_match_failed", set_id=duplicate.id, rotation=job.rotation)
             self.report.arena_errors += 1
-            self._void(duplicate.id, f"arena error in rotation {job.rotation}: {type(error).__name__}")
+            self._void(job.set_in_play, f"arena error in rotation {job.rotation}: {type(error).__name__}")
             return
         finally:
             for name in team_bots:
@@ -232,10 +252,9 @@ class Ladder:
         report.decisions += outcome.decisions
         report.decision_seconds += sum(outcome.decision_seconds)
         report.waited_seconds += outcome.waited_seconds
-        report.outcomes.append(outcome)
         if outcome.reason is EndReason.ARENA_ERROR:
             report.arena_errors += 1
-            self._void(duplicate.id, f"arena error in rotation {job.rotation}: {outcome.arena_error}")
+            self._void(job.set_in_play, f"arena error in rotation {job.rotation}: {outcome.arena_error}")
         for name in team_bots:
             self._check_probation(name)
         self._rate(duplicate)
@@ -266,7 +285,7 @@ class Ladder:
                     detail = f"did not start: {safe_text(error)}"
                     log.warning("bot_not_started", bot=name, set_id=duplicate.id, detail=detail)
                     absent[rules.seats_of(team)[0]] = detail
-                    self._void(duplicate.id, f"{name} did not start")
+                    self._void(job.set_in_play, f"{name} did not start")
                     where = ["-"]
                 taken.extend(address for address in where if address != "-")
                 addresses.append(BotAddress(name, ",".join(where)))
@@ -274,12 +293,15 @@ class Ladder:
         finally:
             self.local_bots.release(taken)
 
-    def _void(self, set_id: int, reason: str) -> None:
+    def _void(self, set_in_play: _SetInPlay, reason: str) -> None:
         """Make a set void: never rated, never resumed; the rest of its matches are not played."""
-        if set_id in self.voided:
+        if set_in_play.void:
             return
-        self.voided.add(set_id)
-        self.report.voided_sets.append((set_id, reason))
+        set_in_play.void = True
+        set_id = set_in_play.duplicate.id
+        self.report.sets_voided += 1
+        if len(self.report.voided_sets) < VOIDED_SETS_KEPT:
+            self.report.voided_sets.append((set_id, reason))
         self.store.void_set(set_id, reason)
         log.warning("set_voided", set_id=set_id, reason=reason)
 
@@ -325,7 +347,7 @@ class Ladder:
             nonlocal launched, current
             if self.stopping:
                 return None
-            current = [job for job in current if job.duplicate.id not in self.voided]
+            current = [job for job in current if not job.set_in_play.void]
             if not current:
                 if target is not None and launched >= target:
                     return None

@@ -70,6 +70,48 @@ limit: Final = Bounded(1, 100_000)
 """Rows listed at once."""
 
 
+@dataclass(frozen=True, slots=True)
+class Duration:
+    """An argument type for a span of time written with units, `90s`, `30m`, `2h` or `1h30m`, from
+    `low_s` to `high_s` seconds; returns seconds."""
+
+    low_s: int
+    high_s: int
+
+    @property
+    def range(self) -> str:
+        """The range as people read it."""
+        return f"{span(self.low_s)} to {span(self.high_s)}"
+
+    def __call__(self, text: str) -> float:
+        expected = f"expected a duration such as 90s, 30m, 2h or 1h30m, from {self.range}"
+        found = re.fullmatch(r"(?:(\d{1,7})h)?(?:(\d{1,7})m)?(?:(\d{1,7})s)?", text.strip().lower())
+        if found is None or not any(found.groups()):
+            raise argparse.ArgumentTypeError(f"{expected}; got {_shown(text)}")
+        hours, minutes, seconds = (int(part or 0) for part in found.groups())
+        total = hours * 3600 + minutes * 60 + seconds
+        if not self.low_s <= total <= self.high_s:
+            raise argparse.ArgumentTypeError(f"{expected}; got {span(total)}")
+        return float(total)
+
+
+def span(seconds: float) -> str:
+    """1h30m, 90s, 2h: the shortest way to write a whole number of seconds in the units `Duration`
+    reads."""
+    hours, rest = divmod(round(seconds), 3600)
+    minutes, seconds = divmod(rest, 60)
+    text = (
+        (f"{hours}h" if hours else "")
+        + (f"{minutes}m" if minutes else "")
+        + (f"{seconds}s" if seconds else "")
+    )
+    return text or "0s"
+
+
+duration: Final = Duration(1, 8760 * 3600)
+"""How long a ladder run starts new sets: a second to a year."""
+
+
 def players(text: str) -> int:
     """4, 6 or 8."""
     if text.strip() not in ("4", "6", "8"):

@@ -23,6 +23,8 @@ SAMPLE_BOTS: Final = {
     "rules": "python -m sample_bots.rule_bot --port {port}",
 }
 """What `ladder run --sample-bots` registers: name and command of each sample bot."""
+DEFAULT_MATCHES: Final = 20
+"""What `ladder run` plays when neither --matches, --forever nor --duration says otherwise."""
 
 
 def register(commands: Commands, parents: Parents) -> None:
@@ -44,10 +46,18 @@ def register(commands: Commands, parents: Parents) -> None:
     count.add_argument(
         "--matches",
         type=arguments.matches,
-        default=20,
-        help=f"matches to play ({arguments.matches.range}; default 20)",
+        help=f"matches to play ({arguments.matches.range}; default 20, or no limit with --duration); "
+        "a run plays whole sets, and finishes the sets an earlier run left unfinished first, so it may "
+        "play a few more",
     )
     count.add_argument("--forever", action="store_true", help="play until stopped with Ctrl-C")
+    run.add_argument(
+        "--duration",
+        type=arguments.duration,
+        metavar="TIME",
+        help="start no new set after TIME, such as 90s, 30m, 2h or 1h30m "
+        f"({arguments.duration.range}); with --matches, whichever comes first; the sets in play finish",
+    )
     run.add_argument(
         "--concurrency",
         type=arguments.concurrency,
@@ -134,8 +144,15 @@ def _run(args: argparse.Namespace, store: LadderStore) -> None:
             if name not in registered:
                 store.add_bot(name, command=command)
                 print(f"Registered the sample bot {name}: {command}")
+    if args.forever:
+        matches = None
+    elif args.matches is not None:
+        matches = args.matches
+    else:
+        matches = None if args.duration is not None else DEFAULT_MATCHES
     settings = LadderSettings(
-        matches=None if args.forever else args.matches,
+        matches=matches,
+        duration_s=args.duration,
         concurrency=args.concurrency,
         players=args.players,
         ruleset=args.ruleset,
@@ -146,9 +163,12 @@ def _run(args: argparse.Namespace, store: LadderStore) -> None:
         probation_after=args.probation_after,
     )
     local_bots = LocalBots(Path(f"{args.db}-logs"))
-    progress = Progress(settings.matches)
+    progress = Progress(settings.matches, duration_s=settings.duration_s)
     ladder = Ladder(
-        store, settings, local_bots, on_match=lambda outcome, _report: progress.advance(len(outcome.faults))
+        store,
+        settings,
+        local_bots,
+        on_match=lambda outcome, _report: progress.advance(len(outcome.faults), ladder.planned_matches),
     )
     ladder.check()
 
@@ -162,6 +182,10 @@ def _run(args: argparse.Namespace, store: LadderStore) -> None:
             await local_bots.stop_all()
 
     what = "until stopped (Ctrl-C)" if settings.matches is None else f"{settings.matches} matches"
+    if args.duration is not None:
+        what = f"{what} for at most {arguments.span(args.duration)}"
+        if settings.matches is None:
+            what = f"for {arguments.span(args.duration)} (Ctrl-C stops earlier)"
     print(f"Playing {what}, {settings.concurrency} at a time; results in {args.db}", file=sys.stderr)
     try:
         asyncio.run(run())

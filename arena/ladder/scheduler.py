@@ -57,9 +57,13 @@ class LadderError(ArenaError, ValueError):
 
 @dataclass
 class LadderSettings:
-    """How a ladder run plays: how many matches (None: until stopped), how many at once, what kind."""
+    """How a ladder run plays: how many matches (None: until stopped), for how long, how many at once,
+    what kind."""
 
     matches: int | None = 20
+    duration_s: float | None = None
+    """No new set starts this many seconds after the run started (None: no limit); with `matches`,
+    whichever comes first. The sets already started are played to their end."""
     concurrency: int = 1
     players: int = 4
     ruleset: Ruleset = Ruleset.PAIRS
@@ -141,6 +145,11 @@ class Ladder:
         self.scheduled: dict[str, int] = {}
         self.stopping = False
         self.store_failure: StoreError | None = None
+        self.launched = 0
+        self.lost = 0
+        """Matches launched that ended without being stored (see `planned_matches`)."""
+        self.queued = 0
+        self.out_of_time = False
 
     def active_bots(self) -> list[BotEntry]:
         """Registered bots not on probation."""
@@ -223,6 +232,7 @@ class Ladder:
         except Exception as error:
             log.exception("ladder_match_failed", set_id=duplicate.id, rotation=job.rotation)
             self.report.arena_errors += 1
+            self.lost += 1
             self._void(job.set_in_play, f"arena error in rotation {job.rotation}: {type(error).__name__}")
             return
         finally:
@@ -243,6 +253,7 @@ class Ladder:
             )
         except DuplicateMatchError as error:
             log.warning("match_not_stored", set_id=duplicate.id, rotation=job.rotation, reason=str(error))
+            self.lost += 1
             return
         report = self.report
         report.storage_seconds += time.perf_counter() - started
@@ -333,29 +344,47 @@ class Ladder:
         self.report.probations.append((name, reason))
         log.warning("bot_put_on_probation", bot=name, reason=reason)
 
+    @property
+    def planned_matches(self) -> int | None:
+        """How many matches this run will store as it stands (None: until stopped or out of time). Sets
+        are played whole, and sets left unfinished by an earlier run first, so this may grow beyond
+        `settings.matches`; a voided set's unplayed matches drop out of it."""
+        known = self.launched - self.lost + self.queued
+        target = self.settings.matches
+        return None if target is None else max(target, known)
+
     async def run(self) -> LadderReport:
-        """Play until the number of matches is reached (rounded up to whole sets) or `stop()` is called."""
+        """Play until the number of matches is reached or the time is up (rounded up to whole sets), or
+        `stop()` is called."""
         self.check()
         started = time.perf_counter()
+        deadline = None if self.settings.duration_s is None else started + self.settings.duration_s
         sets = self.sets()
         target = self.settings.matches
-        launched = 0
         current: list[_Job] = []
 
         def next_job() -> _Job | None:
             # A set once started is played to its end, so a run ends on whole sets.
-            nonlocal launched, current
+            nonlocal current
             if self.stopping:
+                self.queued = 0
                 return None
             current = [job for job in current if not job.set_in_play.void]
+            self.queued = len(current)
             if not current:
-                if target is not None and launched >= target:
+                if target is not None and self.launched >= target:
+                    return None
+                if deadline is not None and time.perf_counter() >= deadline:
+                    if not self.out_of_time:
+                        self.out_of_time = True
+                        log.info("ladder_out_of_time", seconds=self.settings.duration_s)
                     return None
                 current = next(sets, [])
                 if not current:
                     return None
             job = current.pop(0)
-            launched += 1
+            self.launched += 1
+            self.queued = len(current)
             for name in job.duplicate.team_bots(job.rotation):
                 self.scheduled[name] = self.scheduled.get(name, 0) + 1
             return job

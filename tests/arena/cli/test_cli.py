@@ -175,6 +175,40 @@ def test_no_number_option_is_unbounded_and_help_states_every_range() -> None:
     for action in bounded:
         assert isinstance(action.type, arguments.Bounded)
         assert action.type.range in (action.help or ""), action.option_strings
+    durations = [action for action in actions if isinstance(action.type, arguments.Duration)]
+    assert [action.option_strings for action in durations] == [["--duration"]]
+    assert arguments.duration.range in (durations[0].help or "")
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("90s", 90), ("30m", 1800), ("2h", 7200), ("1h30m", 5400), ("1h0m5s", 3605), ("8760h", 8760 * 3600)],
+)
+def test_a_duration_is_written_with_units(text: str, seconds: int) -> None:
+    args = build_parser().parse_args(["ladder", "run", "--duration", text])
+    assert args.duration == seconds
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [("90", "'90'"), ("0s", "0s"), ("8761h", "8761h"), ("1h 30m", "'1h 30m'"), ("-5m", "'-5m'"), ("", "''")],
+)
+def test_a_bad_duration_is_one_line_that_says_what_is_expected(
+    text: str, shown: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = parse_error(["ladder", "run", f"--duration={text}"], capsys)
+    assert line.startswith(
+        "arena ladder run: error: argument --duration: expected a duration such as 90s, 30m, 2h or 1h30m, "
+        f"from 1s to 8760h; got {shown}"
+    )
+
+
+def test_duration_combines_with_matches_or_forever() -> None:
+    parser = build_parser()
+    args = parser.parse_args(["ladder", "run", "--forever", "--duration", "1h"])
+    assert (args.forever, args.duration) == (True, 3600)
+    args = parser.parse_args(["ladder", "run", "--matches", "5", "--duration", "1h"])
+    assert (args.matches, args.duration) == (5, 3600)
 
 
 @pytest.mark.parametrize(

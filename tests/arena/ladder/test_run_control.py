@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import io
+import re
+import sys
 from collections.abc import Iterator
 from numbers import Real
 from pathlib import Path
 
 import pytest
 
+from arena.cli import main
+from arena.cli.progress import Progress
 from arena.ladder import Ladder, LadderReport, LadderSettings, LadderStore, LocalBots
 from arena.ladder.scheduler import VOIDED_SETS_KEPT, _SetInPlay
 from fiftysix.wire import TimeControl
@@ -69,3 +74,75 @@ def test_a_report_names_the_first_voided_sets_and_counts_the_rest(
     assert len(ladder.report.voided_sets) == VOIDED_SETS_KEPT
     assert store.unfinished_sets() == []
     store.close()
+
+
+def test_a_run_bounded_by_time_ends_on_whole_sets(tmp_path: Path, servers: list[BotServer]) -> None:
+    store = registered(tmp_path / "ladder.db", servers)
+    settings = LadderSettings(matches=None, duration_s=0.3, deal_cap=2, time_control=FAST, seed=6)
+    report = asyncio.run(Ladder(store, settings, LocalBots(tmp_path)).run())
+    # The first set starts at once; no set starts after 0.3 s, and the one in play is finished.
+    assert report.matches >= 2
+    assert report.matches % 2 == 0
+    assert report.sets_rated == report.matches // 2
+    assert store.unfinished_sets() == []
+    store.close()
+
+
+def test_matches_and_duration_whichever_comes_first(tmp_path: Path, servers: list[BotServer]) -> None:
+    store = registered(tmp_path / "ladder.db", servers)
+    settings = LadderSettings(matches=2, duration_s=3600, deal_cap=2, time_control=FAST, seed=6)
+    report = asyncio.run(Ladder(store, settings, LocalBots(tmp_path)).run())
+    assert report.matches == 2
+    store.close()
+
+
+class Terminal(io.StringIO):
+    """Standard error as a terminal: the progress line is redrawn in place."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_total_grows_with_a_resumed_set(
+    tmp_path: Path,
+    servers: list[BotServer],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--matches 1 with a set of two matches left unfinished: the run plays both, and says 1/2, 2/2
+    (never 2/1)."""
+    db = tmp_path / "ladder.db"
+    store = registered(db, servers)
+    unfinished = store.create_set(4, "pairs", 2, 8, ["bot0", "bot1"])
+    store.close()
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["ladder", "--db", str(db), "run", "--matches", "1", "--decision-ms", "500"]) == 0
+    counts = [
+        (int(done), int(total)) for done, total in re.findall(r"(\d+)/(\d+) matches", terminal.getvalue())
+    ]
+    assert counts == [(1, 2), (2, 2)]
+    assert "Played 2 matches (1 sets rated, 0 faults)" in capsys.readouterr().out
+    store = LadderStore(db)
+    assert len(store.matches(unfinished.id)) == 2
+    assert store.unfinished_sets() == []
+    store.close()
+
+
+def test_a_run_bounded_by_time_alone_shows_the_time_left() -> None:
+    progress = Progress(None, stream=Terminal(), duration_s=3600)
+    progress.started -= 5
+    progress.advance()
+    line = progress.line()
+    assert re.search(r"^1 matches .* 59:5\d left .*elapsed$", line), line
+    assert "/" not in line.replace("/min", "")
+    progress.duration_s = 0
+    assert "time is up, finishing the sets in play" in progress.line()
+    assert " left" not in progress.line()
+
+
+def test_the_time_left_is_the_sooner_of_matches_and_duration() -> None:
+    progress = Progress(1000, stream=Terminal(), duration_s=60)
+    progress.started -= 1  # one match a second: 999 s of matches left, but under a minute of time
+    progress.advance()
+    assert re.search(r"\b0:5\d left\b", progress.line()), progress.line()

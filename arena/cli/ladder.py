@@ -130,13 +130,14 @@ def export_record(args: argparse.Namespace) -> int:
 
 
 def run_ladder(args: argparse.Namespace) -> int:
-    """Play rated matches with a progress line on standard error; then print the report and standings."""
+    """Play rated matches with a progress line on standard error; then print the report and standings.
+    Returns 0, or 128 + the signal's number (130 for Ctrl-C) when a second signal stopped the run at
+    once (after the report and standings of what finished)."""
     with open_store(args, writes=True) as store:
-        _run(args, store)
-    return 0
+        return _run(args, store)
 
 
-def _run(args: argparse.Namespace, store: LadderStore) -> None:
+def _run(args: argparse.Namespace, store: LadderStore) -> int:
     options.configure_logging_from(args)
     if args.sample_bots:
         registered = {bot.name for bot in store.bots()}
@@ -171,11 +172,23 @@ def _run(args: argparse.Namespace, store: LadderStore) -> None:
         on_match=lambda outcome, _report: progress.advance(len(outcome.faults), ladder.planned_matches),
     )
     ladder.check()
+    signals: list[int] = []
+
+    def on_signal(signum: int) -> None:
+        # First: start no new match, let the running ones finish. Second: cancel them and stop now.
+        # Later ones change nothing: the bots are being stopped (at most their grace period).
+        signals.append(signum)
+        if len(signals) == 1:
+            print("\nStopping after the matches in progress (Ctrl-C again to stop now)...", file=sys.stderr)
+            ladder.stop()
+        elif len(signals) == 2:
+            print("\nStopping now: the matches in progress are cancelled...", file=sys.stderr)
+            ladder.stop(now=True)
 
     async def run() -> None:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, _stop_once, loop, ladder)
+            loop.add_signal_handler(signum, on_signal, signum)
         try:
             await ladder.run()
         finally:
@@ -204,13 +217,11 @@ def _run(args: argparse.Namespace, store: LadderStore) -> None:
         print(f"... and {report.sets_voided - len(report.voided_sets)} more sets made void (see the log)")
     if report.arena_errors:
         print(f"{report.arena_errors} matches failed by an error of the arena's own (see the log)")
+    if report.matches_cancelled:
+        print(
+            f"Stopped at once: {report.matches_cancelled} matches in progress were cancelled and not "
+            "stored; the next run finishes their sets"
+        )
     print("")
     tables.print_standings(store, as_json=False)
-
-
-def _stop_once(loop: asyncio.AbstractEventLoop, ladder: Ladder) -> None:
-    """First Ctrl-C: start no new match and let the running ones finish. A second one stops at once."""
-    print("\nStopping after the matches in progress (Ctrl-C again to stop now)...", file=sys.stderr)
-    ladder.stop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.remove_signal_handler(signum)
+    return 128 + signals[1] if len(signals) >= 2 else 0

@@ -103,6 +103,9 @@ class LadderReport:
     """Bots put on probation by this run, with why: each bot at most once, so bounded by the bots."""
     arena_errors: int = 0
     """Matches the arena itself failed (logged with their tracebacks); their sets are void."""
+    matches_cancelled: int = 0
+    """Matches in progress when the run was stopped at once (`stop(now=True)`): nothing of them is
+    stored, and their sets are finished by the next run."""
     sets_voided: int = 0
     voided_sets: list[tuple[int, str]] = field(default_factory=list)
     """The first VOIDED_SETS_KEPT sets made void, with why (the rest are in the log and the store)."""
@@ -150,6 +153,7 @@ class Ladder:
         """Matches launched that ended without being stored (see `planned_matches`)."""
         self.queued = 0
         self.out_of_time = False
+        self._workers: list[asyncio.Task[None]] = []
 
     def active_bots(self) -> list[BotEntry]:
         """Registered bots not on probation."""
@@ -228,6 +232,12 @@ class Ladder:
         try:
             outcome = await self._play_match(job, team_bots)
         except StoreError:
+            raise
+        except asyncio.CancelledError:
+            # Stopped at once: run_match has closed its streams; nothing of the match is stored.
+            self.report.matches_cancelled += 1
+            self.lost += 1
+            log.info("ladder_match_cancelled", set_id=duplicate.id, rotation=job.rotation)
             raise
         except Exception as error:
             log.exception("ladder_match_failed", set_id=duplicate.id, rotation=job.rotation)
@@ -399,14 +409,30 @@ class Ladder:
                 self.store_failure = self.store_failure or error
                 self.stop()
 
+        workers = [asyncio.create_task(worker()) for _ in range(self.settings.concurrency)]
+        self._workers = workers
         try:
-            await asyncio.gather(*(worker() for _ in range(self.settings.concurrency)))
+            await asyncio.wait(workers)
+        except asyncio.CancelledError:
+            for task in workers:
+                task.cancel()
+            await asyncio.wait(workers)
+            raise
         finally:
+            self._workers = []
             self.report.seconds = time.perf_counter() - started
+        for task in workers:
+            if not task.cancelled():
+                task.result()  # an error of the arena's own that escaped containment is raised here
         if self.store_failure is not None:
             raise LadderError(f"the ladder stopped: {self.store_failure}")
         return self.report
 
-    def stop(self) -> None:
-        """Start no new match; the matches being played finish."""
+    def stop(self, now: bool = False) -> None:
+        """Start no new match; the matches being played finish. With `now`, they are cancelled as well
+        (each closes its streams on the way out), none of them is stored, and `run` returns at once
+        with what finished; their sets stay unfinished, for the next run to finish."""
         self.stopping = True
+        if now:
+            for task in self._workers:
+                task.cancel()

@@ -193,6 +193,65 @@ def test_sigkill_loses_no_finished_match_and_the_next_run_goes_on(tmp_path: Path
         store.close()
 
 
+def _descendants(pid: int) -> list[int]:
+    found = []
+    for child in _children(pid):
+        found.extend([child, *_descendants(child)])
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs /proc to find the bot processes")
+def test_two_ctrl_c_stop_at_once_with_the_standings_and_no_traceback(tmp_path: Path) -> None:
+    """The second Ctrl-C cancels the matches in progress: exit status 130 after the report and the
+    standings of what finished, no traceback, no bot process left, nothing half stored."""
+    db = tmp_path / "ladder.db"
+    command = ["ladder", "run", "--db", str(db), "--sample-bots", "--forever", "--concurrency", "2"]
+    ladder = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        finished = 0
+        while time.monotonic() < deadline and finished < 1:
+            time.sleep(0.2)
+            if db.exists():
+                store = LadderStore(db)
+                finished = len(store.matches())
+                store.close()
+        assert finished >= 1, "the ladder did not get going"
+        started = _descendants(ladder.pid)
+        assert started, "no bot process found"
+        ladder.send_signal(signal.SIGINT)
+        time.sleep(0.05)
+        ladder.send_signal(signal.SIGINT)
+        stdout, stderr = ladder.communicate(timeout=30)
+    finally:
+        if ladder.poll() is None:
+            ladder.kill()
+            ladder.wait(10)
+    assert ladder.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert "Stopping now" in stderr
+    assert "Played " in stdout
+    assert "rank  bot" in stdout
+    assert "rules" in stdout.split("rank  bot")[1]
+    left = [pid for pid in started if _alive(pid)]
+    assert left == [], [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in left]
+    store = LadderStore(db)
+    try:
+        stored = store.matches()
+        assert len(stored) >= finished
+        for match in stored:
+            assert replay(from_json(store.match_record(match.id))).complete
+        # Every finished set was rated exactly once; unfinished ones wait for the next run.
+        assert sum(bot.rating for bot in store.bots()) == pytest.approx(3000)
+    finally:
+        store.close()
+
+
 def test_bots_commands(tmp_path: Path) -> None:
     db = tmp_path / "ladder.db"
     server = start(RandomBot)

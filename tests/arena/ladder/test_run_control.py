@@ -7,6 +7,7 @@ import dataclasses
 import io
 import re
 import sys
+import time
 from collections.abc import Iterator
 from numbers import Real
 from pathlib import Path
@@ -19,7 +20,7 @@ from arena.ladder import Ladder, LadderReport, LadderSettings, LadderStore, Loca
 from arena.ladder.scheduler import VOIDED_SETS_KEPT, _SetInPlay
 from fiftysix.wire import TimeControl
 from sample_bots.random_bot import RandomBot
-from sdk import BotServer, start
+from sdk import BotServer, BotView, Move, start
 
 FAST = TimeControl(decision_ms=500, bank_ms=500)
 
@@ -146,3 +147,40 @@ def test_the_time_left_is_the_sooner_of_matches_and_duration() -> None:
     progress.started -= 1  # one match a second: 999 s of matches left, but under a minute of time
     progress.advance()
     assert re.search(r"\b0:5\d left\b", progress.line()), progress.line()
+
+
+class SlowBot(RandomBot):
+    """Thinks 50 ms a decision, so that a match is surely in progress when the run is stopped."""
+
+    def decide(self, view: BotView) -> Move:
+        time.sleep(0.05)
+        return super().decide(view)
+
+
+def test_stop_now_cancels_the_matches_in_progress_and_stores_nothing_of_them(tmp_path: Path) -> None:
+    slow = start(SlowBot)
+    store = registered(tmp_path / "ladder.db", [slow, slow])
+    settings = LadderSettings(matches=None, deal_cap=4, seed=9)
+    ladder = Ladder(store, settings, LocalBots(tmp_path))
+
+    async def run_and_stop() -> tuple[LadderReport, float]:
+        task = asyncio.create_task(ladder.run())
+        while ladder.launched == 0:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.3)
+        ladder.stop(now=True)
+        stopped = time.monotonic()
+        report = await task
+        return report, time.monotonic() - stopped
+
+    try:
+        report, seconds = asyncio.run(run_and_stop())
+        assert seconds < 2
+        assert (report.matches, report.matches_cancelled) == (0, 1)
+        assert store.matches() == []
+        [(_duplicate, missing)] = store.unfinished_sets()
+        assert missing == [0, 1]  # the next run plays the whole set
+        assert ladder.scheduled == {"bot0": 0, "bot1": 0}
+    finally:
+        store.close()
+        slow.stop(0)

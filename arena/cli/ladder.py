@@ -39,7 +39,10 @@ def register(commands: Commands, parents: Parents) -> None:
         "run",
         help="play matches in duplicate sets and rate them",
         description="Play rated matches between the registered bots. Each pairing is a duplicate set: the "
-        "same deals once per rotation of the teams over the seats; a run ends on whole sets.",
+        "same deals once per rotation of the teams over the seats; a run ends on whole sets. Ctrl-C (or "
+        "SIGTERM) starts no new match and lets the ones in progress finish; a second one cancels them "
+        "(nothing of them is stored; the next run finishes their sets), prints the standings and exits "
+        "with status 130.",
         parents=[parents.database, parents.ladder_match],
     )
     count = run.add_mutually_exclusive_group()
@@ -50,7 +53,9 @@ def register(commands: Commands, parents: Parents) -> None:
         "a run plays whole sets, and finishes the sets an earlier run left unfinished first, so it may "
         "play a few more",
     )
-    count.add_argument("--forever", action="store_true", help="play until stopped with Ctrl-C")
+    count.add_argument(
+        "--forever", action="store_true", help="play until stopped with Ctrl-C (or until --duration)"
+    )
     run.add_argument(
         "--duration",
         type=arguments.duration,

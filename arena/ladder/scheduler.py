@@ -7,6 +7,11 @@ Each set is played once per rotation of the teams over the seats on the same see
 as one event (ratings.py) as soon as its last match is stored. Sets left unfinished by an earlier run
 are finished first. Bots on probation are skipped.
 
+A run ends on whole sets: after `matches` (as many more as the last set needs), or when no new set may
+start after `duration_s`, or after `stop()`; `stop(now=True)` cancels the matches in progress instead
+(nothing of them is stored; their sets stay unfinished for the next run). The report keeps sums and
+counts, never the matches, so a run's memory does not grow with its length.
+
 Containment: no bot ends a run. A bot's faults are recorded in its matches and lead to probation; a
 command bot that does not start forfeits that match (an `unreachable` fault, so it counts towards
 probation) and its set is made void, since a host-side failure must not be rated. A match that fails

@@ -15,7 +15,7 @@ from arena.cli import arguments, options, tables
 from arena.cli.options import Commands, Parents, open_store
 from arena.cli.progress import Progress
 from arena.errors import ArenaError
-from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
+from arena.ladder import IDLE_LIMIT, Ladder, LadderSettings, LadderStore, LocalBots
 from arena.untrusted import safe_text
 
 SAMPLE_BOTS: Final = {
@@ -145,7 +145,10 @@ def _run(args: argparse.Namespace, store: LadderStore) -> None:
         strikes=args.strikes,
         probation_after=args.probation_after,
     )
-    local_bots = LocalBots(Path(f"{args.db}-logs"))
+    # Idle room for a match's processes per worker, so that concurrent matches do not churn them.
+    local_bots = LocalBots(
+        Path(f"{args.db}-logs"), idle_limit=max(IDLE_LIMIT, settings.concurrency * settings.players)
+    )
     progress = Progress(settings.matches)
     ladder = Ladder(
         store, settings, local_bots, on_match=lambda outcome, _report: progress.advance(len(outcome.faults))

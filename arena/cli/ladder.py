@@ -19,8 +19,8 @@ from arena.ladder import IDLE_LIMIT, Ladder, LadderSettings, LadderStore, LocalB
 from arena.untrusted import safe_text
 
 SAMPLE_BOTS: Final = {
-    "random": "python -m sample_bots.random_bot --port {port}",
-    "rules": "python -m sample_bots.rule_bot --port {port}",
+    "random": "python -m sample_bots.random_bot --port 0 --port-file {port_file}",
+    "rules": "python -m sample_bots.rule_bot --port 0 --port-file {port_file}",
 }
 """What `ladder run --sample-bots` registers: name and command of each sample bot."""
 

@@ -35,8 +35,8 @@ import structlog
 from arena.ladder import Ladder, LadderReport, LadderSettings, LadderStore, LocalBots
 
 SAMPLES = {
-    "random": "python -m sample_bots.random_bot --port {port}",
-    "rules": "python -m sample_bots.rule_bot --port {port}",
+    "random": "python -m sample_bots.random_bot --port 0 --port-file {port_file}",
+    "rules": "python -m sample_bots.rule_bot --port 0 --port-file {port_file}",
 }
 
 

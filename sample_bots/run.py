@@ -1,4 +1,4 @@
-"""The command line shared by the sample bots: `--port` and `--host`."""
+"""The command line shared by the sample bots: `--port`, `--host` and `--port-file`."""
 
 from __future__ import annotations
 
@@ -9,10 +9,13 @@ from sdk import Bot, serve
 
 
 def run_bot(bot: type[Bot]) -> None:
-    """Parse `--port/--host` and serve `bot` until interrupted."""
+    """Parse `--port/--host/--port-file` and serve `bot` until interrupted."""
     parser = argparse.ArgumentParser(description=f"Serve the {bot.name} bot for 56 over gRPC.")
-    parser.add_argument("--port", type=int, default=50051, help="port to listen on (default 50051)")
+    parser.add_argument("--port", type=int, default=50051, help="port to listen on (default 50051; 0 = any)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument(
+        "--port-file", help="once listening, write the port to this file (for --port 0: how a host learns it)"
+    )
     args = parser.parse_args()
     configure_logging()
-    serve(bot, port=args.port, host=args.host)
+    serve(bot, port=args.port, host=args.host, port_file=args.port_file)

@@ -32,10 +32,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("bot", help="the bot class, as module:Class")
     parser.add_argument("--port", type=int, default=50051, help="port to listen on (default 50051; 0 = any)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument(
+        "--port-file", help="once listening, write the port to this file (for --port 0: how a host learns it)"
+    )
     parser.add_argument("--log-json", action="store_true", help="log JSON lines even on a terminal")
     args = parser.parse_args(argv)
     configure_logging(json_lines=True if args.log_json else None)
-    serve(load_bot(args.bot), port=args.port, host=args.host)
+    serve(load_bot(args.bot), port=args.port, host=args.host, port_file=args.port_file)
     return 0
 
 

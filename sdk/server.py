@@ -7,10 +7,12 @@ its own server thread, and sees only its seat's messages.
 from __future__ import annotations
 
 import copy
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
 from concurrent import futures
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -184,10 +186,14 @@ def start(
     port: int = 0,
     host: str = "127.0.0.1",
     max_workers: int = 64,
+    port_file: str | os.PathLike[str] | None = None,
 ) -> BotServer:
     """Start serving `bot` in the background and return at once (port 0 picks a free port).
 
     `max_workers` bounds the seats served at once: every seat's conversation holds a thread for its match.
+    `port_file`, when given, receives the port the server listens on once it serves (written to a
+    temporary file and renamed, so a reader never sees half of it): how the arena learns the port of a
+    bot it started with `--port 0`.
     """
     servicer = BotServicer(bot_factory_for(bot))
     options: list[tuple[str, Any]] = [
@@ -208,8 +214,17 @@ def start(
     server.start()
     for service in ("", SERVICE_NAME):
         health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
+    if port_file is not None:
+        write_port_file(Path(port_file), bound)
     log.info("bot_serving", bot=servicer._prototype.name, host=host, port=bound)
     return BotServer(server, bound, health_servicer)
+
+
+def write_port_file(path: Path, port: int) -> None:
+    """Write `port` to `path` atomically: a temporary file beside it, then a rename."""
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    partial.write_text(f"{port}\n", encoding="ascii")
+    partial.replace(path)
 
 
 def serve(
@@ -217,9 +232,11 @@ def serve(
     port: int = 50051,
     host: str = "127.0.0.1",
     max_workers: int = 64,
+    port_file: str | os.PathLike[str] | None = None,
 ) -> None:
-    """Serve `bot` until the process is interrupted (Ctrl-C or SIGTERM stop it gracefully)."""
-    server = start(bot, port, host, max_workers)
+    """Serve `bot` until the process is interrupted (Ctrl-C or SIGTERM stop it gracefully); `port_file`
+    as for `start`."""
+    server = start(bot, port, host, max_workers, port_file)
     stopped = threading.Event()
 
     def stop(signum: int, frame: object) -> None:

@@ -154,7 +154,7 @@ def bot_name(text: str) -> str:
 
 
 def bot_command(text: str) -> str:
-    """A command line with {port} in it."""
+    """A command line with {port_file} or {port} in it."""
     try:
         command_arguments(text, 1)
     except ValueError as error:

@@ -36,8 +36,10 @@ def register(commands: Commands, parents: Parents) -> None:
         parser.add_argument(
             "--command",
             type=arguments.bot_command,
-            help="instead of an address: a command that starts the bot, with {port} where the port goes "
-            "(the arena starts and stops it), e.g. 'python -m sample_bots.rule_bot --port {port}'",
+            help="instead of an address: a command that starts the bot (the arena starts and stops it), with "
+            "{port_file} where the bot writes the port it listens on, e.g. "
+            "'python -m sample_bots.rule_bot --port 0 --port-file {port_file}', "
+            "or {port} where a free port goes",
         )
         parser.add_argument("--no-check", action="store_true", help="do not check that the bot answers")
         parser.set_defaults(handler=handler, prog=parser.prog)

@@ -15,12 +15,12 @@ from arena.cli import arguments, options, tables
 from arena.cli.options import Commands, Parents, open_store
 from arena.cli.progress import Progress
 from arena.errors import ArenaError
-from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
+from arena.ladder import IDLE_LIMIT, Ladder, LadderSettings, LadderStore, LocalBots
 from arena.untrusted import safe_text
 
 SAMPLE_BOTS: Final = {
-    "random": "python -m sample_bots.random_bot --port {port}",
-    "rules": "python -m sample_bots.rule_bot --port {port}",
+    "random": "python -m sample_bots.random_bot --port 0 --port-file {port_file}",
+    "rules": "python -m sample_bots.rule_bot --port 0 --port-file {port_file}",
 }
 """What `ladder run --sample-bots` registers: name and command of each sample bot."""
 DEFAULT_MATCHES: Final = 20
@@ -168,7 +168,10 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
         strikes=args.strikes,
         probation_after=args.probation_after,
     )
-    local_bots = LocalBots(Path(f"{args.db}-logs"))
+    # Idle room for a match's processes per worker, so that concurrent matches do not churn them.
+    local_bots = LocalBots(
+        Path(f"{args.db}-logs"), idle_limit=max(IDLE_LIMIT, settings.concurrency * settings.players)
+    )
     progress = Progress(settings.matches, duration_s=settings.duration_s)
     ladder = Ladder(
         store,

@@ -5,7 +5,14 @@ SQLite file (`store_file`). Processes: the bots the arena starts itself (`local_
 `supervisor` that runs as a script by path. Callers import from here."""
 
 from arena.ladder.entries import BotEntry, DuplicateSet, RatingChange, StoredMatch
-from arena.ladder.local_bots import BotStartError, LocalBots, command_arguments, free_port, wait_until_ready
+from arena.ladder.local_bots import (
+    IDLE_LIMIT,
+    BotStartError,
+    LocalBots,
+    command_arguments,
+    free_port,
+    wait_until_ready,
+)
 from arena.ladder.ratings import rate_set, rating_event
 from arena.ladder.scheduler import Ladder, LadderError, LadderReport, LadderSettings
 from arena.ladder.standings import Standing, ladder_standings, matches_per_bot
@@ -20,6 +27,7 @@ from arena.ladder.store_file import (
 
 __all__ = [
     "DEFAULT_DB",
+    "IDLE_LIMIT",
     "SCHEMA_VERSION",
     "BotEntry",
     "BotStartError",

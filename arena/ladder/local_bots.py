@@ -1,11 +1,16 @@
 """Bots that the arena starts itself from a registered command, so a ladder needs no hand-started
 processes.
 
-A command holds `{port}`, replaced by a free port the arena picks (`python -m sample_bots.rule_bot
---port {port}`); a first word `python` or `python3` is replaced by the interpreter running the arena,
-so the sample bots run in the arena's own environment. The arena waits until the bot answers the
-handshake, restarts a bot whose process has died before its next match (as cutechess's `-recover`
-does), and stops every process it started when the ladder ends.
+A command holds `{port_file}` or `{port}`. `{port_file}` is a path the arena chooses; the bot listens
+on any port and writes the port there once it serves (atomically: a temporary file, then a rename), as
+`python -m sample_bots.rule_bot --port 0 --port-file {port_file}` does; `{port}` in such a command is 0.
+Otherwise `{port}` is replaced by a port the arena finds free (another process may take it before the bot
+binds it: `{port_file}` has no such race). A first word `python` or `python3` is replaced by the
+interpreter running the arena, so the sample bots run in the arena's own environment. The arena waits
+until the bot answers the handshake and keeps its answer to Describe for the matches it plays, replaces a
+bot whose process has died before its next match (as cutechess's `-recover` does), and stops every
+process it started when the ladder ends. The processes one call needs start at once; the idle ones past
+a limit are stopped, least recently used first.
 
 No process the arena starts may outlive it, even when it is killed with SIGKILL and even when a bot
 forks helpers that leave its process group with setsid. So each bot runs under a supervisor
@@ -50,6 +55,8 @@ from arena.errors import ArenaError
 from arena.ladder.entries import BotEntry
 from arena.runner import split_addresses
 from arena.runner.connection import HandshakeError, handshake, open_channel
+from arena.untrusted import safe_text
+from fiftysix.v1 import bot_pb2 as pb
 
 log = structlog.get_logger("local_bots")
 
@@ -72,11 +79,26 @@ STOP_MARGIN_SECONDS: Final = 5.0
 """How long past the grace period a supervisor may take to stop before the arena kills it."""
 
 
-def command_arguments(command: str, port: int) -> list[str]:
-    """The argument list of a registered command for `port`."""
-    if "{port}" not in command:
-        raise ValueError(f"a bot command must contain {{port}} where the port goes, got {command!r}")
-    arguments = shlex.split(command.replace("{port}", str(port)))
+PORT_FILE_POLL_SECONDS: Final = 0.02
+IDLE_LIMIT: Final = 4
+"""The default number of idle processes kept for later matches, over all bots."""
+
+
+def command_arguments(command: str, port: int, port_file: Path | None = None) -> list[str]:
+    """The argument list of a registered command: `{port}` becomes `port`, `{port_file}` becomes
+    `port_file` (in a command with both, `{port}` is 0: the bot binds any port and reports it)."""
+    if "{port}" not in command and "{port_file}" not in command:
+        raise ValueError(
+            f"a bot command must contain {{port}} where the port goes or {{port_file}} where the bot "
+            f"writes the port it listens on, got {command!r}"
+        )
+    reported = "{port_file}" in command
+    file_text = str(port_file if port_file is not None else Path("port"))
+    port_text = "0" if reported else str(port)
+    # Replaced word by word after splitting, so a path with spaces stays one argument.
+    arguments = [
+        word.replace("{port_file}", file_text).replace("{port}", port_text) for word in shlex.split(command)
+    ]
     if arguments and arguments[0] in ("python", "python3"):
         arguments[0] = sys.executable
     return arguments
@@ -84,9 +106,9 @@ def command_arguments(command: str, port: int) -> list[str]:
 
 async def wait_until_ready(
     address: str, timeout: float, process: asyncio.subprocess.Process | None = None
-) -> None:
+) -> pb.DescribeResponse:
     """The arena's handshake, tried again with backoff until it answers or `timeout` seconds pass (or
-    `process` exits).
+    `process` exits); the bot's answer to Describe.
 
     :raises BotStartError: with the reason.
     """
@@ -98,31 +120,70 @@ async def wait_until_ready(
 
     channel = open_channel(address)
     try:
-        await handshake(channel, address, timeout, attempts=None, give_up=exited, first_delay=0.05)
+        return await handshake(channel, address, timeout, attempts=None, give_up=exited, first_delay=0.05)
     except HandshakeError as error:
         raise BotStartError(error.detail) from None
     finally:
         await channel.close(grace=None)
 
 
+async def read_port_file(path: Path, timeout: float, process: asyncio.subprocess.Process) -> int:
+    """The port a bot wrote to `path`, waited for up to `timeout` seconds while its process runs.
+
+    :raises BotStartError: the process exited, the time ran out, or the file holds no port.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with path.open("rb") as file:  # a few bytes only: the bot is not trusted
+                text = file.read(64).decode("ascii", errors="replace")
+            break
+        except FileNotFoundError:
+            pass
+        if process.returncode is not None:
+            raise BotStartError(f"the bot process exited with status {process.returncode}")
+        if time.monotonic() >= deadline:
+            raise BotStartError(f"the bot wrote no port to its port file within {timeout:g} s")
+        await asyncio.sleep(PORT_FILE_POLL_SECONDS)
+    with contextlib.suppress(OSError):
+        path.unlink()
+    try:
+        port = int(text.strip())
+    except ValueError:
+        port = 0
+    if not 0 < port < 65536:
+        raise BotStartError(f"the bot wrote {safe_text(text.strip(), 40)!r} to its port file, not a port")
+    return port
+
+
 class _Running:
-    """One started bot: its supervisor's process, where the bot serves, where its output goes."""
+    """One started bot: its supervisor's process, where the bot serves, where its output goes, its answer
+    to Describe, and whether a match holds it."""
 
     def __init__(self, process: asyncio.subprocess.Process, address: str, log_path: Path) -> None:
         self.process = process
         self.address = address
         self.log_path = log_path
-        self.busy = False
+        self.busy = True
+        """Held by a match, or still starting."""
+        self.description: pb.DescribeResponse | None = None
+        """The bot's answer to the handshake once it has started."""
+        self.released_at = 0.0
+        """When it last became idle, so that the least recently used goes first."""
 
 
 class LocalBots:
-    """The processes of the command bots of one ladder run: one process per seat being played.
+    """The processes of the command bots of one ladder run: one process per seat being played, and at most
+    `idle_limit` idle ones kept for later matches.
 
     A match takes a process for every seat its bot plays (`acquire`) and gives them back when it ends
     (`release`), so no process ever holds two seats of a match, and concurrent matches get processes of
-    their own. Idle processes are kept for the next match. `stop_all` must be awaited before the event
-    loop ends: it stops them all at once, each given `grace` seconds between SIGTERM and SIGKILL. Each
-    process's log keeps at most `log_limit_bytes` of its output (the first half and the last half).
+    their own. The processes a call needs start at once. Idle processes are kept for the next match, at
+    most `idle_limit` of them over all bots: past that the least recently used are stopped, so the
+    processes alive never exceed those held by matches plus `idle_limit`. `stop_all` must be awaited
+    before the event loop ends: it stops them all at once, each given `grace` seconds between SIGTERM and
+    SIGKILL. Each process's log keeps at most `log_limit_bytes` of its output (the first half and the last
+    half).
     """
 
     def __init__(
@@ -131,22 +192,49 @@ class LocalBots:
         startup_timeout: float = 30.0,
         grace: float = 5.0,
         log_limit_bytes: int = LOG_LIMIT_BYTES,
+        idle_limit: int = IDLE_LIMIT,
     ) -> None:
         if log_limit_bytes < 1024:
             raise ValueError(f"a log limit below 1024 bytes keeps nothing useful, got {log_limit_bytes}")
+        if idle_limit < 0:
+            raise ValueError(f"the idle limit is a number of processes, 0 or more; got {idle_limit}")
         self.log_folder = log_folder
         self.startup_timeout = startup_timeout
         self.grace = grace
         self.log_limit_bytes = log_limit_bytes
+        self.idle_limit = idle_limit
         self._pools: dict[str, list[_Running]] = {}
-        self._starting: set[_Running] = set()
         self._locks: dict[str, asyncio.Lock] = {}
+        self._stopping: set[asyncio.Task[None]] = set()
         self._started = 0
+
+    @property
+    def running(self) -> int:
+        """Processes started and not yet asked to stop: held by matches, starting, or idle."""
+        return sum(len(pool) for pool in self._pools.values())
+
+    @property
+    def idle(self) -> int:
+        """Idle processes kept for later matches."""
+        return sum(not running.busy for pool in self._pools.values() for running in pool)
+
+    def described(self, addresses: Sequence[str]) -> dict[str, pb.DescribeResponse]:
+        """The answers to Describe of the processes at `addresses` (those the arena started), given when
+        they started: a match need not ask them again."""
+        return {
+            running.address: running.description
+            for pool in self._pools.values()
+            for running in pool
+            if running.address in addresses and running.description is not None
+        }
 
     async def acquire(self, bot: BotEntry, count: int) -> list[str]:
         """Where `bot` plays `count` seats: its registered addresses as they are (the match gives seat k
-        of a team the k-th, cycling), or `count` idle processes of its command (started now when not
-        enough are idle; dead ones restarted)."""
+        of a team the k-th, cycling), or `count` idle processes of its command (those missing started now,
+        all at once; dead ones replaced).
+
+        :raises BotStartError: a process did not start (the others started for this call are stopped).
+        """
         if bot.address is not None:
             return list(split_addresses(bot.address))
         assert bot.command is not None
@@ -161,33 +249,71 @@ class LocalBots:
                     log_file=str(running.log_path),
                 )
                 pool.remove(running)
-            idle = [running for running in pool if not running.busy][:count]
-            while len(idle) < count:
-                running = await self._start(bot.name, bot.command)
-                pool.append(running)
-                idle.append(running)
-            for running in idle:
-                running.busy = True
-            return [running.address for running in idle]
+            # Newest first, so that the least recently used stay idle and are stopped first.
+            taken = sorted((running for running in pool if not running.busy), key=lambda r: -r.released_at)
+            taken = taken[:count]
+            for running in taken:
+                running.busy = True  # before any await: a release meanwhile must not stop them
+            started = await asyncio.gather(
+                *(self._start(bot.name, bot.command) for _ in range(count - len(taken))),
+                return_exceptions=True,
+            )
+            failures = [outcome for outcome in started if isinstance(outcome, BaseException)]
+            if failures:
+                fresh = [outcome for outcome in started if isinstance(outcome, _Running)]
+                for running in fresh:
+                    pool.remove(running)
+                await asyncio.gather(*(self._stop(running) for running in fresh))
+                self._give_back(taken)
+                raise failures[0]
+            taken.extend(outcome for outcome in started if isinstance(outcome, _Running))
+            return [running.address for running in taken]
 
     def release(self, addresses: Sequence[str]) -> None:
-        """Give processes back after a match."""
-        for pool in self._pools.values():
-            for running in pool:
-                if running.address in addresses:
-                    running.busy = False
+        """Give processes back after a match; the least recently used idle ones past `idle_limit` are
+        stopped (in the background: `stop_all` waits for them)."""
+        self._give_back(
+            [running for pool in self._pools.values() for running in pool if running.address in addresses]
+        )
+
+    def _give_back(self, processes: Sequence[_Running]) -> None:
+        now = time.monotonic()
+        for running in processes:
+            running.busy = False
+            running.released_at = now
+        idle = sorted(
+            (
+                (running.released_at, name, running)
+                for name, pool in self._pools.items()
+                for running in pool
+                if not running.busy
+            ),
+            key=lambda entry: entry[0],
+        )
+        for _, name, running in idle[: max(0, len(idle) - self.idle_limit)]:
+            self._pools[name].remove(running)
+            log.info("local_bot_retired", bot=name, address=running.address, reason="idle limit")
+            task = asyncio.get_running_loop().create_task(self._stop(running))
+            self._stopping.add(task)
+            task.add_done_callback(self._stopping.discard)
 
     async def _start(self, name: str, command: str) -> _Running:
-        port = free_port()
-        arguments = command_arguments(command, port)
+        """Start one process of `name` and wait until it answers the handshake; it joins the pool busy, so
+        that `stop_all` finds it even while it starts."""
+        self.log_folder.mkdir(parents=True, exist_ok=True)
+        self._started += 1
+        log_path = self.log_folder / f"{name}-{self._started}.log"
+        port_file = self.log_folder / f"{name}-{self._started}.port" if "{port_file}" in command else None
+        port = 0 if port_file is not None else free_port()
+        arguments = command_arguments(command, port, port_file)
         if shutil.which(arguments[0]) is None:
             program = arguments[0]
             raise BotStartError(
                 f"cannot start bot {name!r} ({' '.join(arguments)}): {program!r} is not an executable program"
             )
-        self.log_folder.mkdir(parents=True, exist_ok=True)
-        self._started += 1
-        log_path = self.log_folder / f"{name}-{self._started}.log"
+        if port_file is not None:
+            with contextlib.suppress(FileNotFoundError):
+                port_file.unlink()  # a stale file from an earlier run would give a wrong port
         supervisor = [sys.executable, "-I", str(SUPERVISOR), str(os.getpid()), str(log_path)]
         try:
             process = await asyncio.create_subprocess_exec(
@@ -203,23 +329,29 @@ class LocalBots:
         except OSError as error:
             raise BotStartError(f"cannot start bot {name!r} ({' '.join(arguments)}): {error}") from None
         running = _Running(process, f"127.0.0.1:{port}", log_path)
-        # Until it answers, only stop_all knows of it (if we are cancelled meanwhile).
-        self._starting.add(running)
+        pool = self._pools.setdefault(name, [])
+        pool.append(running)
+        started = time.monotonic()
         try:
-            await wait_until_ready(running.address, self.startup_timeout, process)
+            if port_file is not None:
+                port = await read_port_file(port_file, self.startup_timeout, process)
+                running.address = f"127.0.0.1:{port}"
+            left = self.startup_timeout - (time.monotonic() - started)
+            running.description = await wait_until_ready(running.address, max(0.1, left), process)
         except BotStartError as error:
-            self._starting.discard(running)
+            if running in pool:
+                pool.remove(running)
             await self._stop(running)
             raise BotStartError(
                 f"bot {name!r} did not start: {error} (its output is in {log_path})"
             ) from None
-        self._starting.discard(running)
         log.info(
             "local_bot_started",
             bot=name,
             supervisor_pid=process.pid,
             address=running.address,
             log_file=str(log_path),
+            seconds=round(time.monotonic() - started, 2),
         )
         return running
 
@@ -239,12 +371,12 @@ class LocalBots:
 
     async def stop_all(self) -> None:
         """Stop every process started here, all at once: SIGTERM, then SIGKILL after the grace period,
-        to the bot's process group and to every process it started."""
-        everything = [*self._starting, *(running for pool in self._pools.values() for running in pool)]
+        to the bot's process group and to every process it started; and wait for those being stopped."""
+        everything = [running for pool in self._pools.values() for running in pool]
         self._pools.clear()
-        self._starting.clear()
+        stopping = list(self._stopping)
         started = time.monotonic()
-        await asyncio.gather(*(self._stop(running) for running in everything))
+        await asyncio.gather(*(self._stop(running) for running in everything), *stopping)
         if everything:
             log.info(
                 "local_bots_stopped", count=len(everything), seconds=round(time.monotonic() - started, 2)

@@ -2,7 +2,8 @@
 
 It answers the handshake like any bot (it serves the random bot), and per flag: ignores SIGTERM, forks
 a child that leaves the bot's process group and session and would live forever, writes megabytes of
-output before serving, or never serves at all. Run it as `python unruly_bot.py --port N [FLAGS]`.
+output before serving, waits before serving, or never serves at all. Run it as
+`python unruly_bot.py --port N [FLAGS]`.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ def main() -> None:
     parser.add_argument("--ignore-term", action="store_true", help="ignore SIGTERM")
     parser.add_argument("--fork-escapee", type=Path, metavar="PIDFILE", help="fork a setsid child")
     parser.add_argument("--chatty", action="store_true", help="write megabytes of output first")
+    parser.add_argument("--delay", type=float, default=0.0, help="sleep this many seconds before serving")
     parser.add_argument("--never-answer", action="store_true", help="never serve the handshake")
     args = parser.parse_args()
     if args.ignore_term:
@@ -66,6 +68,7 @@ def main() -> None:
         fork_escapee(args.fork_escapee)
     if args.chatty:
         chatter()
+    time.sleep(args.delay)
     server = None if args.never_answer else start(RandomBot, port=args.port)
     try:
         while True:

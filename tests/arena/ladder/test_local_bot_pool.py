@@ -1,0 +1,165 @@
+"""The pool of processes the arena starts: bounded (the least recently used idle ones are stopped), started
+in parallel, on a port the bot reports (`{port_file}`) or one the arena picks (`{port}`)."""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
+from arena.ladder.local_bots import BotStartError
+from arena.ladder.store import BotEntry
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the supervisor's guarantees need Linux")
+
+UNRULY = Path(__file__).resolve().parents[2] / "bots" / "unruly_bot.py"
+REPORTING = "python -m sample_bots.random_bot --port 0 --port-file {port_file}"
+
+
+def command_bot(name: str, command: str = REPORTING) -> BotEntry:
+    return BotEntry(name, None, command, 1500.0, None)
+
+
+def unruly(name: str, *flags: str) -> BotEntry:
+    """A bot running tests/bots/unruly_bot.py on a port the arena picks."""
+    command = shlex.join(["python", str(UNRULY), "--port", "PORT", *flags]).replace("PORT", "{port}")
+    return command_bot(name, command)
+
+
+def test_a_port_file_command_and_a_port_command_both_start(tmp_path: Path) -> None:
+    async def run() -> None:
+        bots = LocalBots(tmp_path, grace=1.0)
+        try:
+            reported = await bots.acquire(command_bot("reported"), 2)
+            picked = await bots.acquire(unruly("picked"), 1)
+            described = bots.described([*reported, *picked])
+            assert sorted(described) == sorted({*reported, *picked})
+            assert {reply.name for reply in described.values()} == {"random"}
+            assert len(set(reported)) == 2
+            assert all(not address.endswith(":0") for address in reported)
+        finally:
+            await bots.stop_all()
+
+    asyncio.run(run())
+    assert list(tmp_path.glob("*.port")) == []  # read and removed
+
+
+def test_a_port_file_that_never_comes_is_a_start_error(tmp_path: Path) -> None:
+    async def run() -> str:
+        bots = LocalBots(tmp_path, startup_timeout=2.0, grace=1.0)
+        try:
+            with pytest.raises(BotStartError) as raised:
+                await bots.acquire(
+                    command_bot("mute", "python -c 'import time; time.sleep(60)' {port_file}"), 1
+                )
+            assert bots.running == 0
+        finally:
+            await bots.stop_all()
+        return str(raised.value)
+
+    assert "wrote no port to its port file" in asyncio.run(run())
+
+
+def test_processes_start_in_parallel(tmp_path: Path) -> None:
+    count, delay = 4, 3.0
+
+    async def run() -> float:
+        bots = LocalBots(tmp_path, grace=1.0)
+        try:
+            started = time.monotonic()
+            assert len(set(await bots.acquire(unruly("slow", "--delay", str(delay)), count))) == count
+            return time.monotonic() - started
+        finally:
+            await bots.stop_all()
+
+    # One after the other would take at least count * delay seconds (12), plus each one's start.
+    assert asyncio.run(run()) < count * delay * 0.75
+
+
+FAILS_FIRST = """
+import os, runpy, sys
+try:
+    os.close(os.open(sys.argv[1], os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+except FileExistsError:
+    sys.argv = ["random_bot", "--port", "0", "--port-file", sys.argv[2]]
+    runpy.run_module("sample_bots.random_bot", run_name="__main__")
+else:
+    sys.exit(3)
+"""
+
+
+def test_a_failed_start_stops_the_others_of_the_call(tmp_path: Path) -> None:
+    script = tmp_path / "fails_first.py"
+    script.write_text(FAILS_FIRST)
+    flaky = command_bot("flaky", f"python {script} {tmp_path / 'first'} {{port_file}}")
+
+    async def run() -> None:
+        bots = LocalBots(tmp_path, startup_timeout=10.0, grace=1.0)
+        [kept] = await bots.acquire(command_bot("fine"), 1)
+        bots.release([kept])
+        try:
+            # The first of three processes exits; the two that started are stopped.
+            with pytest.raises(BotStartError, match="exited with status 3"):
+                await bots.acquire(flaky, 3)
+            assert (bots.running, bots.idle) == (1, 1)
+        finally:
+            await bots.stop_all()
+
+    asyncio.run(run())
+    logs = sorted(path.name for path in tmp_path.glob("flaky-*.log"))
+    assert len(logs) == 3
+    stopped = [name for name in logs if "the arena asked" in (tmp_path / name).read_text()]
+    assert len(stopped) == 2, logs
+
+
+def test_the_least_recently_used_idle_process_is_stopped_first(tmp_path: Path) -> None:
+    async def run() -> None:
+        bots = LocalBots(tmp_path, grace=1.0, idle_limit=1)
+        try:
+            [older] = await bots.acquire(command_bot("older"), 1)
+            [newer] = await bots.acquire(command_bot("newer"), 1)
+            bots.release([older])
+            bots.release([newer])
+            assert (bots.running, bots.idle) == (1, 1)
+            assert await bots.acquire(command_bot("newer"), 1) == [newer]
+            assert await bots.acquire(command_bot("older"), 1) != [older]
+        finally:
+            await bots.stop_all()
+
+    asyncio.run(run())
+    log = (tmp_path / "older-1.log").read_text()
+    assert "stopping the bot: the arena asked" in log
+
+
+def test_the_pool_stays_bounded_while_twenty_command_bots_play(tmp_path: Path) -> None:
+    idle_limit, concurrency, seats_a_match = 2, 2, 4
+    bound = concurrency * seats_a_match + idle_limit
+    store = LadderStore(tmp_path / "ladder.db")
+    for number in range(20):
+        store.add_bot(f"bot{number:02}", command=REPORTING)
+    bots = LocalBots(tmp_path / "logs", grace=1.0, idle_limit=idle_limit)
+    counts: list[int] = []
+    settings = LadderSettings(matches=12, concurrency=concurrency, players=4, deal_cap=1, seed=5)
+    ladder = Ladder(store, settings, bots, on_match=lambda _outcome, _report: counts.append(bots.running))
+
+    async def run() -> None:
+        try:
+            await ladder.run()
+        finally:
+            await bots.stop_all()
+
+    try:
+        asyncio.run(run())
+        assert ladder.report.matches == 12
+        assert ladder.report.faults == 0
+    finally:
+        store.close()
+    assert len(counts) == 12
+    assert max(counts) <= bound, counts
+    # Many more processes than that were started in all: the bound is what kept them few.
+    assert len(list((tmp_path / "logs").glob("*.log"))) > bound

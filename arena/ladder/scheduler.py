@@ -315,7 +315,9 @@ class Ladder:
                     where = ["-"]
                 taken.extend(address for address in where if address != "-")
                 addresses.append(BotAddress(name, ",".join(where)))
-            return await run_match(settings, seats_for_teams(rules, addresses), absent=absent)
+            seats = seats_for_teams(rules, addresses)
+            described = self.local_bots.described(taken)  # checked when started: no handshake per match
+            return await run_match(settings, seats, absent=absent, described=described)
         finally:
             self.local_bots.release(taken)
 

@@ -105,6 +105,7 @@ class _Runner:
         settings: MatchSettings,
         seats: Sequence[BotAddress],
         on_deal: Callable[[DealResult], None] | None,
+        described: Mapping[str, pb.DescribeResponse],
     ) -> None:
         rules = settings.rules
         if len(seats) != rules.players:
@@ -112,6 +113,7 @@ class _Runner:
         self.settings = settings
         self.seats = list(seats)
         self.on_deal = on_deal
+        self.described = described
         self.match = Match(rules, seed=settings.seed)
         self.channels: dict[str, grpc.aio.Channel] = {}
         self.conversations: list[Conversation] = []
@@ -162,11 +164,14 @@ class _Runner:
                     self.fault(seat, cause, detail)
 
     async def _check(self, address: str) -> tuple[FaultCause, str] | None:
-        """The handshake with one address, then whether the bot plays this match."""
-        try:
-            reply = await handshake(self.channel(address), address, self.settings.connect_timeout_s)
-        except HandshakeError as error:
-            return error.cause, error.detail
+        """The handshake with one address (unless it answered one already), then whether the bot plays
+        this match."""
+        reply = self.described.get(address)
+        if reply is None:
+            try:
+                reply = await handshake(self.channel(address), address, self.settings.connect_timeout_s)
+            except HandshakeError as error:
+                return error.cause, error.detail
         return self._compatibility(address, reply)
 
     def _compatibility(self, address: str, reply: pb.DescribeResponse) -> tuple[FaultCause, str] | None:
@@ -303,15 +308,18 @@ async def run_match(
     seats: Sequence[BotAddress],
     on_deal: Callable[[DealResult], None] | None = None,
     absent: Mapping[int, str] | None = None,
+    described: Mapping[str, pb.DescribeResponse] | None = None,
 ) -> MatchOutcome:
     """Play one match; `seats` gives the bot of each seat (a bot playing several seats is listed for
     each, and gets one stream per seat). Calls `on_deal` after every deal. `absent` names seats whose bot
     could not be started, with why: each is an `unreachable` fault before anything is sent to anyone.
+    `described` holds the Describe answers of addresses that passed the handshake already (processes
+    the arena started and checked): they are only checked for compatibility, with no call.
 
     Nothing a bot does raises out of here: it is a fault on that bot. An error of the arena's own ends
     the match with reason `arena_error` (logged with its traceback; the record says what it was).
     """
-    runner = _Runner(settings, seats, on_deal)
+    runner = _Runner(settings, seats, on_deal, described or {})
     match = runner.match
     names = [bot.name for bot in seats]
     started = time.perf_counter()

@@ -95,6 +95,8 @@ class HostileBot:
     def __init__(self, script: Script | None = None) -> None:
         self.script = script or Script()
         self.sent_after_end = 0
+        self.describes = 0
+        """Describe calls answered: how often the arena asked for the handshake."""
         self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=16))
         bot_service = {
             "Describe": grpc.unary_unary_rpc_method_handler(
@@ -141,6 +143,7 @@ class HostileBot:
         return self._unary(self.script.health, serving.SerializeToString(), context)
 
     def _describe(self, request: pb.DescribeRequest, context: grpc.ServicerContext) -> bytes:
+        self.describes += 1
         return self._unary(self.script.describe, describe_reply(), context)
 
     def _play_seat(

@@ -41,6 +41,7 @@ from arena.runner.connection import MAX_WAITING_MESSAGES
 from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.record import loads
 from fiftysix.replay import replay
+from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.wire import MAX_ANSWER_BYTES, FaultCause, TimeControl
 from sample_bots.random_bot import RandomBot
 from sdk import BotServer, start
@@ -386,3 +387,28 @@ def test_check_bot_reports_every_hostile_answer(
     assert verdict.status is Status.FAIL, verdict
     assert expected in verdict.line()
     assert not CONTROL.search(verdict.line())
+
+
+# A bot the arena checked when it started is not asked again for every match.
+
+
+def test_a_described_address_is_not_asked_again_but_still_checked(
+    hostile: HostileBot, good: BotServer
+) -> None:
+    hostile.script = Script()
+    rules = MatchRules(4, Ruleset.PAIRS, deal_cap=1)
+    bots = [BotAddress("good", f"127.0.0.1:{good.port}"), BotAddress("hostile", hostile.address)]
+    settings = MatchSettings(rules, seed=3, time_control=TimeControl(300, 0), connect_timeout_s=1.0)
+    plays_all = pb.DescribeResponse.FromString(describe_reply())
+    hostile.describes = 0
+    outcome = asyncio.run(
+        run_match(settings, seats_for_teams(rules, bots), described={hostile.address: plays_all})
+    )
+    assert outcome.faults == []
+    assert hostile.describes == 0
+    six_only = pb.DescribeResponse.FromString(describe_reply(player_counts=[6]))
+    outcome = asyncio.run(
+        run_match(settings, seats_for_teams(rules, bots), described={hostile.address: six_only})
+    )
+    assert only_fault(outcome) is FaultCause.INCOMPATIBLE
+    assert hostile.describes == 0

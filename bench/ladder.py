@@ -32,7 +32,7 @@ from pathlib import Path
 
 import structlog
 
-from arena.ladder import Ladder, LadderReport, LadderSettings, LadderStore, LocalBots
+from arena.ladder import Ladder, LadderReport, LadderSettings, LadderStore, LocalBots, idle_limit_for
 
 SAMPLES = {
     "random": "python -m sample_bots.random_bot --port 0 --port-file {port_file}",
@@ -45,7 +45,7 @@ async def ladder_run(folder: Path, matches: int, concurrency: int) -> tuple[Ladd
     store = LadderStore(folder / f"ladder-{concurrency}.db")
     for name, command in SAMPLES.items():
         store.add_bot(name, command=command)
-    local_bots = LocalBots(folder / "logs")
+    local_bots = LocalBots(folder / "logs", idle_limit=idle_limit_for(concurrency, 4))
     try:
         for bot in store.bots():
             # Start the processes before the clock runs: two seats a team, `concurrency` matches at once.

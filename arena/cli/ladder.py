@@ -15,7 +15,7 @@ from arena.cli import arguments, options, tables
 from arena.cli.options import Commands, Parents, open_store
 from arena.cli.progress import Progress
 from arena.errors import ArenaError
-from arena.ladder import IDLE_LIMIT, Ladder, LadderSettings, LadderStore, LocalBots
+from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, idle_limit_for
 from arena.untrusted import safe_text
 
 SAMPLE_BOTS: Final = {
@@ -168,9 +168,8 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
         strikes=args.strikes,
         probation_after=args.probation_after,
     )
-    # Idle room for a match's processes per worker, so that concurrent matches do not churn them.
     local_bots = LocalBots(
-        Path(f"{args.db}-logs"), idle_limit=max(IDLE_LIMIT, settings.concurrency * settings.players)
+        Path(f"{args.db}-logs"), idle_limit=idle_limit_for(settings.concurrency, settings.players)
     )
     progress = Progress(settings.matches, duration_s=settings.duration_s)
     ladder = Ladder(

@@ -11,6 +11,7 @@ from arena.ladder.local_bots import (
     LocalBots,
     command_arguments,
     free_port,
+    idle_limit_for,
     wait_until_ready,
 )
 from arena.ladder.ratings import rate_set, rating_event
@@ -46,6 +47,7 @@ __all__ = [
     "StoredMatch",
     "command_arguments",
     "free_port",
+    "idle_limit_for",
     "ladder_standings",
     "matches_per_bot",
     "rate_set",

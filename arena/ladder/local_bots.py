@@ -84,6 +84,12 @@ IDLE_LIMIT: Final = 4
 """The default number of idle processes kept for later matches, over all bots."""
 
 
+def idle_limit_for(concurrency: int, players: int) -> int:
+    """The idle processes a ladder keeps: room for a match's processes per worker, so that concurrent
+    matches do not stop and start them over and over (a start takes about a second)."""
+    return max(IDLE_LIMIT, concurrency * players)
+
+
 def command_arguments(command: str, port: int, port_file: Path | None = None) -> list[str]:
     """The argument list of a registered command: `{port}` becomes `port`, `{port_file}` becomes
     `port_file` (in a command with both, `{port}` is 0: the bot binds any port and reports it)."""

@@ -145,6 +145,8 @@ class LadderReport:
     sets_voided: int = 0
     voided_sets: list[tuple[int, str]] = field(default_factory=list)
     """The first VOIDED_SETS_KEPT sets made void, with why (the rest are in the log and the store)."""
+    sets_resumed: int = 0
+    """Unfinished sets (an earlier or another runner's, or put back) this run claimed and played on."""
     sets_postponed: int = 0
     """Sets put back because a bot did not answer when they started (nothing of them stored)."""
     bots_down: list[tuple[str, str]] = field(default_factory=list)
@@ -292,6 +294,7 @@ class Ladder:
                 self._rate(duplicate)
                 self.store.release_set(duplicate.id, self.owner)
                 continue
+            self.report.sets_resumed += 1
             log.info("set_resumed", set_id=duplicate.id, rotations=missing)
             return self._hold(duplicate, missing)
         return None

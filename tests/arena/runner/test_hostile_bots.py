@@ -349,10 +349,12 @@ def test_a_ladder_with_every_kind_of_hostile_bot_runs_to_the_end(tmp_path: Path)
         assert standings[name]["probation"], f"{name} is not on probation"
         assert not CONTROL.search(standings[name]["probation"])
     assert standings["no-start"]["probation"] is None
+    assert standings["no-start"]["down"] is True
     assert standings["no-start"]["matches"] == 0
     assert standings["no-start"]["elo"] == 1500
     for name in [*HARMLESS_SCRIPTS, "random", "rules"]:
         assert standings[name]["probation"] is None
+        assert standings[name]["down"] is False
         assert standings[name]["faults"] == {"timeouts": 0, "illegal_moves": 0, "crashes": 0}
     # The sample bots were rated: their sets were complete and not void.
     assert standings["rules"]["elo"] != 1500

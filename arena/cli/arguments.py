@@ -110,6 +110,8 @@ def span(seconds: float) -> str:
 
 duration: Final = Duration(1, 8760 * 3600)
 """How long a ladder run starts new sets: a second to a year."""
+lease: Final = Duration(1, 24 * 3600)
+"""How long a ladder run's claim of a set lasts without a renewal: a second to a day."""
 
 
 def players(text: str) -> int:

@@ -77,6 +77,15 @@ def register(commands: Commands, parents: Parents) -> None:
         f"({arguments.probation_after.range}; default 3; 0 never)",
     )
     run.add_argument(
+        "--lease",
+        type=arguments.lease,
+        default=60.0,
+        metavar="TIME",
+        help="how long this run's claim of a set lasts without a renewal (renewed every third of it): "
+        "when a run dies, other runs on the same file take its sets over this long after "
+        f"({arguments.lease.range}; default 1m)",
+    )
+    run.add_argument(
         "--sample-bots",
         action="store_true",
         help="register the sample bots (random, rules) if they are not yet",
@@ -167,6 +176,7 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
         seed=args.seed,
         strikes=args.strikes,
         probation_after=args.probation_after,
+        lease_s=args.lease,
     )
     local_bots = LocalBots(
         Path(f"{args.db}-logs"), idle_limit=idle_limit_for(settings.concurrency, settings.players)
@@ -218,6 +228,15 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
     )
     for name, reason in report.probations:
         print(f"{safe_text(name, 64)} was put on probation: {safe_text(reason)}")
+    for name, reason in report.bots_down:
+        print(f"{safe_text(name, 64)} was marked down (skipped until it answers): {safe_text(reason)}")
+    for name in report.bots_back:
+        print(f"{safe_text(name, 64)} answers again (no longer down)")
+    if report.sets_postponed:
+        print(
+            f"{report.sets_postponed} sets were put back, not rated: a bot did not answer when they "
+            "started (they are tried again later)"
+        )
     for set_id, reason in report.voided_sets:
         print(f"Set {set_id} was made void (never rated): {safe_text(reason)}")
     if report.sets_voided > len(report.voided_sets):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from arena.ladder import LadderStore, Standing, ladder_standings
 from arena.untrusted import safe_text
@@ -14,14 +15,26 @@ from arena.untrusted import safe_text
 def print_bots(store: LadderStore, *, as_json: bool) -> None:
     """The registered bots, their ratings and where they are."""
     bots = store.bots()
+    down = store.down_bots()
     if as_json:
-        print(json.dumps([dataclasses.asdict(bot) for bot in bots], indent=1))
+        listed = [
+            {**dataclasses.asdict(bot), "down": bot.name in down, "down_since": down.get(bot.name)}
+            for bot in bots
+        ]
+        print(json.dumps(listed, indent=1))
     elif not bots:
         print("No bots registered. Add one with: arena bots add NAME HOST:PORT")
     else:
         for bot in bots:
             status = f"  probation: {safe_text(bot.probation)}" if bot.probation else ""
+            if bot.name in down:
+                status += f"  down since {_when(down[bot.name])}"
             print(f"{safe_text(bot.name, 64):<20} {bot.rating:7.1f}  {safe_text(bot.where)}{status}")
+
+
+def _when(seconds: float) -> str:
+    """A moment as people read it: UTC, to the second."""
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def format_standings(standings: Sequence[Standing]) -> list[str]:
@@ -42,6 +55,7 @@ def format_standings(standings: Sequence[Standing]) -> list[str]:
     for line in standings:
         interval = "-" if line.interval == float("inf") else f"+/- {line.interval:.0f}"
         name = safe_text(line.bot, 64) + (" (probation)" if line.probation else "")
+        name += " (down)" if line.down_since is not None else ""
         rows.append(
             (
                 str(line.rank),
@@ -79,6 +93,11 @@ def print_standings(store: LadderStore, *, as_json: bool) -> None:
         for line in standings:
             if line.probation:
                 print(f"{safe_text(line.bot, 64)} is on probation: {safe_text(line.probation)}")
+            if line.down_since is not None:
+                print(
+                    f"{safe_text(line.bot, 64)} is down since {_when(line.down_since)}: the arena could not "
+                    "reach or start it when its sets started; it is skipped until it answers again"
+                )
 
 
 def print_matches(store: LadderStore, bot: str | None, limit: int, *, as_json: bool) -> None:

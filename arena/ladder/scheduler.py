@@ -4,8 +4,20 @@ Pairing (the choice that teaches the most): the first bot of a new set is the on
 matches (ties broken at random), its opponents are drawn among the others with a weight that falls with
 the rating gap, 1 / (1 + (gap / 100)^2), so close ratings meet most but every pairing stays possible.
 Each set is played once per rotation of the teams over the seats on the same seeded deals, and rated
-as one event (ratings.py) as soon as its last match is stored. Sets left unfinished by an earlier run
-are finished first. Bots on probation are skipped.
+as one event (ratings.py) as soon as its last match is stored. Sets left unfinished (by an earlier run,
+or put back) are finished first when they may be claimed. Bots on probation or down are skipped.
+
+Several runners on one file share the work through leases: a runner claims a set in the store before it
+plays it (a new set is created claimed), renews the lease while the set's matches are played (every
+`lease_s` / 3), and gives it up when the set is finished, void, or the run ends. A runner that dies keeps
+its sets until their leases expire; then any runner takes them over. A set is rated once, by the runner
+that stores its last match.
+
+Fair to bots: when a set starts (each time a runner claims it), its bots are checked first: a remote bot
+must answer the handshake (`check_timeout_s`), a command bot must start. A bot that does not is not
+rated for that set: nothing is stored, the set is put back (retried after `retry_s`, doubling each time)
+and the run goes on. After `down_after` such failures in a row the bot is marked down: skipped by pairing
+until a check answers again (down bots are checked at the start of a run and every `down_recheck_s`).
 
 A run ends on whole sets: after `matches` (as many more as the last set needs), or when no new set may
 start after `duration_s`, or after `stop()`; `stop(now=True)` cancels the matches in progress instead
@@ -13,20 +25,24 @@ start after `duration_s`, or after `stop()`; `stop(now=True)` cancels the matche
 counts, never the matches, so a run's memory does not grow with its length.
 
 Containment: no bot ends a run. A bot's faults are recorded in its matches and lead to probation; a
-command bot that does not start forfeits that match (an `unreachable` fault, so it counts towards
-probation) and its set is made void, since a host-side failure must not be rated. A match that fails
-for a reason nobody foresaw (an error of the arena's own) is stored with reason `arena_error`, logged
-with its traceback, and its set made void; the run goes on. A rotation that another runner on the same
-file stored first is skipped. Only a StoreError (a file that cannot be written, or that does not hold
-what the arena wrote) stops a run, after the matches in progress end, with a `LadderError` that says why.
+command bot that does not start once its set has started (the check passed) forfeits that match (an
+`unreachable` fault) and its set is made void, since a host-side failure must not be rated. A match that
+fails for a reason nobody foresaw (an error of the arena's own) is stored with reason `arena_error`,
+logged with its traceback, and its set made void; the run goes on. A rotation that another runner on the
+same file stored first (after taking over a lease this runner lost) is skipped. Only a StoreError (a
+file that cannot be written, or that does not hold what the arena wrote) stops a run, after the matches
+in progress end, with a `LadderError` that says why.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import secrets
+import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -45,10 +61,12 @@ from arena.runner import (
     MatchSettings,
     run_match,
     seats_for_teams,
+    split_addresses,
 )
+from arena.runner.connection import HandshakeError, handshake, open_channel
 from arena.untrusted import safe_text
 from fiftysix.engine import EndReason, MatchRules, Ruleset
-from fiftysix.wire import TimeControl
+from fiftysix.wire import FaultCause, TimeControl
 
 log = structlog.get_logger("ladder")
 
@@ -79,6 +97,19 @@ class LadderSettings:
     """The fault policy of every match (see MatchSettings.strikes)."""
     probation_after: int = 3
     """A bot whose matches end in a forfeit of its own this many times in a row goes on probation."""
+    lease_s: float = 60.0
+    """How long a claimed set stays this runner's without a renewal (renewed every third of it): after
+    a runner dies, another takes its sets over this long after its last renewal."""
+    check_timeout_s: float = 5.0
+    """How long a remote bot has to answer the check when a set starts (and when a down bot is checked)."""
+    retry_s: float = 30.0
+    """A set put back because a bot did not answer when it started waits this long, doubled each time."""
+    retry_max_s: float = 3600.0
+    down_after: int = 3
+    """A bot the host fails to reach or start this many times in a row when sets start is marked down
+    (at least 1)."""
+    down_recheck_s: float = 60.0
+    """How often the down bots are checked during a run."""
 
     @property
     def rules(self) -> MatchRules:
@@ -114,6 +145,14 @@ class LadderReport:
     sets_voided: int = 0
     voided_sets: list[tuple[int, str]] = field(default_factory=list)
     """The first VOIDED_SETS_KEPT sets made void, with why (the rest are in the log and the store)."""
+    sets_resumed: int = 0
+    """Unfinished sets (an earlier or another runner's, or put back) this run claimed and played on."""
+    sets_postponed: int = 0
+    """Sets put back because a bot did not answer when they started (nothing of them stored)."""
+    bots_down: list[tuple[str, str]] = field(default_factory=list)
+    """Bots this run marked down, with why: each bot at most once per time it went down."""
+    bots_back: list[str] = field(default_factory=list)
+    """Bots marked down that answered again during this run."""
 
 
 @dataclass
@@ -122,6 +161,20 @@ class _SetInPlay:
 
     duplicate: DuplicateSet
     void: bool = False
+    jobs: int = 0
+    """Its matches this run has neither finished nor dropped; at 0 its lease is given up."""
+    postponed: bool = False
+    """A bot did not answer when it started: it was put back, none of its matches is played now."""
+    lease_lost: bool = False
+    """Another runner took it over (this runner did not renew its lease in time)."""
+    checked: bool = False
+    check_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """The first of its matches to start checks its bots; the others wait for that."""
+
+    @property
+    def closed(self) -> bool:
+        """No more of its matches are to be started by this run."""
+        return self.void or self.postponed or self.lease_lost
 
 
 @dataclass
@@ -159,15 +212,21 @@ class Ladder:
         self.queued = 0
         self.out_of_time = False
         self._workers: list[asyncio.Task[None]] = []
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        """Who holds this run's leases: host, process and a random part (two runs in one process)."""
+        self._held: dict[int, _SetInPlay] = {}
+        """The sets this run holds a lease of."""
+        self._skipped: set[int] = set()
 
-    def active_bots(self) -> list[BotEntry]:
-        """Registered bots not on probation."""
-        return [bot for bot in self.store.bots() if bot.probation is None]
+    def active_bots(self, down_too: bool = False) -> list[BotEntry]:
+        """Registered bots not on probation, nor down (unless `down_too`)."""
+        down = {} if down_too else self.store.down_bots()
+        return [bot for bot in self.store.bots() if bot.probation is None and bot.name not in down]
 
     def check(self) -> None:
-        """Refuse to start a ladder that cannot pair anybody."""
+        """Refuse to start a ladder that cannot pair anybody (bots down count: they may answer again)."""
         teams = self.settings.rules.team_count
-        active = self.active_bots()
+        active = self.active_bots(down_too=True)
         if len(active) < teams:
             raise LadderError(
                 f"a {self.settings.players}-player {self.settings.ruleset.value} ladder needs at least "
@@ -192,22 +251,16 @@ class Ladder:
         return [bot.name for bot in chosen]
 
     def sets(self) -> Iterator[list[_Job]]:
-        """The matches to play, a set at a time: unfinished sets first, then new sets."""
-        registered = {bot.name for bot in self.active_bots()}
-        for duplicate, missing in self.store.unfinished_sets():
-            if not missing:
-                self._rate(duplicate)
-            elif set(duplicate.bots) <= registered:
-                in_play = _SetInPlay(duplicate)
-                yield [_Job(in_play, rotation) for rotation in missing]
-            else:
-                log.warning(
-                    "set_skipped", set_id=duplicate.id, reason="a bot is not registered or on probation"
-                )
+        """The matches to play, a set at a time, each set claimed: an unfinished set that may be claimed
+        first, else a new set."""
         while True:
+            resumed = self._claim_unfinished()
+            if resumed is not None:
+                yield resumed
+                continue
             rules = self.settings.rules
             if len(self.active_bots()) < rules.team_count:
-                log.warning("ladder_out_of_bots", reason="too few bots left off probation")
+                log.warning("ladder_out_of_bots", reason="too few bots left off probation and up")
                 return
             duplicate = self.store.create_set(
                 rules.players,
@@ -215,9 +268,175 @@ class Ladder:
                 rules.deal_cap,
                 self.rng.randrange(2**31),
                 self.pick_bots(),
+                lease=(self.owner, self.settings.lease_s),
             )
-            in_play = _SetInPlay(duplicate)
-            yield [_Job(in_play, rotation) for rotation in range(duplicate.rotations)]
+            yield self._hold(duplicate, range(duplicate.rotations))
+
+    def _claim_unfinished(self) -> list[_Job] | None:
+        """Claim the first unfinished set that nobody holds, whose bots are all active, and return its
+        matches still to play (a set with none left is rated, and the next one looked at)."""
+        available = {bot.name for bot in self.active_bots()}
+        for duplicate, missing in self.store.claimable_sets(self.owner):
+            if duplicate.id in self._held:
+                continue  # in play in this run
+            if not set(duplicate.bots) <= available:
+                if duplicate.id not in self._skipped:
+                    self._skipped.add(duplicate.id)
+                    log.info(
+                        "set_skipped",
+                        set_id=duplicate.id,
+                        reason="a bot is not registered, on probation or down",
+                    )
+                continue
+            if not self.store.claim_set(duplicate.id, self.owner, self.settings.lease_s):
+                continue  # another runner was first
+            if not missing:
+                self._rate(duplicate)
+                self.store.release_set(duplicate.id, self.owner)
+                continue
+            self.report.sets_resumed += 1
+            log.info("set_resumed", set_id=duplicate.id, rotations=missing)
+            return self._hold(duplicate, missing)
+        return None
+
+    def _hold(self, duplicate: DuplicateSet, rotations: Iterable[int]) -> list[_Job]:
+        """The jobs of a set this run has claimed; its lease is renewed until they are done."""
+        in_play = _SetInPlay(duplicate)
+        jobs = [_Job(in_play, rotation) for rotation in rotations]
+        in_play.jobs = len(jobs)
+        self._held[duplicate.id] = in_play
+        return jobs
+
+    def _job_done(self, in_play: _SetInPlay, count: int = 1) -> None:
+        """`count` of a set's jobs finished or dropped; after the last, its lease is given up."""
+        in_play.jobs -= count
+        if in_play.jobs <= 0:
+            self._release(in_play)
+
+    def _release(self, in_play: _SetInPlay, retry: bool = False) -> float:
+        """Give up the lease of a set (with `retry`: put it back to be tried again later); the seconds
+        until it may be claimed again. A lease that cannot be given up expires by itself."""
+        set_id = in_play.duplicate.id
+        if self._held.pop(set_id, None) is None:
+            return 0.0
+        try:
+            return self.store.release_set(
+                set_id,
+                self.owner,
+                retry_s=self.settings.retry_s if retry else None,
+                retry_max_s=self.settings.retry_max_s,
+            )
+        except StoreError as error:
+            log.warning("lease_not_released", set_id=set_id, error=str(error))
+            return 0.0
+
+    def _renew_leases(self) -> None:
+        """Renew the leases of the sets in play; a set whose lease another runner took over is dropped."""
+        if not self._held:
+            return
+        kept = self.store.renew_leases(self.owner, list(self._held), self.settings.lease_s)
+        for set_id in set(self._held) - kept:
+            in_play = self._held.pop(set_id)
+            in_play.lease_lost = True
+            log.warning("lease_lost", set_id=set_id, reason="another runner took the set over")
+
+    async def _keep_leases(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.lease_s / 3)
+            try:
+                self._renew_leases()
+            except StoreError as error:
+                log.error("ladder_store_failed", error=str(error))
+                self.store_failure = self.store_failure or error
+                self.stop()
+                return
+
+    async def _unreachable(self, bot: BotEntry, seats: int) -> str | None:
+        """Why the host cannot reach or start `bot` now (None: it answers). A remote bot must answer the
+        handshake on each of its addresses (an answer that is wrong is the bot's own fault, for its
+        match to record); a command bot must start (its processes are kept for the match)."""
+        if bot.address is None:
+            try:
+                where = await self.local_bots.acquire(bot, seats)
+            except BotStartError as error:
+                return f"did not start: {safe_text(error)}"
+            self.local_bots.release(where)
+            return None
+        reasons = await asyncio.gather(
+            *(self._address_unreachable(address) for address in split_addresses(bot.address))
+        )
+        return next((reason for reason in reasons if reason is not None), None)
+
+    async def _address_unreachable(self, address: str) -> str | None:
+        channel = open_channel(address)
+        try:
+            await handshake(channel, address, self.settings.check_timeout_s, attempts=None, first_delay=0.05)
+        except HandshakeError as error:
+            return safe_text(error.detail) if error.cause is FaultCause.UNREACHABLE else None
+        finally:
+            await channel.close(grace=None)
+        return None
+
+    async def _start_set(self, in_play: _SetInPlay) -> bool:
+        """Whether the set's matches may be played: the first of them to get here checks the set's
+        bots; when one does not answer, the set is put back and nobody is rated for it now."""
+        async with in_play.check_lock:
+            if not in_play.checked and not in_play.closed:
+                in_play.checked = True
+                await self._check_bots(in_play)
+        return not in_play.closed
+
+    async def _check_bots(self, in_play: _SetInPlay) -> None:
+        duplicate = in_play.duplicate
+        registered = {bot.name: bot for bot in self.store.bots()}
+        absent = [name for name in duplicate.bots if name not in registered]
+        if absent:
+            self._void(in_play, f"{absent[0]} is not registered")
+            return
+        seats = duplicate.players // len(duplicate.bots)
+        reasons = await asyncio.gather(
+            *(self._unreachable(registered[name], seats) for name in duplicate.bots)
+        )
+        failed = {
+            name: reason for name, reason in zip(duplicate.bots, reasons, strict=True) if reason is not None
+        }
+        for name in duplicate.bots:
+            if name not in failed:
+                if self.store.record_host_success(name):
+                    self.report.bots_back.append(name)
+                    log.info("bot_back_up", bot=name)
+                continue
+            log.warning("bot_not_reached", bot=name, set_id=duplicate.id, detail=failed[name])
+            if self.store.record_host_failure(name, self.settings.down_after):
+                reason = f"not reached {self.settings.down_after} times in a row (last: {failed[name]})"
+                self.report.bots_down.append((name, reason))
+                log.warning("bot_marked_down", bot=name, reason=reason)
+        if failed:
+            in_play.postponed = True
+            wait = self._release(in_play, retry=True)
+            self.report.sets_postponed += 1
+            log.warning("set_postponed", set_id=duplicate.id, bots=sorted(failed), retry_in_s=round(wait, 1))
+
+    async def recheck_down_bots(self) -> None:
+        """Check every bot marked down (and not on probation); one that answers is down no more."""
+        down = self.store.down_bots()
+        bots = [bot for bot in self.store.bots() if bot.name in down and bot.probation is None]
+        reasons = await asyncio.gather(*(self._unreachable(bot, 1) for bot in bots))
+        for bot, reason in zip(bots, reasons, strict=True):
+            if reason is None and self.store.record_host_success(bot.name):
+                self.report.bots_back.append(bot.name)
+                log.info("bot_back_up", bot=bot.name)
+
+    async def _watch_down_bots(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.down_recheck_s)
+            try:
+                await self.recheck_down_bots()
+            except StoreError as error:
+                log.error("ladder_store_failed", error=str(error))
+                self.store_failure = self.store_failure or error
+                self.stop()
+                return
 
     def _rate(self, duplicate: DuplicateSet) -> None:
         """Rate the set if it is finished (and not void, nor rated by another runner)."""
@@ -230,8 +449,20 @@ class Ladder:
             log.info("set_rated", set_id=duplicate.id, changes=changes)
 
     async def play(self, job: _Job) -> None:
-        """Play one match of a set, store it at once, and rate the set if it is complete. Whatever
-        happens in the match, the run goes on (see the module's note on containment)."""
+        """Play one match of a set (once its bots answered when the set started), store it at once, and
+        rate the set if it is complete. Whatever happens in the match, the run goes on (see the module's
+        note on containment)."""
+        try:
+            if await self._start_set(job.set_in_play):
+                await self._play(job)
+                return
+            self.launched -= 1  # not played: does not count towards the run's matches
+            for name in job.duplicate.team_bots(job.rotation):
+                self.scheduled[name] -= 1
+        finally:
+            self._job_done(job.set_in_play)
+
+    async def _play(self, job: _Job) -> None:
         duplicate = job.duplicate
         team_bots = duplicate.team_bots(job.rotation)
         try:
@@ -289,7 +520,7 @@ class Ladder:
 
     async def _play_match(self, job: _Job, team_bots: tuple[str, ...]) -> MatchOutcome:
         """Start or find every team's bot, play the match, give the processes back. A bot that does not
-        start forfeits at once, and its set is made void."""
+        start now (it did when the set started) forfeits at once, and its set is made void."""
         duplicate = job.duplicate
         rules = MatchRules(duplicate.players, Ruleset.parse(duplicate.ruleset), duplicate.deal_cap)
         seats_per_team = rules.players // rules.team_count
@@ -386,7 +617,10 @@ class Ladder:
             if self.stopping:
                 self.queued = 0
                 return None
-            current = [job for job in current if not job.set_in_play.void]
+            for job in current:
+                if job.set_in_play.closed:
+                    self._job_done(job.set_in_play)
+            current = [job for job in current if not job.set_in_play.closed]
             self.queued = len(current)
             if not current:
                 if target is not None and self.launched >= target:
@@ -416,8 +650,10 @@ class Ladder:
                 self.store_failure = self.store_failure or error
                 self.stop()
 
+        await self.recheck_down_bots()
         workers = [asyncio.create_task(worker()) for _ in range(self.settings.concurrency)]
         self._workers = workers
+        keepers = [asyncio.create_task(self._keep_leases()), asyncio.create_task(self._watch_down_bots())]
         try:
             await asyncio.wait(workers)
         except asyncio.CancelledError:
@@ -426,6 +662,11 @@ class Ladder:
             await asyncio.wait(workers)
             raise
         finally:
+            for task in keepers:
+                task.cancel()
+            await asyncio.gather(*keepers, return_exceptions=True)
+            for in_play in list(self._held.values()):
+                self._release(in_play)  # sets left unfinished: any runner may take them now
             self._workers = []
             self.report.seconds = time.perf_counter() - started
         for task in workers:

@@ -10,7 +10,7 @@ The interval rests on the bot's pairwise scores in the rated sets only (elo.py s
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -46,6 +46,9 @@ class Standing:
     illegal_moves: int
     crashes: int
     probation: str | None
+    down_since: float | None = None
+    """When the bot was marked down (the host could not reach or start it; the ladder skips it until it
+    answers), in seconds since the epoch; None when it is up."""
 
     def to_json(self) -> dict[str, Any]:
         """The standing as a JSON-ready dictionary (an infinite interval becomes null)."""
@@ -63,19 +66,25 @@ class Standing:
                 "crashes": self.crashes,
             },
             "probation": self.probation,
+            "down": self.down_since is not None,
+            "down_since": self.down_since,
         }
 
 
 def ladder_standings(store: LadderStore) -> list[Standing]:
     """The standings of the ladder in `store`: every registered bot, best rating first."""
-    return rank_bots(store.bots(), store.matches(), store.rated_sets())
+    return rank_bots(store.bots(), store.matches(), store.rated_sets(), store.down_bots())
 
 
 def rank_bots(
-    bots: Sequence[BotEntry], matches: Sequence[StoredMatch], rated_sets: Set[int]
+    bots: Sequence[BotEntry],
+    matches: Sequence[StoredMatch],
+    rated_sets: Set[int],
+    down: Mapping[str, float] | None = None,
 ) -> list[Standing]:
     """Every bot of `bots`, best rating first (equal ratings share a rank), with its record and faults
-    in `matches`; its interval rests on the sets of `rated_sets`."""
+    in `matches`; its interval rests on the sets of `rated_sets`; the bots of `down` (name: since when)
+    are shown down."""
     pair_results = _pair_results(matches, rated_sets)
     lines = []
     for entry in bots:
@@ -107,6 +116,7 @@ def rank_bots(
                 illegal_moves=sum(cause in ILLEGAL_MOVE_CAUSES for cause in causes),
                 crashes=sum(cause in CRASH_CAUSES for cause in causes),
                 probation=entry.probation,
+                down_since=(down or {}).get(entry.name),
             )
         )
     lines.sort(key=lambda line: (-line.rating, line.bot))

@@ -7,7 +7,8 @@ of another program, a damaged one, one the arena cannot write or create, one loc
 A foreign or damaged file is refused before anything in it is changed. The file uses SQLite's
 write-ahead log; a read-only file is read through a writer's shared memory when one has it open.
 
-Schema versions: 1 (first release); 2 adds `sets.void_reason`. A file of an older version is upgraded in
+Schema versions: 1 (first release); 2 adds `sets.void_reason`; 3 adds the leases of sets (several runners
+on one file) and the health of bots (see _ADDED_COLUMNS). A file of an older version is upgraded in
 place when it is opened for writing, and read as it is when opened read-only.
 """
 
@@ -25,7 +26,7 @@ from typing import Any, Final, TypeVar, cast
 
 from arena.errors import ArenaError
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 DEFAULT_DB: Final = "arena.db"
 
 _SCHEMA: Final = """
@@ -77,9 +78,24 @@ CREATE TABLE IF NOT EXISTS rating_events (
 """
 
 
-_ADDED_COLUMNS: Final = {2: (("sets", "void_reason", "TEXT"),)}
-"""For each schema version, the columns it added to tables of the version before: `_upgrade` adds them,
-and a read-only file of an older version is read without them."""
+_ADDED_COLUMNS: Final = {
+    2: (("sets", "void_reason", "TEXT"),),
+    # Version 3, leases and bot health: a set is claimed by one runner at a time (`lease_owner` until
+    # `lease_until`, renewed while it plays); a set put back because a bot did not answer when it started
+    # waits until `not_before` (`start_failures` doubles the wait). A bot the host failed to reach or start
+    # `host_failures` times in a row is `down_since` then, until it answers again.
+    3: (
+        ("sets", "lease_owner", "TEXT"),
+        ("sets", "lease_until", "REAL"),
+        ("sets", "not_before", "REAL"),
+        ("sets", "start_failures", "INTEGER NOT NULL DEFAULT 0"),
+        ("bots", "down_since", "REAL"),
+        ("bots", "host_failures", "INTEGER NOT NULL DEFAULT 0"),
+    ),
+}
+"""For each schema version, the columns it added to tables of the version before: `_upgrade` adds them
+(to a new file too, when its CREATE TABLE does not have them), and a read-only file of an older version
+is read without them."""
 
 
 def _columns_of(schema: str) -> dict[str, tuple[str, ...]]:
@@ -93,7 +109,17 @@ def _columns_of(schema: str) -> dict[str, tuple[str, ...]]:
         db.close()
 
 
-_COLUMNS: Final = _columns_of(_SCHEMA)
+def _with_added_columns(columns: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    """`columns`, with those of `_ADDED_COLUMNS` that the CREATE TABLE statements do not have."""
+    added = dict(columns)
+    for step in sorted(_ADDED_COLUMNS):
+        for table, column, _declaration in _ADDED_COLUMNS[step]:
+            if column not in added[table]:
+                added[table] = (*added[table], column)
+    return added
+
+
+_COLUMNS: Final = _with_added_columns(_columns_of(_SCHEMA))
 
 
 class StoreError(ArenaError, ValueError):
@@ -223,9 +249,13 @@ class StoreFile:
                         self._db.execute(statement)
                 if version is None:
                     self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-                elif version < SCHEMA_VERSION:
-                    self._upgrade(version)
+                if version is None or version < SCHEMA_VERSION:
+                    self._upgrade(version or 0)
             self._check_columns(SCHEMA_VERSION, all_tables=True)
+
+    def _has_column(self, table: str, column: str) -> bool:
+        """Whether the file has `column` (a read-only file of an older version may lack it)."""
+        return any(row[1] == column for row in self._db.execute(f"PRAGMA table_info({table})"))
 
     def _tables(self) -> set[str]:
         rows = self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -271,7 +301,8 @@ class StoreFile:
                 raise StoreError(f"{self.path} is not a ladder database ({lacking})")
 
     def _upgrade(self, version: int) -> None:
-        """Bring a file of an older schema version to this one, inside the opening transaction."""
+        """Bring a file of an older schema version (0: a new file) to this one, inside the opening
+        transaction."""
         for step in range(version + 1, SCHEMA_VERSION + 1):
             for table, column, declaration in _ADDED_COLUMNS.get(step, ()):
                 present = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}

@@ -176,8 +176,9 @@ def test_no_number_option_is_unbounded_and_help_states_every_range() -> None:
         assert isinstance(action.type, arguments.Bounded)
         assert action.type.range in (action.help or ""), action.option_strings
     durations = [action for action in actions if isinstance(action.type, arguments.Duration)]
-    assert [action.option_strings for action in durations] == [["--duration"]]
+    assert [action.option_strings for action in durations] == [["--duration"], ["--lease"]]
     assert arguments.duration.range in (durations[0].help or "")
+    assert arguments.lease.range in (durations[1].help or "")
 
 
 @pytest.mark.parametrize(

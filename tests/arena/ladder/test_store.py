@@ -287,6 +287,13 @@ PUBLIC_CALLS: dict[str, Any] = {
     "ratings": lambda s: s.ratings(["a"]),
     "save_rating_event": lambda s: s.save_rating_event(1, []),
     "rated_sets": lambda s: s.rated_sets(),
+    "claim_set": lambda s: s.claim_set(1, "me", 1.0),
+    "renew_leases": lambda s: s.renew_leases("me", [1], 1.0),
+    "release_set": lambda s: s.release_set(1, "me"),
+    "claimable_sets": lambda s: s.claimable_sets("me"),
+    "record_host_failure": lambda s: s.record_host_failure("a", 3),
+    "record_host_success": lambda s: s.record_host_success("a"),
+    "down_bots": lambda s: s.down_bots(),
 }
 
 

@@ -50,6 +50,8 @@ def test_a_version_1_file_is_upgraded_in_place(tmp_path: Path) -> None:
     [(duplicate, missing)] = store.unfinished_sets()
     assert (duplicate.seed, missing) == (5, [0, 1])
     assert store.void_reason(1) is None
+    assert store.claim_set(1, "me", 60.0)  # the columns of version 3 were added
+    assert store.down_bots() == {}
     store.close()
     version = sqlite3.connect(path).execute("SELECT value FROM meta WHERE key = 'schema_version'")
     assert version.fetchone() == (str(SCHEMA_VERSION),)
@@ -138,7 +140,10 @@ def test_a_lock_held_beyond_the_timeout_is_a_store_error_and_loses_nothing(tmp_p
     LadderStore(path).close()
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
-    other.execute("INSERT INTO bots VALUES ('theirs', 'h:1', NULL, 1500, NULL, 0, 0)")
+    other.execute(
+        "INSERT INTO bots (name, address, command, rating, probation, created_at, updated_at)"
+        " VALUES ('theirs', 'h:1', NULL, 1500, NULL, 0, 0)"
+    )
     store = LadderStore(path, timeout=0.1)  # opening a current file only reads: no lock needed
     with pytest.raises(StoreError, match=rf"^{path} is locked by another program \(waited 0.1 s\)"):
         store.add_bot("mine", address="h:2")
@@ -185,6 +190,12 @@ def test_a_read_only_file_of_version_1_is_read_without_upgrading(tmp_path: Path)
     db.executescript(
         """
         ALTER TABLE sets DROP COLUMN void_reason;
+        ALTER TABLE sets DROP COLUMN lease_owner;
+        ALTER TABLE sets DROP COLUMN lease_until;
+        ALTER TABLE sets DROP COLUMN not_before;
+        ALTER TABLE sets DROP COLUMN start_failures;
+        ALTER TABLE bots DROP COLUMN down_since;
+        ALTER TABLE bots DROP COLUMN host_failures;
         UPDATE meta SET value = '1' WHERE key = 'schema_version';
         INSERT INTO bots VALUES ('a', 'h:1', NULL, 1510, NULL, 0, 0);
         """

@@ -338,15 +338,24 @@ def test_a_ladder_with_every_kind_of_hostile_bot_runs_to_the_end(tmp_path: Path)
     assert played is not None
     assert int(played.group(1)) >= 100
     put_on_probation = re.findall(r"^(\S+) was put on probation", run.stdout, re.MULTILINE)
-    assert sorted(put_on_probation) == sorted([*HOSTILE_SCRIPTS, "no-start"])  # each once
+    assert sorted(put_on_probation) == sorted(HOSTILE_SCRIPTS)  # each once
+    # A command that never starts is the host's failure, not the bot's play: it is not rated, and it is
+    # marked down (skipped until it starts) instead of put on probation.
+    marked_down = re.findall(r"^(\S+) was marked down", run.stdout, re.MULTILINE)
+    assert marked_down == ["no-start"]
     shown = arena("ladder", "show", "--json", db=db)
     assert shown.returncode == 0, shown.stderr
     standings = {line["bot"]: line for line in json.loads(shown.stdout)}
-    for name in [*HOSTILE_SCRIPTS, "no-start"]:
+    for name in HOSTILE_SCRIPTS:
         assert standings[name]["probation"], f"{name} is not on probation"
         assert not CONTROL.search(standings[name]["probation"])
+    assert standings["no-start"]["probation"] is None
+    assert standings["no-start"]["down"] is True
+    assert standings["no-start"]["matches"] == 0
+    assert standings["no-start"]["elo"] == 1500
     for name in [*HARMLESS_SCRIPTS, "random", "rules"]:
         assert standings[name]["probation"] is None
+        assert standings[name]["down"] is False
         assert standings[name]["faults"] == {"timeouts": 0, "illegal_moves": 0, "crashes": 0}
     # The sample bots were rated: their sets were complete and not void.
     assert standings["rules"]["elo"] != 1500

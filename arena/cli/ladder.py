@@ -92,8 +92,17 @@ def register(commands: Commands, parents: Parents) -> None:
     )
     run.set_defaults(handler=run_ladder, prog=run.prog)
 
-    show = actions.add_parser("show", help="print the standings", parents=[parents.database])
-    show.add_argument("--json", action="store_true", help="print JSON")
+    show = actions.add_parser(
+        "show",
+        help="print the standings of a rating pool",
+        description="Print the standings of one rating pool: each format (players x ruleset, such as "
+        "4p-pairs or 6p-partnership) is rated apart. The pools and their match counts are listed above.",
+        parents=[parents.database],
+    )
+    show.add_argument(
+        "--pool", metavar="POOL", help="the pool, such as 6p-pairs (default: the pool with the most matches)"
+    )
+    show.add_argument("--json", action="store_true", help="print JSON (each line names its pool)")
     show.set_defaults(handler=show_standings, prog=show.prog)
 
     matches = actions.add_parser(
@@ -117,7 +126,7 @@ def register(commands: Commands, parents: Parents) -> None:
 def show_standings(args: argparse.Namespace) -> int:
     """Print the standings."""
     with open_store(args, writes=False) as store:
-        tables.print_standings(store, as_json=args.json)
+        tables.print_standings(store, as_json=args.json, pool=args.pool)
     return 0
 
 
@@ -249,5 +258,5 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
             "stored; the next run finishes their sets"
         )
     print("")
-    tables.print_standings(store, as_json=False)
+    tables.print_standings(store, as_json=False, pool=settings.pool)
     return 128 + signals[1] if len(signals) >= 2 else 0

@@ -8,23 +8,36 @@ import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from arena.ladder import LadderStore, Standing, ladder_standings
+from arena.errors import ArenaError
+from arena.ladder import LadderStore, Standing, default_pool, ladder_standings
 from arena.untrusted import safe_text
+from fiftysix.engine import MatchRules, Ruleset
 
 
 def print_bots(store: LadderStore, *, as_json: bool) -> None:
-    """The registered bots, their ratings and where they are."""
-    bots = store.bots()
+    """The registered bots, their ratings and where they are: the rating in the pool with the most
+    matches (JSON: `rating` there, and `ratings` in every pool where the bot was rated), and whether the
+    host could not reach them (`down`)."""
+    pool = default_pool(store.pools())
+    bots = store.bots(pool)
+    ratings = store.bot_ratings()
     down = store.down_bots()
     if as_json:
         listed = [
-            {**dataclasses.asdict(bot), "down": bot.name in down, "down_since": down.get(bot.name)}
+            {
+                **dataclasses.asdict(bot),
+                "pool": pool,
+                "ratings": ratings.get(bot.name, {}),
+                "down": bot.name in down,
+                "down_since": down.get(bot.name),
+            }
             for bot in bots
         ]
         print(json.dumps(listed, indent=1))
     elif not bots:
         print("No bots registered. Add one with: arena bots add NAME HOST:PORT")
     else:
+        print(f"Ratings in {pool}")
         for bot in bots:
             status = f"  probation: {safe_text(bot.probation)}" if bot.probation else ""
             if bot.name in down:
@@ -81,14 +94,36 @@ def format_standings(standings: Sequence[Standing]) -> list[str]:
     return lines
 
 
-def print_standings(store: LadderStore, *, as_json: bool) -> None:
-    """The standings, and why each bot on probation is."""
-    standings = ladder_standings(store)
+def check_pool(pool: str) -> str:
+    """`pool` if it names a format (`<players>p-<ruleset>`, such as 6p-partnership), else an ArenaError."""
+    players, _, ruleset = pool.partition("p-")
+    try:
+        MatchRules(int(players), Ruleset.parse(ruleset))
+    except ValueError:
+        raise ArenaError(
+            f"no pool {safe_text(pool, 64)!r}: a pool is a format such as 4p-pairs or 6p-partnership"
+        ) from None
+    return f"{int(players)}p-{Ruleset.parse(ruleset).value}"
+
+
+def pools_line(pools: dict[str, int], shown: str) -> str:
+    """The pools and their match counts, on one line."""
+    listed = ", ".join(f"{name} ({count} matches)" for name, count in pools.items()) or "none yet"
+    return f"Pool {shown}; pools: {listed}"
+
+
+def print_standings(store: LadderStore, *, as_json: bool, pool: str | None = None) -> None:
+    """The standings of `pool` (default: the pool with the most matches) after the list of pools, and
+    why each bot on probation is."""
+    pools = store.pools()
+    shown = default_pool(pools) if pool is None else check_pool(pool)
+    standings = ladder_standings(store, shown)
     if as_json:
         print(json.dumps([line.to_json() for line in standings], indent=1))
     elif not standings:
         print("No bots registered yet.")
     else:
+        print(pools_line(pools, shown))
         print("\n".join(format_standings(standings)))
         for line in standings:
             if line.probation:

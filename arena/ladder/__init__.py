@@ -1,10 +1,19 @@
 """The Elo ladder. Computing: which bots play which duplicate sets and when, with containment and
-probation (`scheduler`), Elo (`elo`), a set's rating event (`ratings`), the standings (`standings`).
+probation (`scheduler`), Elo (`elo`), a set's rating event (`ratings`), the standings (`standings`),
+what a match adds to its bots' running totals (`tally`).
 Persisting: the typed values kept (`entries`), the store that saves and loads them (`store`) in its
 SQLite file (`store_file`). Processes: the bots the arena starts itself (`local_bots`), each under a
 `supervisor` that runs as a script by path. Callers import from here."""
 
-from arena.ladder.entries import BotEntry, DuplicateSet, RatingChange, StoredMatch
+from arena.ladder.entries import (
+    DEFAULT_POOL,
+    BotEntry,
+    BotTotals,
+    DuplicateSet,
+    RatingChange,
+    StoredMatch,
+    pool_name,
+)
 from arena.ladder.local_bots import (
     IDLE_LIMIT,
     BotStartError,
@@ -16,7 +25,7 @@ from arena.ladder.local_bots import (
 )
 from arena.ladder.ratings import rate_set, rating_event
 from arena.ladder.scheduler import Ladder, LadderError, LadderReport, LadderSettings
-from arena.ladder.standings import Standing, ladder_standings, matches_per_bot
+from arena.ladder.standings import Standing, default_pool, ladder_standings, matches_per_bot
 from arena.ladder.store import LadderStore
 from arena.ladder.store_file import (
     DEFAULT_DB,
@@ -28,10 +37,12 @@ from arena.ladder.store_file import (
 
 __all__ = [
     "DEFAULT_DB",
+    "DEFAULT_POOL",
     "IDLE_LIMIT",
     "SCHEMA_VERSION",
     "BotEntry",
     "BotStartError",
+    "BotTotals",
     "DuplicateMatchError",
     "DuplicateSet",
     "Ladder",
@@ -46,10 +57,12 @@ __all__ = [
     "StoreError",
     "StoredMatch",
     "command_arguments",
+    "default_pool",
     "free_port",
     "idle_limit_for",
     "ladder_standings",
     "matches_per_bot",
+    "pool_name",
     "rate_set",
     "rating_event",
     "wait_until_ready",

@@ -81,8 +81,16 @@ def interval_half_width(scores: Sequence[float]) -> float:
     if count == 0:
         return math.inf
     mean = sum(scores) / count
+    return interval_from_moments(count, mean, sum((score - mean) ** 2 for score in scores))
+
+
+def interval_from_moments(count: int, mean: float, squared_deviations: float) -> float:
+    """`interval_half_width` of `count` scores given their mean and the sum of their squared deviations
+    from it (as a running total keeps them); identical scores must give exactly 0.0 deviations."""
+    if count == 0:
+        return math.inf
     p = min(max(mean, 0.5 / count), 1.0 - 0.5 / count)
-    variance = sum((score - mean) ** 2 for score in scores) / (count - 1) if count > 1 else 0.0
+    variance = squared_deviations / (count - 1) if count > 1 else 0.0
     if variance == 0.0:
         variance = p * (1.0 - p)
     slope = 400.0 / (math.log(10.0) * p * (1.0 - p))

@@ -5,9 +5,18 @@ scheduler, the ratings and the standings work on them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from fiftysix.wire import FaultRecord
+
+DEFAULT_POOL: Final = "4p-pairs"
+"""The pool of the default format (4 players, pairs): the one read when no other is named."""
+
+
+def pool_name(players: int, ruleset: str) -> str:
+    """The rating pool of a format: its players and ruleset, such as `4p-pairs` or `6p-partnership`.
+    Every format is rated apart: a bot's 4-player rating says little of its 6-player play."""
+    return f"{players}p-{ruleset}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +46,11 @@ class DuplicateSet:
     seed: int
     bots: tuple[str, ...]
     rotations: int
+
+    @property
+    def pool(self) -> str:
+        """The rating pool the set belongs to."""
+        return pool_name(self.players, self.ruleset)
 
     def team_bots(self, rotation: int) -> tuple[str, ...]:
         """The bot of each team in a rotation: rotation r moves every bot r teams on."""
@@ -82,3 +96,21 @@ class StoredMatch:
             "decisions": self.decisions,
             "seconds": self.seconds,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class BotTotals:
+    """A bot's running totals in one pool, kept up to date as each match and each rating event is
+    stored, so that the standings and the pairing read them instead of the history: its matches, wins,
+    losses and faults by group, and the count, mean and sum of squared deviations (Welford's running
+    form of sum and sum of squares) of its pairwise scores in rated sets, which its interval rests on."""
+
+    matches: int = 0
+    wins: int = 0
+    losses: int = 0
+    timeouts: int = 0
+    illegal_moves: int = 0
+    crashes: int = 0
+    pair_count: int = 0
+    pair_mean: float = 0.0
+    pair_m2: float = 0.0

@@ -9,7 +9,8 @@ The ratings are read before the transaction: another runner on the same file may
 the same bots in between. The store then refuses the event (RatingsChangedError) and it is computed
 again from the new ratings, so no set is rated from stale ratings and no other set's change is lost.
 A bot removed since the set was played counts with its last rating, and one never rated with the
-starting rating.
+starting rating. Ratings are per pool (a format: players x ruleset): a set moves the ratings of its own
+pool only.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def rate_set(store: LadderStore, duplicate: DuplicateSet) -> list[RatingChange] 
     rankings = [match.bot_ranks for match in matches]
     attempt = 1
     while True:
-        event = rating_event(store.ratings(rankings[0]), rankings)
+        event = rating_event(store.ratings(rankings[0], duplicate.pool), rankings)
         try:
             saved = store.save_rating_event(duplicate.id, event)
         except RatingsChangedError:

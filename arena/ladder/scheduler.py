@@ -1,8 +1,11 @@
 """The Elo ladder: play duplicate sets between registered bots, K matches at a time, and rate them.
 
 Pairing (the choice that teaches the most): the first bot of a new set is the one with the fewest
-matches (ties broken at random), its opponents are drawn among the others with a weight that falls with
-the rating gap, 1 / (1 + (gap / 100)^2), so close ratings meet most but every pairing stays possible.
+matches in the run's rating pool (its format; ties broken at random), its opponents are drawn among the
+others with a weight that falls with the rating gap in that pool, 1 / (1 + (gap / 100)^2), so close
+ratings meet most but every pairing stays possible. Both read the store's running totals and ratings,
+not the history; the probation check reads a bot's last matches by index: a set costs the same with 1k
+or 100k matches stored.
 Each set is played once per rotation of the teams over the seats on the same seeded deals, and rated
 as one event (ratings.py) as soon as its last match is stored. Sets left unfinished (by an earlier run,
 or put back) are finished first when they may be claimed. Bots on probation or down are skipped.
@@ -49,10 +52,9 @@ from typing import Final
 import structlog
 
 from arena.errors import ArenaError
-from arena.ladder.entries import BotEntry, DuplicateSet
+from arena.ladder.entries import BotEntry, DuplicateSet, pool_name
 from arena.ladder.local_bots import BotStartError, LocalBots
 from arena.ladder.ratings import rate_set
-from arena.ladder.standings import matches_per_bot
 from arena.ladder.store import LadderStore
 from arena.ladder.store_file import DuplicateMatchError, StoreError
 from arena.runner import (
@@ -115,6 +117,11 @@ class LadderSettings:
     def rules(self) -> MatchRules:
         """The rules of the new sets this run creates."""
         return MatchRules(self.players, self.ruleset, self.deal_cap)
+
+    @property
+    def pool(self) -> str:
+        """The rating pool of the new sets this run creates."""
+        return pool_name(self.players, self.ruleset.value)
 
 
 VOIDED_SETS_KEPT: Final = 20
@@ -219,9 +226,14 @@ class Ladder:
         self._skipped: set[int] = set()
 
     def active_bots(self, down_too: bool = False) -> list[BotEntry]:
-        """Registered bots not on probation, nor down (unless `down_too`)."""
+        """Registered bots not on probation, nor down (unless `down_too`), with their ratings in the run's
+        pool."""
         down = {} if down_too else self.store.down_bots()
-        return [bot for bot in self.store.bots() if bot.probation is None and bot.name not in down]
+        return [
+            bot
+            for bot in self.store.bots(self.settings.pool)
+            if bot.probation is None and bot.name not in down
+        ]
 
     def check(self) -> None:
         """Refuse to start a ladder that cannot pair anybody (bots down count: they may answer again)."""
@@ -236,7 +248,7 @@ class Ladder:
     def pick_bots(self) -> list[str]:
         """The bots of a new set: the least-played bot and opponents close to it in rating."""
         active = self.active_bots()
-        counts = matches_per_bot(self.store.matches())
+        counts = self.store.matches_played(self.settings.pool)
         played = {bot.name: counts.get(bot.name, 0) + self.scheduled.get(bot.name, 0) for bot in active}
         fewest = min(played.values())
         first = self.rng.choice([bot for bot in active if played[bot.name] == fewest])
@@ -570,20 +582,14 @@ class Ladder:
         count = self.settings.probation_after
         if count < 1 or any(bot == name for bot, _ in self.report.probations):
             return
-        recent = self.store.recent_matches(name, count)
-        if len(recent) < count:
+        forfeits = self.store.recent_forfeits(name, count)
+        if len(forfeits) < count or not all(forfeits):
             return
-        last_faults = []
-        for match in recent:
-            own = [
-                fault
-                for fault in match.faults
-                if match.team_bots[fault.team] == name and not fault.substituted
-            ]
-            if not own:
-                return
-            last_faults.append(own[-1])
-        last = last_faults[0]
+        [newest] = self.store.recent_matches(name, 1)
+        own = [
+            fault for fault in newest.faults if newest.team_bots[fault.team] == name and not fault.substituted
+        ]
+        last = own[-1]
         reason = f"forfeited its last {count} matches (last: {last.cause.value}: {last.detail})"
         try:
             self.store.set_probation(name, reason)

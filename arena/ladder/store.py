@@ -9,6 +9,13 @@ the next run resumes the unfinished sets. A set in which the arena itself failed
 of a bot) is made void: kept in the history, never rated, never resumed. A row that does not hold what
 the arena wrote (the file was edited by hand?) is a StoreError, not a crash further on. The file itself
 (schema, opening, read-only files, errors) is store_file.py.
+
+Cost: what the ladder reads and writes for each match and each set does not grow with the history.
+Saving a match also updates, in its transaction, a row per bot in `match_bots` (read newest first by
+index for the probation check) and the bot's running totals in its pool (tally.py counts them), which
+the pairing and the standings read; a game record sits in `match_records`, read only by `match_record`.
+Every format (players x ruleset) is its own rating pool (`DuplicateSet.pool`): a bot has a rating per
+pool, the starting rating where it has none.
 """
 
 from __future__ import annotations
@@ -17,10 +24,19 @@ import json
 import sqlite3
 import time
 from collections.abc import Collection, Iterable, Sequence
+from dataclasses import astuple
 from typing import Any
 
 from arena.ladder.elo import START_RATING
-from arena.ladder.entries import BotEntry, DuplicateSet, RatingChange, StoredMatch
+from arena.ladder.entries import (
+    DEFAULT_POOL,
+    BotEntry,
+    BotTotals,
+    DuplicateSet,
+    RatingChange,
+    StoredMatch,
+    pool_name,
+)
 from arena.ladder.store_file import (
     DuplicateMatchError,
     RatingsChangedError,
@@ -28,6 +44,7 @@ from arena.ladder.store_file import (
     StoreFile,
     every_method_store_errors,
 )
+from arena.ladder.tally import add_match, add_pair_score, match_tallies, set_pair_scores
 from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.wire import FaultRecord
 
@@ -62,34 +79,52 @@ class LadderStore(StoreFile):
     # Bots.
 
     def add_bot(self, name: str, address: str | None = None, command: str | None = None) -> BotEntry:
-        """Register a bot by address or by command; a name already taken is refused."""
+        """Register a bot by address or by command; a name already taken is refused. It starts with the
+        starting rating in every pool (a removed bot's name registered again starts over)."""
         if (address is None) == (command is None):
             raise StoreError("a bot has either an address or a command")
         now = time.time()
         try:
             with self._transaction():
                 self._db.execute(
-                    "INSERT INTO bots (name, address, command, rating, created_at, updated_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (name, address, command, START_RATING, now, now),
+                    "INSERT INTO bots (name, address, command, created_at, updated_at)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (name, address, command, now, now),
                 )
+                self._db.execute("DELETE FROM ratings WHERE bot = ?", (name,))
         except sqlite3.IntegrityError:
             raise StoreError(f"a bot named {name!r} is already registered") from None
         return self.bot(name)
 
-    def bot(self, name: str) -> BotEntry:
-        """The bot registered as `name`."""
-        row = self._db.execute(
-            "SELECT name, address, command, rating, probation FROM bots WHERE name = ?", (name,)
-        ).fetchone()
+    _BOT_COLUMNS = (
+        "SELECT name, address, command, coalesce(ratings.rating, ?), probation FROM bots"
+        " LEFT JOIN ratings ON ratings.bot = bots.name AND ratings.pool = ?"
+    )
+
+    def bot(self, name: str, pool: str = DEFAULT_POOL) -> BotEntry:
+        """The bot registered as `name`, with its rating in `pool`."""
+        row = self._db.execute(f"{self._BOT_COLUMNS} WHERE name = ?", (START_RATING, pool, name)).fetchone()
         if row is None:
             raise StoreError(f"no bot named {name!r} is registered")
         return self._bot_entry(row)
 
-    def bots(self) -> list[BotEntry]:
-        """Every registered bot, by name."""
-        rows = self._db.execute("SELECT name, address, command, rating, probation FROM bots ORDER BY name")
+    def bots(self, pool: str = DEFAULT_POOL) -> list[BotEntry]:
+        """Every registered bot, by name, with its rating in `pool`."""
+        rows = self._db.execute(f"{self._BOT_COLUMNS} ORDER BY name", (START_RATING, pool))
         return [self._bot_entry(row) for row in rows]
+
+    def bot_ratings(self) -> dict[str, dict[str, float]]:
+        """Each registered bot's rating in each pool where it has one (not the starting rating)."""
+        ratings: dict[str, dict[str, float]] = {}
+        rows = self._db.execute(
+            "SELECT bot, pool, ratings.rating FROM ratings JOIN bots ON bots.name = ratings.bot"
+            " ORDER BY bot, pool"
+        )
+        for bot, pool, rating in rows:
+            if not _is_number(rating):
+                raise self._damaged(f"the rating of {bot!r}")
+            ratings.setdefault(bot, {})[pool] = float(rating)
+        return ratings
 
     def _bot_entry(self, row: Sequence[Any]) -> BotEntry:
         name, address, command, rating, probation = row
@@ -197,26 +232,38 @@ class LadderStore(StoreFile):
         """
         team_bots = duplicate.team_bots(rotation)
         bot_ranks = {bot: ranking[team] for team, bot in enumerate(team_bots)}
+        finished_at = time.time()
         try:
             with self._transaction():
                 self._db.execute(
                     "INSERT INTO matches (id, set_id, rotation, team_bots, finished_at, reason, ranking,"
-                    " bot_ranks, faults, record, decisions, seconds)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " bot_ranks, faults, decisions, seconds)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         match_id,
                         duplicate.id,
                         rotation,
                         json.dumps(list(team_bots)),
-                        time.time(),
+                        finished_at,
                         reason,
                         json.dumps(list(ranking)),
                         json.dumps(bot_ranks),
                         json.dumps([fault.to_json() for fault in faults]),
-                        json.dumps(record),
                         decisions,
                         seconds,
                     ),
+                )
+                self._db.execute("INSERT INTO match_records VALUES (?, ?)", (match_id, json.dumps(record)))
+                pool = duplicate.pool
+                for tally in match_tallies(team_bots, bot_ranks, faults):
+                    self._db.execute(
+                        "INSERT INTO match_bots VALUES (?, ?, ?, ?, ?)",
+                        (match_id, tally.bot, tally.rank, tally.own_forfeit, finished_at),
+                    )
+                    self._save_totals(tally.bot, pool, add_match(self._totals(tally.bot, pool), tally))
+                self._db.execute(
+                    "INSERT INTO pools VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET matches = matches + 1",
+                    (pool,),
                 )
         except sqlite3.IntegrityError:
             raise DuplicateMatchError(
@@ -242,22 +289,37 @@ class LadderStore(StoreFile):
         return self._select_matches("WHERE set_id = ?", (set_id,), "finished_at, id")
 
     def recent_matches(self, bot: str | None, count: int) -> list[StoredMatch]:
-        """The last `count` finished matches (that `bot` played, when given), newest first."""
+        """The last `count` finished matches (that `bot` played, when given), newest first: read by
+        index, whatever the length of the history."""
         if bot is None:
             return self._select_matches("", (), "finished_at DESC, id DESC", count)
-        return self._select_matches(
-            "WHERE json_extract(bot_ranks, '$.' || json_quote(?)) IS NOT NULL",
-            (bot,),
-            "finished_at DESC, id DESC",
-            count,
+        rows = self._db.execute(
+            f"SELECT {self._MATCH_COLUMNS} FROM match_bots JOIN matches ON matches.id = match_bots.match_id"
+            " WHERE match_bots.bot = ? ORDER BY match_bots.finished_at DESC, match_bots.match_id DESC"
+            " LIMIT ?",
+            (bot, count),
         )
+        return [self._stored_match(row) for row in rows]
+
+    def recent_forfeits(self, bot: str, count: int) -> list[bool]:
+        """Whether each of the last `count` matches of `bot` (newest first) was a forfeit of its own (a
+        fault of its not played on by a substitute): the probation check, read by index."""
+        rows = self._db.execute(
+            "SELECT own_forfeit FROM match_bots WHERE bot = ? ORDER BY finished_at DESC, match_id DESC"
+            " LIMIT ?",
+            (bot, count),
+        )
+        return [bool(own_forfeit) for (own_forfeit,) in rows]
+
+    _MATCH_COLUMNS = (
+        "matches.id, set_id, rotation, team_bots, reason, ranking, bot_ranks, faults, decisions, seconds"
+    )
 
     def _select_matches(
         self, where: str, parameters: tuple[Any, ...], order: str, limit: int = -1
     ) -> list[StoredMatch]:
         rows = self._db.execute(
-            "SELECT id, set_id, rotation, team_bots, reason, ranking, bot_ranks, faults, decisions, seconds"
-            f" FROM matches {where} ORDER BY {order} LIMIT ?",
+            f"SELECT {self._MATCH_COLUMNS} FROM matches {where} ORDER BY {order} LIMIT ?",
             (*parameters, limit),
         )
         return [self._stored_match(row) for row in rows]
@@ -308,7 +370,7 @@ class LadderStore(StoreFile):
 
     def match_record(self, match_id: str) -> dict[str, Any]:
         """The game record of a stored match."""
-        row = self._db.execute("SELECT record FROM matches WHERE id = ?", (match_id,)).fetchone()
+        row = self._db.execute("SELECT record FROM match_records WHERE match_id = ?", (match_id,)).fetchone()
         if row is None:
             raise StoreError(f"no match {match_id!r}")
         record = self._decoded(row[0], f"the record of match {match_id!r}")
@@ -316,20 +378,22 @@ class LadderStore(StoreFile):
             raise self._damaged(f"the record of match {match_id!r}")
         return record
 
-    def ratings(self, bots: Iterable[str]) -> dict[str, float]:
-        """The current rating of each of `bots` that has one: a registered bot's, or a removed bot's last
-        (from its rating events). A bot neither registered nor ever rated is left out."""
-        known = {bot: self._rating(bot) for bot in bots}
+    def ratings(self, bots: Iterable[str], pool: str = DEFAULT_POOL) -> dict[str, float]:
+        """The current rating in `pool` of each of `bots` that has one: a registered bot's (the starting
+        rating until it is rated there), or a removed bot's last. A bot neither registered nor ever rated
+        in `pool` is left out."""
+        known = {bot: self._rating(bot, pool) for bot in bots}
         return {bot: rating for bot, rating in known.items() if rating is not None}
 
-    def _rating(self, bot: str) -> float | None:
-        row = self._db.execute("SELECT rating FROM bots WHERE name = ?", (bot,)).fetchone()
+    def _rating(self, bot: str, pool: str) -> float | None:
+        """The bot's rating in `pool`: the starting rating for a registered bot never rated there, None
+        for a bot neither registered nor ever rated there."""
+        row = self._db.execute(
+            "SELECT rating FROM ratings WHERE bot = ? AND pool = ?", (bot, pool)
+        ).fetchone()
         if row is None:
-            row = self._db.execute(
-                "SELECT after FROM rating_events WHERE bot = ? ORDER BY set_id DESC LIMIT 1", (bot,)
-            ).fetchone()
-        if row is None:
-            return None
+            registered = self._db.execute("SELECT 1 FROM bots WHERE name = ?", (bot,)).fetchone()
+            return START_RATING if registered else None
         if not _is_number(row[0]):
             raise self._damaged(f"the rating of {bot!r}")
         return float(row[0])
@@ -344,13 +408,16 @@ class LadderStore(StoreFile):
         """
         with self._transaction():
             row = self._db.execute(
-                "SELECT rated_at, void_reason FROM sets WHERE id = ?", (set_id,)
+                "SELECT rated_at, void_reason, players, ruleset FROM sets WHERE id = ?", (set_id,)
             ).fetchone()
             if row is None or row[0] is not None or row[1] is not None:
                 return False
+            pool = pool_name(row[2], row[3])
             # A bot with no rating at all (neither registered nor rated) has none that could have moved.
             moved = [
-                change.bot for change in changes if self._rating(change.bot) not in (None, change.before)
+                change.bot
+                for change in changes
+                if self._rating(change.bot, pool) not in (None, change.before)
             ]
             if moved:
                 raise RatingsChangedError(
@@ -361,7 +428,15 @@ class LadderStore(StoreFile):
                     "INSERT INTO rating_events VALUES (?, ?, ?, ?)",
                     (set_id, change.bot, change.before, change.after),
                 )
-                self._db.execute("UPDATE bots SET rating = ? WHERE name = ?", (change.after, change.bot))
+                self._db.execute(
+                    "INSERT INTO ratings VALUES (?, ?, ?)"
+                    " ON CONFLICT (bot, pool) DO UPDATE SET rating = excluded.rating",
+                    (change.bot, pool, change.after),
+                )
+            rankings = [match.bot_ranks for match in self.matches(set_id)]
+            if rankings:
+                for bot, score in set_pair_scores(rankings):
+                    self._save_totals(bot, pool, add_pair_score(self._totals(bot, pool), score))
             self._db.execute("UPDATE sets SET rated_at = ? WHERE id = ?", (time.time(), set_id))
         return True
 
@@ -475,3 +550,52 @@ class LadderStore(StoreFile):
                 raise self._damaged(f"the row of bot {name!r}")
             down[name] = float(since)
         return down
+
+    # Running totals and pools (version 3): what the pairing and the standings read.
+
+    def totals(self, pool: str) -> dict[str, BotTotals]:
+        """Each bot's running totals in `pool` (every bot that played there, registered or not)."""
+        rows = self._db.execute(f"SELECT bot, {self._TOTALS_COLUMNS} FROM bot_totals WHERE pool = ?", (pool,))
+        return {row[0]: self._bot_totals(row[0], row[1:]) for row in rows}
+
+    def matches_played(self, pool: str) -> dict[str, int]:
+        """How many matches each bot played in `pool` (what the pairing reads)."""
+        rows = self._db.execute("SELECT bot, matches FROM bot_totals WHERE pool = ?", (pool,))
+        return {bot: int(matches) for bot, matches in rows}
+
+    def pools(self) -> dict[str, int]:
+        """Each pool with a stored match, with its number of matches, most matches first."""
+        rows = self._db.execute("SELECT name, matches FROM pools ORDER BY matches DESC, name")
+        return {name: int(matches) for name, matches in rows}
+
+    _TOTALS_COLUMNS = (
+        "matches, wins, losses, timeouts, illegal_moves, crashes, pair_count, pair_mean, pair_m2"
+    )
+
+    def _totals(self, bot: str, pool: str) -> BotTotals:
+        row = self._db.execute(
+            f"SELECT {self._TOTALS_COLUMNS} FROM bot_totals WHERE bot = ? AND pool = ?", (bot, pool)
+        ).fetchone()
+        return BotTotals() if row is None else self._bot_totals(bot, row)
+
+    def _bot_totals(self, bot: str, row: Sequence[Any]) -> BotTotals:
+        if not (all(_is_integer(value) for value in row[:7]) and all(_is_number(value) for value in row[7:])):
+            raise self._damaged(f"the totals of {bot!r}")
+        matches, wins, losses, timeouts, illegal_moves, crashes, pair_count, pair_mean, pair_m2 = row
+        return BotTotals(
+            matches,
+            wins,
+            losses,
+            timeouts,
+            illegal_moves,
+            crashes,
+            pair_count,
+            float(pair_mean),
+            float(pair_m2),
+        )
+
+    def _save_totals(self, bot: str, pool: str, totals: BotTotals) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO bot_totals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (bot, pool, *astuple(totals)),
+        )

@@ -7,9 +7,12 @@ of another program, a damaged one, one the arena cannot write or create, one loc
 A foreign or damaged file is refused before anything in it is changed. The file uses SQLite's
 write-ahead log; a read-only file is read through a writer's shared memory when one has it open.
 
-Schema versions: 1 (first release); 2 adds `sets.void_reason`; 3 adds the leases of sets (several runners
-on one file) and the health of bots (see _ADDED_COLUMNS). A file of an older version is upgraded in
-place when it is opened for writing, and read as it is when opened read-only.
+Schema versions: 1 (first release); 2 adds `sets.void_reason`; 3 keeps game records in their own table,
+each match's bots in an indexed membership table, running totals per bot and pool, and ratings per pool
+(see `_SCALE_TABLES`), and adds the leases of sets (several runners on one file) and the health of bots
+(see `_ADDED_COLUMNS`). A file of an older version is upgraded in place when it is opened for writing,
+and read as it is when opened read-only (the tables it lacks are then computed from it into temporary
+tables, at a cost that grows with its history: upgrading it once makes reads cheap).
 """
 
 from __future__ import annotations
@@ -21,21 +24,24 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import astuple
 from pathlib import Path
 from typing import Any, Final, TypeVar, cast
 
 from arena.errors import ArenaError
+from arena.ladder.entries import DEFAULT_POOL, BotTotals, pool_name
+from arena.ladder.tally import add_match, add_pair_score, match_tallies, set_pair_scores
+from fiftysix.wire import FaultRecord
 
 SCHEMA_VERSION: Final = 3
 DEFAULT_DB: Final = "arena.db"
 
-_SCHEMA: Final = """
+_TABLES: Final = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS bots (
     name TEXT PRIMARY KEY,
     address TEXT,
     command TEXT,
-    rating REAL NOT NULL,
     probation TEXT,
     created_at REAL NOT NULL,
     updated_at REAL NOT NULL,
@@ -63,7 +69,6 @@ CREATE TABLE IF NOT EXISTS matches (
     ranking TEXT NOT NULL,
     bot_ranks TEXT NOT NULL,
     faults TEXT NOT NULL,
-    record TEXT NOT NULL,
     decisions INTEGER NOT NULL,
     seconds REAL NOT NULL,
     UNIQUE (set_id, rotation)
@@ -76,6 +81,56 @@ CREATE TABLE IF NOT EXISTS rating_events (
     PRIMARY KEY (set_id, bot)
 );
 """
+
+# Version 3 (scale): what makes the cost of a match and of a set independent of the history.
+_SCALE_TABLES: Final = """
+CREATE TABLE IF NOT EXISTS match_records (
+    match_id TEXT PRIMARY KEY,
+    record TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS match_bots (
+    match_id TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    rank INTEGER NOT NULL,
+    own_forfeit INTEGER NOT NULL,
+    finished_at REAL NOT NULL,
+    PRIMARY KEY (match_id, bot)
+);
+CREATE TABLE IF NOT EXISTS bot_totals (
+    bot TEXT NOT NULL,
+    pool TEXT NOT NULL,
+    matches INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    losses INTEGER NOT NULL,
+    timeouts INTEGER NOT NULL,
+    illegal_moves INTEGER NOT NULL,
+    crashes INTEGER NOT NULL,
+    pair_count INTEGER NOT NULL,
+    pair_mean REAL NOT NULL,
+    pair_m2 REAL NOT NULL,
+    PRIMARY KEY (pool, bot)
+);
+CREATE TABLE IF NOT EXISTS ratings (
+    bot TEXT NOT NULL,
+    pool TEXT NOT NULL,
+    rating REAL NOT NULL,
+    PRIMARY KEY (bot, pool)
+);
+CREATE TABLE IF NOT EXISTS pools (name TEXT PRIMARY KEY, matches INTEGER NOT NULL);
+"""
+"""match_records: the game record of each match, kept out of `matches` so that no read of matches walks
+through it. match_bots: one row per bot of each match, read newest first by (bot, finished_at) for the
+probation check. bot_totals: each bot's running totals per pool (entries.BotTotals). ratings: each bot's
+rating per pool (a bot without a row there has the starting rating). pools: the matches of each pool."""
+
+_SCALE_INDEXES: Final = """
+CREATE INDEX IF NOT EXISTS match_bots_by_bot ON match_bots (bot, finished_at, match_id);
+CREATE INDEX IF NOT EXISTS matches_by_time ON matches (finished_at, id);
+CREATE INDEX IF NOT EXISTS sets_open ON sets (id) WHERE rated_at IS NULL AND void_reason IS NULL;
+"""
+"""Created after an upgrade has added the columns they name."""
+
+_SCHEMA: Final = _TABLES + _SCALE_TABLES
 
 
 _ADDED_COLUMNS: Final = {
@@ -96,6 +151,14 @@ _ADDED_COLUMNS: Final = {
 """For each schema version, the columns it added to tables of the version before: `_upgrade` adds them
 (to a new file too, when its CREATE TABLE does not have them), and a read-only file of an older version
 is read without them."""
+
+_ADDED_TABLES: Final = {3: ("match_records", "match_bots", "bot_totals", "ratings", "pools")}
+"""For each schema version, the tables it added: a read-only file of an older version has them computed
+into temporary tables (`_DERIVED`) instead."""
+
+_REMOVED_COLUMNS: Final = {3: (("matches", "record"), ("bots", "rating"))}
+"""For each schema version, the columns it took away (after moving what they held): a read-only file of
+an older version still has them, and they are read from there."""
 
 
 def _columns_of(schema: str) -> dict[str, tuple[str, ...]]:
@@ -237,6 +300,8 @@ class StoreFile:
         version = self._version()
         self._check_columns(version, all_tables=self.read_only)
         if self.read_only:
+            if version is not None and version < SCHEMA_VERSION:
+                self._derive_for_reading(version)
             return
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -251,6 +316,9 @@ class StoreFile:
                     self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
                 if version is None or version < SCHEMA_VERSION:
                     self._upgrade(version or 0)
+                for statement in _SCALE_INDEXES.split(";"):
+                    if statement.strip():
+                        self._db.execute(statement)
             self._check_columns(SCHEMA_VERSION, all_tables=True)
 
     def _has_column(self, table: str, column: str) -> bool:
@@ -282,15 +350,15 @@ class StoreFile:
         """Refuse a file whose tables lack columns that this version reads (CREATE TABLE IF NOT EXISTS
         keeps a table of another shape); with `all_tables`, refuse a missing table too. Columns added
         after the file's version are not needed yet: the upgrade adds them."""
+        later = range((version or 0) + 1, SCHEMA_VERSION + 1)
         excused = {
-            (table, column)
-            for step in range((version or 0) + 1, SCHEMA_VERSION + 1)
-            for table, column, _declaration in _ADDED_COLUMNS.get(step, ())
+            (table, column) for step in later for table, column, _declaration in _ADDED_COLUMNS.get(step, ())
         }
+        added_tables = {table for step in later for table in _ADDED_TABLES.get(step, ())}
         for table, columns in _COLUMNS.items():
             present = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
             if not present:
-                if all_tables:
+                if all_tables and table not in added_tables:
                     raise StoreError(f"{self.path} is not a ladder database (it has no table {table!r})")
                 continue
             missing = [
@@ -308,7 +376,103 @@ class StoreFile:
                 present = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
                 if column not in present:
                     self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+            if version > 0:  # a new file has no data to move
+                for upgrade in _DATA_UPGRADES.get(step, ()):
+                    upgrade(self)
         self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+
+    # Version 3 (scale): moving an older file's data into the new tables, or reading an older file.
+
+    def _upgrade_scale(self) -> None:
+        """Move the game records into `match_records`, fill the membership, totals, pools and ratings
+        from the history, and drop the columns moved."""
+        # A file of version 1 without a match (or a bot) got its table created in the new shape.
+        if "record" in self._columns("matches"):
+            self._db.execute("INSERT INTO match_records SELECT id, record FROM matches")
+        self._fill_scale_tables()
+        for table, column in _REMOVED_COLUMNS[3]:
+            if column in self._columns(table):
+                self._db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+
+    def _columns(self, table: str) -> set[str]:
+        return {row[1] for row in self._db.execute(f"PRAGMA main.table_info({table})")}
+
+    def _derive_for_reading(self, version: int) -> None:
+        """Read an older file as it is: its version-3 tables computed into temporary ones (which shadow
+        nothing: the file has none of that name), its records read where they are."""
+        if version < 3:
+            self._db.execute(
+                "CREATE TEMP VIEW match_records AS SELECT id AS match_id, record FROM main.matches"
+            )
+            for statement in _SCALE_TABLES.split(";"):
+                if "match_records" not in statement and statement.strip():
+                    self._db.execute(statement.replace("CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE"))
+            self._fill_scale_tables()
+
+    def _fill_scale_tables(self) -> None:
+        """Compute `match_bots`, `bot_totals`, `pools` and `ratings` from the matches, sets, rating events
+        and bots of a version-2 file: the totals as the standings counted them from the history, and each
+        bot's one rating as its rating in the pool where it played most (the default pool if it played
+        none; other pools start over at the starting rating)."""
+        pools = {
+            set_id: pool_name(players, ruleset)
+            for set_id, players, ruleset in self._db.execute("SELECT id, players, ruleset FROM main.sets")
+        }
+        rated = {
+            set_id for (set_id,) in self._db.execute("SELECT id FROM main.sets WHERE rated_at IS NOT NULL")
+        }
+        totals: dict[tuple[str, str], BotTotals] = {}
+        pool_matches: dict[str, int] = {}
+        rated_rankings: dict[int, list[dict[str, int]]] = {}
+        rows = self._db.execute(
+            "SELECT id, set_id, team_bots, bot_ranks, faults, finished_at FROM main.matches"
+            " ORDER BY finished_at, id"
+        )
+        for match_id, set_id, team_bots_json, bot_ranks_json, faults_json, finished_at in rows:
+            what = f"match {match_id!r}"
+            team_bots = self._decoded(team_bots_json, f"the bots of {what}")
+            bot_ranks = self._decoded(bot_ranks_json, f"the ranks of {what}")
+            try:
+                faults = [FaultRecord.from_json(fault) for fault in self._decoded(faults_json, what)]
+                tallies = match_tallies(team_bots, bot_ranks, faults)
+            except (TypeError, ValueError, AttributeError, IndexError, KeyError):
+                raise self._damaged(what) from None
+            pool = pools.get(set_id)
+            if pool is None:
+                raise self._damaged(what)
+            pool_matches[pool] = pool_matches.get(pool, 0) + 1
+            if set_id in rated:
+                rated_rankings.setdefault(set_id, []).append(bot_ranks)
+            for tally in tallies:
+                key = (tally.bot, pool)
+                totals[key] = add_match(totals.get(key, BotTotals()), tally)
+                self._db.execute(
+                    "INSERT INTO match_bots VALUES (?, ?, ?, ?, ?)",
+                    (match_id, tally.bot, tally.rank, tally.own_forfeit, finished_at),
+                )
+        for set_id in sorted(rated_rankings):
+            for bot, score in set_pair_scores(rated_rankings[set_id]):
+                key = (bot, pools[set_id])
+                totals[key] = add_pair_score(totals.get(key, BotTotals()), score)
+        for (bot, pool), line in totals.items():
+            self._db.execute(
+                "INSERT INTO bot_totals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (bot, pool, *astuple(line)),
+            )
+        self._db.executemany("INSERT INTO pools VALUES (?, ?)", pool_matches.items())
+        # Each bot's one rating: a registered bot's, else a removed bot's last rating event.
+        ratings = dict(
+            self._db.execute(
+                "SELECT bot, after FROM main.rating_events AS event WHERE set_id ="
+                " (SELECT max(set_id) FROM main.rating_events WHERE bot = event.bot)"
+            ).fetchall()
+        )
+        if "rating" in self._columns("bots"):
+            ratings.update(self._db.execute("SELECT name, rating FROM main.bots").fetchall())
+        for bot, rating in ratings.items():
+            played = sorted((-line.matches, pool) for (name, pool), line in totals.items() if name == bot)
+            pool = played[0][1] if played else DEFAULT_POOL
+            self._db.execute("INSERT INTO ratings VALUES (?, ?, ?)", (bot, pool, rating))
 
     def _explain(self, error: sqlite3.Error) -> str:
         """One line for a SQLite error: what it means for this file."""
@@ -353,3 +517,7 @@ class StoreFile:
 
     def _damaged(self, what: str) -> StoreError:
         return StoreError(f"{self.path} is damaged: {what} does not hold what the arena wrote")
+
+
+_DATA_UPGRADES: Final[dict[int, tuple[Callable[[StoreFile], None], ...]]] = {3: (StoreFile._upgrade_scale,)}
+"""For each schema version, what `_upgrade` does after adding its columns: moving data into new tables."""

@@ -79,10 +79,10 @@ def test_ratings_changed_by_another_runner_are_read_again(
     read = store.ratings
     reads = 0
 
-    def ratings_then_the_other_runner(bots: Iterable[str]) -> dict[str, float]:
+    def ratings_then_the_other_runner(bots: Iterable[str], pool: str) -> dict[str, float]:
         nonlocal reads
         reads += 1
-        ratings = read(bots)
+        ratings = read(bots, pool)
         if reads == 1:
             rate_set(other, theirs)
         return ratings
@@ -106,7 +106,7 @@ def test_ratings_that_keep_changing_stop_with_a_store_error(
     duplicate = played(store, ["a", "b"], [[1, 2], [2, 1]])
     attempts = 0
 
-    def always_stale(bots: Iterable[str]) -> dict[str, float]:
+    def always_stale(bots: Iterable[str], pool: str) -> dict[str, float]:
         nonlocal attempts
         attempts += 1
         return dict.fromkeys(bots, 1000.0 + attempts)

@@ -109,7 +109,7 @@ def test_a_rating_event_from_ratings_that_changed_is_refused(store: LadderStore)
     store.add_bot("b", address="h:2")
     duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
     writer = sqlite3.connect(store.path)
-    writer.execute("UPDATE bots SET rating = 1510 WHERE name = 'b'")  # another runner rated b meanwhile
+    writer.execute("INSERT INTO ratings VALUES ('b', '4p-pairs', 1510)")  # another runner rated b meanwhile
     writer.commit()
     writer.close()
     with pytest.raises(RatingsChangedError, match=r"ratings changed while set 1 was being rated \(of b\)"):
@@ -259,7 +259,7 @@ def test_a_set_the_ladder_could_not_play_is_a_store_error(store: LadderStore, ch
 def test_a_bot_row_of_the_wrong_types_is_a_store_error(store: LadderStore) -> None:
     store.add_bot("a", address="h:1")
     writer = sqlite3.connect(store.path)
-    writer.execute("UPDATE bots SET rating = 'high'")
+    writer.execute("INSERT INTO ratings VALUES ('a', '4p-pairs', 'high')")
     writer.commit()
     writer.close()
     with pytest.raises(StoreError, match=r"is damaged: the row of bot 'a'"):
@@ -294,6 +294,11 @@ PUBLIC_CALLS: dict[str, Any] = {
     "record_host_failure": lambda s: s.record_host_failure("a", 3),
     "record_host_success": lambda s: s.record_host_success("a"),
     "down_bots": lambda s: s.down_bots(),
+    "bot_ratings": lambda s: s.bot_ratings(),
+    "recent_forfeits": lambda s: s.recent_forfeits("a", 3),
+    "totals": lambda s: s.totals("4p-pairs"),
+    "matches_played": lambda s: s.matches_played("4p-pairs"),
+    "pools": lambda s: s.pools(),
 }
 
 
@@ -319,9 +324,16 @@ def test_every_public_method_turns_sqlite_errors_into_store_errors(tmp_path: Pat
 def test_the_store_persists_and_computes_nothing() -> None:
     """The store's modules import nothing of the ladder that computes (the scheduler, the ratings, the
     standings): of elo.py they take the starting rating of a new bot, of arena.errors the error family,
-    nothing else."""
+    nothing else. tally.py is on the store's side: the counting rules of the running totals that the
+    store updates in the transaction of each match and rating event (so that nothing has to read the
+    history); it takes only elo.py's pairwise scores."""
     folder = Path(arena.ladder.__file__).parent
-    persisting = {"arena.ladder.entries", "arena.ladder.store", "arena.ladder.store_file"}
+    persisting = {
+        "arena.ladder.entries",
+        "arena.ladder.store",
+        "arena.ladder.store_file",
+        "arena.ladder.tally",
+    }
     for module in persisting:
         tree = ast.parse((folder / f"{module.rsplit('.', 1)[1]}.py").read_text(encoding="utf-8"))
         for node in ast.walk(tree):
@@ -331,6 +343,7 @@ def test_the_store_persists_and_computes_nothing() -> None:
                 names = [alias.name for alias in node.names]
                 allowed = node.module in persisting or (node.module, names) in (
                     ("arena.ladder.elo", ["START_RATING"]),
+                    ("arena.ladder.elo", ["pair_scores"]),
                     ("arena.errors", ["ArenaError"]),
                 )
                 assert allowed, f"{module} imports {names} from {node.module}"

@@ -57,6 +57,126 @@ def test_a_version_1_file_is_upgraded_in_place(tmp_path: Path) -> None:
     assert version.fetchone() == (str(SCHEMA_VERSION),)
 
 
+VERSION_2 = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE bots (
+    name TEXT PRIMARY KEY,
+    address TEXT,
+    command TEXT,
+    rating REAL NOT NULL,
+    probation TEXT,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    CHECK ((address IS NULL) <> (command IS NULL))
+);
+CREATE TABLE sets (
+    id INTEGER PRIMARY KEY,
+    created_at REAL NOT NULL,
+    players INTEGER NOT NULL,
+    ruleset TEXT NOT NULL,
+    deal_cap INTEGER,
+    seed INTEGER NOT NULL,
+    bots TEXT NOT NULL,
+    rotations INTEGER NOT NULL,
+    rated_at REAL,
+    void_reason TEXT
+);
+CREATE TABLE matches (
+    id TEXT PRIMARY KEY,
+    set_id INTEGER NOT NULL REFERENCES sets (id),
+    rotation INTEGER NOT NULL,
+    team_bots TEXT NOT NULL,
+    finished_at REAL NOT NULL,
+    reason TEXT NOT NULL,
+    ranking TEXT NOT NULL,
+    bot_ranks TEXT NOT NULL,
+    faults TEXT NOT NULL,
+    record TEXT NOT NULL,
+    decisions INTEGER NOT NULL,
+    seconds REAL NOT NULL,
+    UNIQUE (set_id, rotation)
+);
+CREATE TABLE rating_events (
+    set_id INTEGER NOT NULL REFERENCES sets (id),
+    bot TEXT NOT NULL,
+    before REAL NOT NULL,
+    after REAL NOT NULL,
+    PRIMARY KEY (set_id, bot)
+);
+"""
+"""The schema of version 2, as the arena wrote it."""
+
+TIMEOUT = (
+    '{"seat": 1, "team": 1, "cause": "timeout", "detail": "slow", "deal_number": 1, "substituted": false}'
+)
+VERSION_2_HISTORY = f"""
+INSERT INTO meta VALUES ('schema_version', '2');
+INSERT INTO bots VALUES ('a', 'h:1', NULL, 1516, NULL, 0, 0), ('b', 'h:2', NULL, 1484, NULL, 0, 0);
+INSERT INTO sets VALUES (1, 0, 4, 'pairs', NULL, 5, '["a", "b"]', 2, 10, NULL);
+INSERT INTO sets VALUES (2, 0, 6, 'pairs', NULL, 6, '["a", "b", "c"]', 3, NULL, NULL);
+INSERT INTO matches VALUES ('m1-0', 1, 0, '["a", "b"]', 1, 'r', '[1, 2]', '{{"a": 1, "b": 2}}', '[{TIMEOUT}]',
+    '{{"r": 10}}', 5, 0.1);
+INSERT INTO matches VALUES ('m1-1', 1, 1, '["b", "a"]', 2, 'r', '[2, 1]', '{{"b": 2, "a": 1}}', '[]',
+    '{{"r": 11}}', 5, 0.1);
+INSERT INTO matches VALUES ('m2-0', 2, 0, '["a", "b", "c"]', 3, 'r', '[1, 2, 3]',
+    '{{"a": 1, "b": 2, "c": 3}}', '[]', '{{"r": 20}}', 5, 0.1);
+INSERT INTO rating_events VALUES (1, 'a', 1500, 1516), (1, 'b', 1500, 1484);
+"""
+"""Two bots that played a rated 4-player set (b timed out once) and began a 6-player set with a removed
+bot c."""
+
+
+def version_2_file(path: Path) -> Path:
+    db = sqlite3.connect(path)
+    db.executescript(VERSION_2 + VERSION_2_HISTORY)
+    db.close()
+    return path
+
+
+def schema_version(path: Path) -> str:
+    db = sqlite3.connect(path)
+    try:
+        return str(db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+def test_a_version_2_file_keeps_its_history_records_and_ratings(tmp_path: Path, read_only: bool) -> None:
+    """Read-write, it is upgraded in place (records moved to their own table, totals and ratings per pool
+    filled); read-only, it is read as it is, unchanged, with the same answers."""
+    path = version_2_file(tmp_path / "v2.db")
+    store = LadderStore(path, read_only=read_only)
+    assert [match.id for match in store.matches()] == ["m1-0", "m1-1", "m2-0"]
+    assert store.match_record("m1-1") == {"r": 11}
+    assert store.pools() == {"4p-pairs": 2, "6p-pairs": 1}
+    # Each bot's one rating went to the pool where it played most: 4p-pairs for both.
+    assert store.bot("a", "4p-pairs").rating == 1516
+    assert store.bot("b", "6p-pairs").rating == 1500
+    lines = {line.bot: line for line in ladder_standings(store)}
+    assert {line.pool for line in lines.values()} == {"4p-pairs"}
+    assert (lines["a"].matches, lines["a"].wins, lines["b"].losses, lines["b"].timeouts) == (2, 2, 2, 1)
+    assert lines["a"].interval < float("inf")
+    six = {line.bot: line for line in ladder_standings(store, "6p-pairs")}
+    assert (six["a"].matches, six["a"].wins, six["a"].interval) == (1, 1, float("inf"))
+    assert store.recent_forfeits("b", 3) == [False, False, True]
+    assert [match.id for match in store.recent_matches("c", 5)] == ["m2-0"]
+    store.close()
+    if read_only:
+        assert schema_version(path) == "2"
+        columns = [row[1] for row in sqlite3.connect(path).execute("PRAGMA table_info(matches)")]
+        assert "record" in columns
+    else:
+        assert schema_version(path) == str(SCHEMA_VERSION)
+        db = sqlite3.connect(path)
+        assert "record" not in [row[1] for row in db.execute("PRAGMA table_info(matches)")]
+        assert db.execute("SELECT count(*) FROM match_records").fetchone() == (3,)
+        db.close()
+        again = LadderStore(path)  # a current file opens as it is
+        assert again.match_record("m2-0") == {"r": 20}
+        again.close()
+
+
 # Files the store cannot use: every SQLite error is a StoreError that names the file.
 
 
@@ -141,8 +261,8 @@ def test_a_lock_held_beyond_the_timeout_is_a_store_error_and_loses_nothing(tmp_p
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
     other.execute(
-        "INSERT INTO bots (name, address, command, rating, probation, created_at, updated_at)"
-        " VALUES ('theirs', 'h:1', NULL, 1500, NULL, 0, 0)"
+        "INSERT INTO bots (name, address, command, probation, created_at, updated_at)"
+        " VALUES ('theirs', 'h:1', NULL, NULL, 0, 0)"
     )
     store = LadderStore(path, timeout=0.1)  # opening a current file only reads: no lock needed
     with pytest.raises(StoreError, match=rf"^{path} is locked by another program \(waited 0.1 s\)"):
@@ -185,18 +305,11 @@ def test_read_only_reads_and_refuses_every_write(tmp_path: Path) -> None:
 
 def test_a_read_only_file_of_version_1_is_read_without_upgrading(tmp_path: Path) -> None:
     path = tmp_path / "v1.db"
-    LadderStore(path).close()
     db = sqlite3.connect(path)
     db.executescript(
-        """
-        ALTER TABLE sets DROP COLUMN void_reason;
-        ALTER TABLE sets DROP COLUMN lease_owner;
-        ALTER TABLE sets DROP COLUMN lease_until;
-        ALTER TABLE sets DROP COLUMN not_before;
-        ALTER TABLE sets DROP COLUMN start_failures;
-        ALTER TABLE bots DROP COLUMN down_since;
-        ALTER TABLE bots DROP COLUMN host_failures;
-        UPDATE meta SET value = '1' WHERE key = 'schema_version';
+        VERSION_2.replace("rated_at REAL,\n    void_reason TEXT", "rated_at REAL")
+        + """
+        INSERT INTO meta VALUES ('schema_version', '1');
         INSERT INTO bots VALUES ('a', 'h:1', NULL, 1510, NULL, 0, 0);
         """
     )

@@ -137,11 +137,10 @@ def address(text: str) -> str:
     for part in parts:
         try:
             check_address(part)
-        except ValueError:
-            # Our own words: int() of a port thousands of digits long has its own, puzzling message.
-            raise argparse.ArgumentTypeError(
-                f"expected HOST:PORT with a port from 1 to 65535, got {_shown(part)}"
-            ) from None
+        except ValueError as error:
+            # Our own words, with the text escaped and cut (a port thousands of digits long included).
+            problem = str(error).split(", got ", 1)[0]
+            raise argparse.ArgumentTypeError(f"{problem}, got {_shown(part)}") from None
     return ",".join(parts)
 
 

@@ -178,7 +178,13 @@ def configure_logging_from(args: argparse.Namespace) -> None:
 def open_store(args: argparse.Namespace, *, writes: bool) -> Iterator[LadderStore]:
     """The ladder's file that `--db` names, closed at the end. A command that only reads opens it so that
     it works on a read-only file; a StoreError at any point (opening, a query, a write, closing) is the
-    command's error."""
+    command's error. A command that only reads never creates the file: a typo in --db is said, not
+    answered with an empty ladder left behind."""
+    path = Path(args.db)
+    if not writes and not path.exists() and path.parent.is_dir():
+        raise ArenaError(
+            f"no ladder at {safe_text(args.db)}: register a bot (arena bots add) or give --db / $ARENA_DB"
+        )
     store = LadderStore(args.db, read_only=False if writes else None)
     try:
         yield store

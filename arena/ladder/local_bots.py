@@ -43,6 +43,7 @@ import os
 import shlex
 import shutil
 import socket
+import stat
 import sys
 import time
 from collections.abc import Sequence
@@ -141,8 +142,7 @@ async def read_port_file(path: Path, timeout: float, process: asyncio.subprocess
     deadline = time.monotonic() + timeout
     while True:
         try:
-            with path.open("rb") as file:  # a few bytes only: the bot is not trusted
-                text = file.read(64).decode("ascii", errors="replace")
+            text = _read_small_regular_file(path)
             break
         except FileNotFoundError:
             pass
@@ -160,6 +160,26 @@ async def read_port_file(path: Path, timeout: float, process: asyncio.subprocess
     if not 0 < port < 65536:
         raise BotStartError(f"the bot wrote {safe_text(text.strip(), 40)!r} to its port file, not a port")
     return port
+
+
+def _read_small_regular_file(path: Path) -> str:
+    """The first bytes of `path`, read without ever blocking the event loop: the bot chose what is there,
+    and a FIFO or a device would block a plain open or read for ever.
+
+    :raises BotStartError: when `path` is not a regular file.
+    """
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        raise
+    except OSError as error:  # a symbolic link, a file it may not read...
+        raise BotStartError(f"cannot read the bot's port file: {safe_text(error)}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise BotStartError("the bot's port file is not a regular file")
+        return os.read(descriptor, 64).decode("ascii", errors="replace")
+    finally:
+        os.close(descriptor)
 
 
 class _Running:

@@ -21,6 +21,7 @@ pool, the starting rating where it has none.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import time
 from collections.abc import Collection, Iterable, Sequence
@@ -54,7 +55,8 @@ def _is_integer(value: Any) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """A finite number, as the arena writes them (an edited file may hold 1e999 or a string)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _is_list_of(value: Any, kind: type) -> bool:

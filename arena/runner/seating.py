@@ -43,10 +43,13 @@ def split_addresses(text: str) -> tuple[str, ...]:
 
 
 def check_address(address: str) -> None:
-    """Raise ValueError unless `address` is `HOST:PORT` with a port from 1 to 65535."""
+    """Raise ValueError unless `address` is `HOST:PORT` with a port from 1 to 65535 and a host of
+    printable characters without spaces (it is printed, and no host name needs more)."""
     host, colon, port = address.strip().rpartition(":")
     if not colon or not host or not port.isdigit() or len(port) > 5 or not 1 <= int(port) <= 65535:
         raise ValueError(f"expected HOST:PORT with a port from 1 to 65535, got {address!r}")
+    if not host.isprintable() or any(character.isspace() for character in host) or len(host) > 253:
+        raise ValueError(f"a host name has no spaces or control characters, got {address!r}")
 
 
 def seats_for_teams(rules: MatchRules, team_bots: Sequence[BotAddress]) -> list[BotAddress]:

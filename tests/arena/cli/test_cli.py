@@ -621,3 +621,46 @@ def test_a_stopped_ladder_run_ends_the_progress_line_before_its_error_line(
     lines = terminal.getvalue().splitlines()
     assert "1/2 matches" in lines[-2]
     assert lines[-1] == "arena ladder run: error: the ladder stopped: the disk is full"
+
+
+def test_grpc_s_own_log_is_silenced_unless_asked_for() -> None:
+    """gRPC's C-core log prints bot-chosen text (an HTTP/2 GOAWAY's debug data) raw; the command turns it
+    off before gRPC loads, and a user who sets GRPC_VERBOSITY keeps it."""
+    code = "import os, arena.cli, grpc; print(os.environ['GRPC_VERBOSITY'])"
+    quiet = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert quiet.stdout.strip() == "NONE"
+    environment = {**os.environ, "GRPC_VERBOSITY": "DEBUG"}
+    asked = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=environment
+    )
+    assert asked.stdout.strip() == "DEBUG"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["match", "--bot", "a=x\ny:1", "--bot", "b=127.0.0.1:1"],
+        ["check-bot", "\x1b]0;pwn\x07:1"],
+        ["bots", "add", "ok", "\x1b[2J:1", "--no-check"],
+    ],
+    ids=["newline in a match host", "escape in a check-bot host", "escape in a registered host"],
+)
+def test_a_host_with_control_characters_is_refused_in_one_escaped_line(
+    tmp_path: Path, args: list[str]
+) -> None:
+    finished = run_arena(*args, "--db", str(tmp_path / "x.db")) if args[0] == "bots" else run_arena(*args)
+    assert finished.returncode == 2, finished.stderr
+    lines = finished.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "control characters" in lines[0]
+    assert "\x1b" not in finished.stderr
+    assert finished.stdout == ""
+
+
+@pytest.mark.parametrize("action", [["ladder", "show"], ["ladder", "matches"], ["bots", "list"]])
+def test_a_read_command_never_creates_a_ladder_file(tmp_path: Path, action: list[str]) -> None:
+    path = tmp_path / "typo.db"
+    finished = run_arena(*action, "--db", str(path))
+    assert finished.returncode == 1
+    assert finished.stderr.startswith(f"arena {' '.join(action)}: error: no ladder at {path}")
+    assert list(tmp_path.iterdir()) == []

@@ -163,3 +163,21 @@ def test_the_pool_stays_bounded_while_twenty_command_bots_play(tmp_path: Path) -
     assert max(counts) <= bound, counts
     # Many more processes than that were started in all: the bound is what kept them few.
     assert len(list((tmp_path / "logs").glob("*.log"))) > bound
+
+
+@pytest.mark.parametrize(
+    "make", ["mkfifo {port_file}", "ln -s /dev/zero {port_file}"], ids=["fifo", "symlink to a device"]
+)
+def test_a_port_file_that_is_not_a_regular_file_is_a_start_error_not_a_hang(
+    tmp_path: Path, make: str
+) -> None:
+    async def start() -> None:
+        bots = LocalBots(tmp_path, startup_timeout=5.0, grace=1.0)
+        try:
+            bot = BotEntry("fifo", None, f"sh -c '{make}; exec sleep 30'", 1500.0, None)
+            with pytest.raises(BotStartError, match="port file"):
+                await asyncio.wait_for(bots.acquire(bot, 1), timeout=15)
+        finally:
+            await bots.stop_all()
+
+    asyncio.run(start())

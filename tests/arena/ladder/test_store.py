@@ -256,10 +256,11 @@ def test_a_set_the_ladder_could_not_play_is_a_store_error(store: LadderStore, ch
         store.unfinished_sets()
 
 
-def test_a_bot_row_of_the_wrong_types_is_a_store_error(store: LadderStore) -> None:
+@pytest.mark.parametrize("rating", ["'high'", "1e999", "-1e999"])
+def test_a_bot_row_of_the_wrong_types_is_a_store_error(store: LadderStore, rating: str) -> None:
     store.add_bot("a", address="h:1")
     writer = sqlite3.connect(store.path)
-    writer.execute("INSERT INTO ratings VALUES ('a', '4p-pairs', 'high')")
+    writer.execute(f"INSERT INTO ratings VALUES ('a', '4p-pairs', {rating})")
     writer.commit()
     writer.close()
     with pytest.raises(StoreError, match=r"is damaged: the row of bot 'a'"):

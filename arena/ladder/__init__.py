@@ -24,16 +24,12 @@ from arena.ladder.local_bots import (
     wait_until_ready,
 )
 from arena.ladder.ratings import rate_set, rating_event
-from arena.ladder.scheduler import Ladder, LadderError, LadderReport, LadderSettings
+from arena.ladder.run_settings import LadderError, LadderReport, LadderSettings
+from arena.ladder.scheduler import Ladder
+from arena.ladder.schema import DEFAULT_DB, SCHEMA_VERSION
 from arena.ladder.standings import Standing, default_pool, ladder_standings, matches_per_bot
 from arena.ladder.store import LadderStore
-from arena.ladder.store_file import (
-    DEFAULT_DB,
-    SCHEMA_VERSION,
-    DuplicateMatchError,
-    RatingsChangedError,
-    StoreError,
-)
+from arena.ladder.store_file import DuplicateMatchError, RatingsChangedError, StoreError
 
 __all__ = [
     "DEFAULT_DB",

@@ -40,21 +40,19 @@ in progress end, with a `LadderError` that says why.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
-import secrets
-import socket
 import time
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from typing import Final
 
 import structlog
 
-from arena.errors import ArenaError
-from arena.ladder.entries import BotEntry, DuplicateSet, pool_name
+from arena.ladder.availability import Availability
+from arena.ladder.entries import BotEntry, DuplicateSet
+from arena.ladder.held_sets import HeldSets, Job, SetInPlay
 from arena.ladder.local_bots import BotStartError, LocalBots
 from arena.ladder.ratings import rate_set
+from arena.ladder.run_settings import VOIDED_SETS_KEPT, LadderError, LadderReport, LadderSettings
 from arena.ladder.store import LadderStore
 from arena.ladder.store_file import DuplicateMatchError, StoreError
 from arena.runner import (
@@ -63,135 +61,13 @@ from arena.runner import (
     MatchSettings,
     run_match,
     seats_for_teams,
-    split_addresses,
 )
-from arena.runner.connection import HandshakeError, handshake, open_channel
 from arena.untrusted import safe_text
 from fiftysix.engine import EndReason, MatchRules, Ruleset
-from fiftysix.wire import FaultCause, TimeControl
 
 log = structlog.get_logger("ladder")
 
 RATING_SCALE: Final = 100.0
-
-
-class LadderError(ArenaError, ValueError):
-    """A ladder that cannot run as asked (too few bots off probation), or a run stopped because its
-    store cannot be written."""
-
-
-@dataclass
-class LadderSettings:
-    """How a ladder run plays: how many matches (None: until stopped), for how long, how many at once,
-    what kind."""
-
-    matches: int | None = 20
-    duration_s: float | None = None
-    """No new set starts this many seconds after the run started (None: no limit); with `matches`,
-    whichever comes first. The sets already started are played to their end."""
-    concurrency: int = 1
-    players: int = 4
-    ruleset: Ruleset = Ruleset.PAIRS
-    deal_cap: int | None = None
-    time_control: TimeControl = field(default_factory=TimeControl)
-    seed: int | None = None
-    strikes: int = 0
-    """The fault policy of every match (see MatchSettings.strikes)."""
-    probation_after: int = 3
-    """A bot whose matches end in a forfeit of its own this many times in a row goes on probation."""
-    lease_s: float = 60.0
-    """How long a claimed set stays this runner's without a renewal (renewed every third of it): after
-    a runner dies, another takes its sets over this long after its last renewal."""
-    check_timeout_s: float = 5.0
-    """How long a remote bot has to answer the check when a set starts (and when a down bot is checked)."""
-    retry_s: float = 30.0
-    """A set put back because a bot did not answer when it started waits this long, doubled each time."""
-    retry_max_s: float = 3600.0
-    down_after: int = 3
-    """A bot the host fails to reach or start this many times in a row when sets start is marked down
-    (at least 1)."""
-    down_recheck_s: float = 60.0
-    """How often the down bots are checked during a run."""
-
-    @property
-    def rules(self) -> MatchRules:
-        """The rules of the new sets this run creates."""
-        return MatchRules(self.players, self.ruleset, self.deal_cap)
-
-    @property
-    def pool(self) -> str:
-        """The rating pool of the new sets this run creates."""
-        return pool_name(self.players, self.ruleset.value)
-
-
-VOIDED_SETS_KEPT: Final = 20
-"""How many voided sets a report names; a long run that voids many keeps only their count beyond."""
-
-
-@dataclass
-class LadderReport:
-    """What a ladder run did, with where the time went: sums and counts only, so that a run of any
-    length holds the same memory (a match's outcome, its record above all, is stored and let go)."""
-
-    matches: int = 0
-    sets_rated: int = 0
-    faults: int = 0
-    seconds: float = 0.0
-    match_seconds: float = 0.0
-    storage_seconds: float = 0.0
-    decisions: int = 0
-    decision_seconds: float = 0.0
-    waited_seconds: float = 0.0
-    probations: list[tuple[str, str]] = field(default_factory=list)
-    """Bots put on probation by this run, with why: each bot at most once, so bounded by the bots."""
-    arena_errors: int = 0
-    """Matches the arena itself failed (logged with their tracebacks); their sets are void."""
-    matches_cancelled: int = 0
-    """Matches in progress when the run was stopped at once (`stop(now=True)`): nothing of them is
-    stored, and their sets are finished by the next run."""
-    sets_voided: int = 0
-    voided_sets: list[tuple[int, str]] = field(default_factory=list)
-    """The first VOIDED_SETS_KEPT sets made void, with why (the rest are in the log and the store)."""
-    sets_resumed: int = 0
-    """Unfinished sets (an earlier or another runner's, or put back) this run claimed and played on."""
-    sets_postponed: int = 0
-    """Sets put back because a bot did not answer when they started (nothing of them stored)."""
-    bots_down: list[tuple[str, str]] = field(default_factory=list)
-    """Bots this run marked down, with why: each bot at most once per time it went down."""
-    bots_back: list[str] = field(default_factory=list)
-    """Bots marked down that answered again during this run."""
-
-
-@dataclass
-class _SetInPlay:
-    """What the run knows of a set it plays, shared by the set's jobs and let go with them."""
-
-    duplicate: DuplicateSet
-    void: bool = False
-    jobs: int = 0
-    """Its matches this run has neither finished nor dropped; at 0 its lease is given up."""
-    postponed: bool = False
-    """A bot did not answer when it started: it was put back, none of its matches is played now."""
-    lease_lost: bool = False
-    """Another runner took it over (this runner did not renew its lease in time)."""
-    checked: bool = False
-    check_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    """The first of its matches to start checks its bots; the others wait for that."""
-
-    @property
-    def closed(self) -> bool:
-        """No more of its matches are to be started by this run."""
-        return self.void or self.postponed or self.lease_lost
-
-
-@dataclass
-class _Job:
-    set_in_play: _SetInPlay
-    rotation: int
-
-    @property
-    def duplicate(self) -> DuplicateSet:
-        return self.set_in_play.duplicate
 
 
 class Ladder:
@@ -219,10 +95,9 @@ class Ladder:
         self.queued = 0
         self.out_of_time = False
         self._workers: list[asyncio.Task[None]] = []
-        self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
-        """Who holds this run's leases: host, process and a random part (two runs in one process)."""
-        self._held: dict[int, _SetInPlay] = {}
-        """The sets this run holds a lease of."""
+        self.sets_held = HeldSets(store, settings)
+        self.availability = Availability(store, settings, local_bots, self.report)
+        """The sets this run holds a lease of (and the owner name of its leases)."""
         self._skipped: set[int] = set()
 
     def active_bots(self, down_too: bool = False) -> list[BotEntry]:
@@ -262,7 +137,7 @@ class Ladder:
         self.rng.shuffle(chosen)
         return [bot.name for bot in chosen]
 
-    def sets(self) -> Iterator[list[_Job]]:
+    def sets(self) -> Iterator[list[Job]]:
         """The matches to play, a set at a time, each set claimed: an unfinished set that may be claimed
         first, else a new set."""
         while True:
@@ -280,16 +155,16 @@ class Ladder:
                 rules.deal_cap,
                 self.rng.randrange(2**31),
                 self.pick_bots(),
-                lease=(self.owner, self.settings.lease_s),
+                lease=(self.sets_held.owner, self.settings.lease_s),
             )
-            yield self._hold(duplicate, range(duplicate.rotations))
+            yield self.sets_held.hold(duplicate, range(duplicate.rotations))
 
-    def _claim_unfinished(self) -> list[_Job] | None:
+    def _claim_unfinished(self) -> list[Job] | None:
         """Claim the first unfinished set that nobody holds, whose bots are all active, and return its
         matches still to play (a set with none left is rated, and the next one looked at)."""
         available = {bot.name for bot in self.active_bots()}
-        for duplicate, missing in self.store.claimable_sets(self.owner):
-            if duplicate.id in self._held:
+        for duplicate, missing in self.store.claimable_sets(self.sets_held.owner):
+            if duplicate.id in self.sets_held.held:
                 continue  # in play in this run
             if not set(duplicate.bots) <= available:
                 if duplicate.id not in self._skipped:
@@ -300,96 +175,29 @@ class Ladder:
                         reason="a bot is not registered, on probation or down",
                     )
                 continue
-            if not self.store.claim_set(duplicate.id, self.owner, self.settings.lease_s):
+            if not self.store.claim_set(duplicate.id, self.sets_held.owner, self.settings.lease_s):
                 continue  # another runner was first
             if not missing:
                 self._rate(duplicate)
-                self.store.release_set(duplicate.id, self.owner)
+                self.store.release_set(duplicate.id, self.sets_held.owner)
                 continue
             self.report.sets_resumed += 1
             log.info("set_resumed", set_id=duplicate.id, rotations=missing)
-            return self._hold(duplicate, missing)
+            return self.sets_held.hold(duplicate, missing)
         return None
-
-    def _hold(self, duplicate: DuplicateSet, rotations: Iterable[int]) -> list[_Job]:
-        """The jobs of a set this run has claimed; its lease is renewed until they are done."""
-        in_play = _SetInPlay(duplicate)
-        jobs = [_Job(in_play, rotation) for rotation in rotations]
-        in_play.jobs = len(jobs)
-        self._held[duplicate.id] = in_play
-        return jobs
-
-    def _job_done(self, in_play: _SetInPlay, count: int = 1) -> None:
-        """`count` of a set's jobs finished or dropped; after the last, its lease is given up."""
-        in_play.jobs -= count
-        if in_play.jobs <= 0:
-            self._release(in_play)
-
-    def _release(self, in_play: _SetInPlay, retry: bool = False) -> float:
-        """Give up the lease of a set (with `retry`: put it back to be tried again later); the seconds
-        until it may be claimed again. A lease that cannot be given up expires by itself."""
-        set_id = in_play.duplicate.id
-        if self._held.pop(set_id, None) is None:
-            return 0.0
-        try:
-            return self.store.release_set(
-                set_id,
-                self.owner,
-                retry_s=self.settings.retry_s if retry else None,
-                retry_max_s=self.settings.retry_max_s,
-            )
-        except StoreError as error:
-            log.warning("lease_not_released", set_id=set_id, error=str(error))
-            return 0.0
-
-    def _renew_leases(self) -> None:
-        """Renew the leases of the sets in play; a set whose lease another runner took over is dropped."""
-        if not self._held:
-            return
-        kept = self.store.renew_leases(self.owner, list(self._held), self.settings.lease_s)
-        for set_id in set(self._held) - kept:
-            in_play = self._held.pop(set_id)
-            in_play.lease_lost = True
-            log.warning("lease_lost", set_id=set_id, reason="another runner took the set over")
 
     async def _keep_leases(self) -> None:
         while True:
             await asyncio.sleep(self.settings.lease_s / 3)
             try:
-                self._renew_leases()
+                self.sets_held.renew()
             except StoreError as error:
                 log.error("ladder_store_failed", error=str(error))
                 self.store_failure = self.store_failure or error
                 self.stop()
                 return
 
-    async def _unreachable(self, bot: BotEntry, seats: int) -> str | None:
-        """Why the host cannot reach or start `bot` now (None: it answers). A remote bot must answer the
-        handshake on each of its addresses (an answer that is wrong is the bot's own fault, for its
-        match to record); a command bot must start (its processes are kept for the match)."""
-        if bot.address is None:
-            try:
-                where = await self.local_bots.acquire(bot, seats)
-            except BotStartError as error:
-                return f"did not start: {safe_text(error)}"
-            self.local_bots.release(where)
-            return None
-        reasons = await asyncio.gather(
-            *(self._address_unreachable(address) for address in split_addresses(bot.address))
-        )
-        return next((reason for reason in reasons if reason is not None), None)
-
-    async def _address_unreachable(self, address: str) -> str | None:
-        channel = open_channel(address)
-        try:
-            await handshake(channel, address, self.settings.check_timeout_s, attempts=None, first_delay=0.05)
-        except HandshakeError as error:
-            return safe_text(error.detail) if error.cause is FaultCause.UNREACHABLE else None
-        finally:
-            await channel.close(grace=None)
-        return None
-
-    async def _start_set(self, in_play: _SetInPlay) -> bool:
+    async def _start_set(self, in_play: SetInPlay) -> bool:
         """Whether the set's matches may be played: the first of them to get here checks the set's
         bots; when one does not answer, the set is put back and nobody is rated for it now."""
         async with in_play.check_lock:
@@ -398,46 +206,23 @@ class Ladder:
                 await self._check_bots(in_play)
         return not in_play.closed
 
-    async def _check_bots(self, in_play: _SetInPlay) -> None:
+    async def _check_bots(self, in_play: SetInPlay) -> None:
         duplicate = in_play.duplicate
         registered = {bot.name: bot for bot in self.store.bots()}
         absent = [name for name in duplicate.bots if name not in registered]
         if absent:
             self._void(in_play, f"{absent[0]} is not registered")
             return
-        seats = duplicate.players // len(duplicate.bots)
-        reasons = await asyncio.gather(
-            *(self._unreachable(registered[name], seats) for name in duplicate.bots)
-        )
-        failed = {
-            name: reason for name, reason in zip(duplicate.bots, reasons, strict=True) if reason is not None
-        }
-        for name in duplicate.bots:
-            if name not in failed:
-                if self.store.record_host_success(name):
-                    self.report.bots_back.append(name)
-                    log.info("bot_back_up", bot=name)
-                continue
-            log.warning("bot_not_reached", bot=name, set_id=duplicate.id, detail=failed[name])
-            if self.store.record_host_failure(name, self.settings.down_after):
-                reason = f"not reached {self.settings.down_after} times in a row (last: {failed[name]})"
-                self.report.bots_down.append((name, reason))
-                log.warning("bot_marked_down", bot=name, reason=reason)
+        failed = await self.availability.check([registered[name] for name in duplicate.bots], duplicate)
         if failed:
             in_play.postponed = True
-            wait = self._release(in_play, retry=True)
+            wait = self.sets_held.release(in_play, retry=True)
             self.report.sets_postponed += 1
             log.warning("set_postponed", set_id=duplicate.id, bots=sorted(failed), retry_in_s=round(wait, 1))
 
     async def recheck_down_bots(self) -> None:
         """Check every bot marked down (and not on probation); one that answers is down no more."""
-        down = self.store.down_bots()
-        bots = [bot for bot in self.store.bots() if bot.name in down and bot.probation is None]
-        reasons = await asyncio.gather(*(self._unreachable(bot, 1) for bot in bots))
-        for bot, reason in zip(bots, reasons, strict=True):
-            if reason is None and self.store.record_host_success(bot.name):
-                self.report.bots_back.append(bot.name)
-                log.info("bot_back_up", bot=bot.name)
+        await self.availability.recheck_down()
 
     async def _watch_down_bots(self) -> None:
         while True:
@@ -460,7 +245,7 @@ class Ladder:
             changes = {change.bot: round(change.after - change.before, 1) for change in event}
             log.info("set_rated", set_id=duplicate.id, changes=changes)
 
-    async def play(self, job: _Job) -> None:
+    async def play(self, job: Job) -> None:
         """Play one match of a set (once its bots answered when the set started), store it at once, and
         rate the set if it is complete. Whatever happens in the match, the run goes on (see the module's
         note on containment)."""
@@ -472,9 +257,9 @@ class Ladder:
             for name in job.duplicate.team_bots(job.rotation):
                 self.scheduled[name] -= 1
         finally:
-            self._job_done(job.set_in_play)
+            self.sets_held.job_done(job.set_in_play)
 
-    async def _play(self, job: _Job) -> None:
+    async def _play(self, job: Job) -> None:
         duplicate = job.duplicate
         team_bots = duplicate.team_bots(job.rotation)
         try:
@@ -530,7 +315,7 @@ class Ladder:
         if self.on_match is not None:
             self.on_match(outcome, report)
 
-    async def _play_match(self, job: _Job, team_bots: tuple[str, ...]) -> MatchOutcome:
+    async def _play_match(self, job: Job, team_bots: tuple[str, ...]) -> MatchOutcome:
         """Start or find every team's bot, play the match, give the processes back. A bot that does not
         start now (it did when the set started) forfeits at once, and its set is made void."""
         duplicate = job.duplicate
@@ -564,7 +349,7 @@ class Ladder:
         finally:
             self.local_bots.release(taken)
 
-    def _void(self, set_in_play: _SetInPlay, reason: str) -> None:
+    def _void(self, set_in_play: SetInPlay, reason: str) -> None:
         """Make a set void: never rated, never resumed; the rest of its matches are not played."""
         if set_in_play.void:
             return
@@ -615,9 +400,9 @@ class Ladder:
         deadline = None if self.settings.duration_s is None else started + self.settings.duration_s
         sets = self.sets()
         target = self.settings.matches
-        current: list[_Job] = []
+        current: list[Job] = []
 
-        def next_job() -> _Job | None:
+        def next_job() -> Job | None:
             # A set once started is played to its end, so a run ends on whole sets.
             nonlocal current
             if self.stopping:
@@ -625,7 +410,7 @@ class Ladder:
                 return None
             for job in current:
                 if job.set_in_play.closed:
-                    self._job_done(job.set_in_play)
+                    self.sets_held.job_done(job.set_in_play)
             current = [job for job in current if not job.set_in_play.closed]
             self.queued = len(current)
             if not current:
@@ -671,8 +456,8 @@ class Ladder:
             for task in keepers:
                 task.cancel()
             await asyncio.gather(*keepers, return_exceptions=True)
-            for in_play in list(self._held.values()):
-                self._release(in_play)  # sets left unfinished: any runner may take them now
+            for in_play in list(self.sets_held.held.values()):
+                self.sets_held.release(in_play)  # sets left unfinished: any runner may take them now
             self._workers = []
             self.report.seconds = time.perf_counter() - started
         for task in workers:

@@ -21,18 +21,15 @@ pool, the starting rating where it has none.
 from __future__ import annotations
 
 import json
-import math
 import sqlite3
 import time
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import astuple
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from arena.ladder.elo import START_RATING
 from arena.ladder.entries import (
     DEFAULT_POOL,
     BotEntry,
-    BotTotals,
     DuplicateSet,
     RatingChange,
     StoredMatch,
@@ -42,21 +39,15 @@ from arena.ladder.store_file import (
     DuplicateMatchError,
     RatingsChangedError,
     StoreError,
-    StoreFile,
     every_method_store_errors,
+    is_integer,
+    is_number,
 )
+from arena.ladder.store_leases import LeaseStore
+from arena.ladder.store_totals import TotalsStore
 from arena.ladder.tally import add_match, add_pair_score, match_tallies, set_pair_scores
 from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.wire import FaultRecord
-
-
-def _is_integer(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    """A finite number, as the arena writes them (an edited file may hold 1e999 or a string)."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _is_list_of(value: Any, kind: type) -> bool:
@@ -73,7 +64,7 @@ def _are_rules(players: int, ruleset: str, deal_cap: int | None) -> bool:
 
 
 @every_method_store_errors
-class LadderStore(StoreFile):
+class LadderStore(LeaseStore, TotalsStore):
     """The ladder's store. Open it with `LadderStore(path)` (see StoreFile for `read_only` and
     `timeout`); close it with `close()`. Every error is a StoreError that names the file.
     """
@@ -123,7 +114,7 @@ class LadderStore(StoreFile):
             " ORDER BY bot, pool"
         )
         for bot, pool, rating in rows:
-            if not _is_number(rating):
+            if not is_number(rating):
                 raise self._damaged(f"the rating of {bot!r}")
             ratings.setdefault(bot, {})[pool] = float(rating)
         return ratings
@@ -133,7 +124,7 @@ class LadderStore(StoreFile):
         if not (
             isinstance(name, str)
             and all(value is None or isinstance(value, str) for value in (address, command, probation))
-            and _is_number(rating)
+            and is_number(rating)
         ):
             raise self._damaged(f"the row of bot {name!r}")
         return BotEntry(name, address, command, float(rating), probation)
@@ -198,9 +189,9 @@ class LadderStore(StoreFile):
         for set_id, players, ruleset, deal_cap, seed, bots_json, rotations in rows:
             bots = self._decoded(bots_json, f"the bots of set {set_id}")
             if not (
-                all(_is_integer(value) for value in (set_id, players, seed, rotations))
+                all(is_integer(value) for value in (set_id, players, seed, rotations))
                 and isinstance(ruleset, str)
-                and (deal_cap is None or _is_integer(deal_cap))
+                and (deal_cap is None or is_integer(deal_cap))
                 and _is_list_of(bots, str)
                 and rotations == len(bots)
                 and _are_rules(players, ruleset, deal_cap)
@@ -336,13 +327,13 @@ class LadderStore(StoreFile):
         faults = self._decoded(faults, f"the faults of {what}")
         if not (
             isinstance(match_id, str)
-            and all(_is_integer(value) for value in (set_id, rotation, decisions))
+            and all(is_integer(value) for value in (set_id, rotation, decisions))
             and isinstance(reason, str)
-            and _is_number(seconds)
+            and is_number(seconds)
             and _is_list_of(team_bots, str)
             and _is_list_of(ranking, int)
             and isinstance(bot_ranks, dict)
-            and all(_is_integer(rank) for rank in bot_ranks.values())
+            and all(is_integer(rank) for rank in bot_ranks.values())
         ):
             raise self._damaged(what)
         return StoredMatch(
@@ -396,7 +387,7 @@ class LadderStore(StoreFile):
         if row is None:
             registered = self._db.execute("SELECT 1 FROM bots WHERE name = ?", (bot,)).fetchone()
             return START_RATING if registered else None
-        if not _is_number(row[0]):
+        if not is_number(row[0]):
             raise self._damaged(f"the rating of {bot!r}")
         return float(row[0])
 
@@ -446,61 +437,7 @@ class LadderStore(StoreFile):
         """The ids of the sets whose rating event was applied."""
         return {set_id for (set_id,) in self._db.execute("SELECT id FROM sets WHERE rated_at IS NOT NULL")}
 
-    # Leases of sets and health of bots (schema version 3): several runners on one file share the sets,
-    # and a bot the host cannot reach is not rated for it.
-
-    def claim_set(self, set_id: int, owner: str, lease_s: float) -> bool:
-        """Claim an unfinished set for `owner` for `lease_s` seconds, atomically: only when nobody holds
-        it (no lease, an expired one, or `owner`'s own) and it is not waiting to be tried again."""
-        now = time.time()
-        with self._transaction():
-            cursor = self._db.execute(
-                "UPDATE sets SET lease_owner = ?, lease_until = ? WHERE id = ?"
-                " AND rated_at IS NULL AND void_reason IS NULL"
-                " AND (lease_owner IS NULL OR lease_until < ? OR lease_owner = ?)"
-                " AND (not_before IS NULL OR not_before <= ?)",
-                (owner, now + lease_s, set_id, now, owner, now),
-            )
-        return cursor.rowcount == 1
-
-    def renew_leases(self, owner: str, set_ids: Collection[int], lease_s: float) -> set[int]:
-        """Extend `owner`'s leases of `set_ids` by `lease_s` seconds from now; the ids it still holds (a
-        lease that expired and was claimed by another runner is lost)."""
-        if not set_ids:
-            return set()
-        marks = ", ".join("?" * len(set_ids))
-        with self._transaction():
-            self._db.execute(
-                f"UPDATE sets SET lease_until = ? WHERE lease_owner = ? AND id IN ({marks})",
-                (time.time() + lease_s, owner, *set_ids),
-            )
-            rows = self._db.execute(
-                f"SELECT id FROM sets WHERE lease_owner = ? AND id IN ({marks})", (owner, *set_ids)
-            ).fetchall()
-        return {set_id for (set_id,) in rows}
-
-    def release_set(
-        self, set_id: int, owner: str, retry_s: float | None = None, retry_max_s: float = 0
-    ) -> float:
-        """Give up `owner`'s lease of a set. With `retry_s`, the set could not start: nobody claims it
-        for `retry_s` seconds, doubled for each time in a row this happened (at most `retry_max_s`).
-        Returns the seconds until it may be claimed again (0 without `retry_s`)."""
-        with self._transaction():
-            row = self._db.execute(
-                "SELECT start_failures FROM sets WHERE id = ? AND lease_owner = ?", (set_id, owner)
-            ).fetchone()
-            if row is None:
-                return 0.0  # not ours (any more)
-            wait = 0.0
-            if retry_s is not None:
-                failures = row[0] if _is_integer(row[0]) else 0
-                wait = min(retry_s * 2 ** min(failures, 30), max(retry_s, retry_max_s))
-                self._db.execute(
-                    "UPDATE sets SET not_before = ?, start_failures = start_failures + 1 WHERE id = ?",
-                    (time.time() + wait, set_id),
-                )
-            self._db.execute("UPDATE sets SET lease_owner = NULL, lease_until = NULL WHERE id = ?", (set_id,))
-        return wait
+    # Leases (see store_leases.py for claiming, renewing and releasing them).
 
     def claimable_sets(self, owner: str) -> list[tuple[DuplicateSet, list[int]]]:
         """The unfinished sets (see `unfinished_sets`) that `owner` may claim now: nobody else holds a
@@ -516,88 +453,3 @@ class LadderStore(StoreFile):
         if not free:
             return []
         return [(duplicate, missing) for duplicate, missing in self.unfinished_sets() if duplicate.id in free]
-
-    def record_host_failure(self, name: str, down_after: int) -> bool:
-        """Count a failure of the host to reach or start a bot when a set started; at `down_after` in a
-        row the bot is marked down. Returns whether it was marked down now."""
-        with self._transaction():
-            self._db.execute("UPDATE bots SET host_failures = host_failures + 1 WHERE name = ?", (name,))
-            cursor = self._db.execute(
-                "UPDATE bots SET down_since = ? WHERE name = ? AND down_since IS NULL AND host_failures >= ?",
-                (time.time(), name, max(1, down_after)),
-            )
-        return cursor.rowcount == 1
-
-    def record_host_success(self, name: str) -> bool:
-        """The host reached or started a bot: its count of failures starts again, and it is no longer
-        down. Returns whether it was down."""
-        row = self._db.execute(
-            "SELECT host_failures, down_since FROM bots WHERE name = ?", (name,)
-        ).fetchone()
-        if row is None or (row[0] == 0 and row[1] is None):
-            return False  # nothing to write: most starts
-        with self._transaction():
-            self._db.execute("UPDATE bots SET host_failures = 0, down_since = NULL WHERE name = ?", (name,))
-        return row[1] is not None
-
-    def down_bots(self) -> dict[str, float]:
-        """The bots marked down, with when (seconds since the epoch); none in a read-only file of an
-        older version."""
-        if not self._has_column("bots", "down_since"):
-            return {}
-        rows = self._db.execute("SELECT name, down_since FROM bots WHERE down_since IS NOT NULL")
-        down = {}
-        for name, since in rows:
-            if not (isinstance(name, str) and _is_number(since)):
-                raise self._damaged(f"the row of bot {name!r}")
-            down[name] = float(since)
-        return down
-
-    # Running totals and pools (version 3): what the pairing and the standings read.
-
-    def totals(self, pool: str) -> dict[str, BotTotals]:
-        """Each bot's running totals in `pool` (every bot that played there, registered or not)."""
-        rows = self._db.execute(f"SELECT bot, {self._TOTALS_COLUMNS} FROM bot_totals WHERE pool = ?", (pool,))
-        return {row[0]: self._bot_totals(row[0], row[1:]) for row in rows}
-
-    def matches_played(self, pool: str) -> dict[str, int]:
-        """How many matches each bot played in `pool` (what the pairing reads)."""
-        rows = self._db.execute("SELECT bot, matches FROM bot_totals WHERE pool = ?", (pool,))
-        return {bot: int(matches) for bot, matches in rows}
-
-    def pools(self) -> dict[str, int]:
-        """Each pool with a stored match, with its number of matches, most matches first."""
-        rows = self._db.execute("SELECT name, matches FROM pools ORDER BY matches DESC, name")
-        return {name: int(matches) for name, matches in rows}
-
-    _TOTALS_COLUMNS = (
-        "matches, wins, losses, timeouts, illegal_moves, crashes, pair_count, pair_mean, pair_m2"
-    )
-
-    def _totals(self, bot: str, pool: str) -> BotTotals:
-        row = self._db.execute(
-            f"SELECT {self._TOTALS_COLUMNS} FROM bot_totals WHERE bot = ? AND pool = ?", (bot, pool)
-        ).fetchone()
-        return BotTotals() if row is None else self._bot_totals(bot, row)
-
-    def _bot_totals(self, bot: str, row: Sequence[Any]) -> BotTotals:
-        if not (all(_is_integer(value) for value in row[:7]) and all(_is_number(value) for value in row[7:])):
-            raise self._damaged(f"the totals of {bot!r}")
-        matches, wins, losses, timeouts, illegal_moves, crashes, pair_count, pair_mean, pair_m2 = row
-        return BotTotals(
-            matches,
-            wins,
-            losses,
-            timeouts,
-            illegal_moves,
-            crashes,
-            pair_count,
-            float(pair_mean),
-            float(pair_m2),
-        )
-
-    def _save_totals(self, bot: str, pool: str, totals: BotTotals) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO bot_totals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (bot, pool, *astuple(totals)),
-        )

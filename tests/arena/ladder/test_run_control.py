@@ -17,7 +17,8 @@ import pytest
 from arena.cli import main
 from arena.cli.progress import Progress
 from arena.ladder import Ladder, LadderReport, LadderSettings, LadderStore, LocalBots
-from arena.ladder.scheduler import VOIDED_SETS_KEPT, _SetInPlay
+from arena.ladder.held_sets import SetInPlay
+from arena.ladder.run_settings import VOIDED_SETS_KEPT
 from fiftysix.wire import TimeControl
 from sample_bots.random_bot import RandomBot
 from sdk import BotServer, BotView, Move, start
@@ -68,7 +69,7 @@ def test_a_report_names_the_first_voided_sets_and_counts_the_rest(
     store = registered(tmp_path / "ladder.db", servers)
     ladder = Ladder(store, LadderSettings(), LocalBots(tmp_path))
     for seed in range(VOIDED_SETS_KEPT + 5):
-        in_play = _SetInPlay(store.create_set(4, "pairs", 2, seed, ["bot0", "bot1"]))
+        in_play = SetInPlay(store.create_set(4, "pairs", 2, seed, ["bot0", "bot1"]))
         ladder._void(in_play, "arena error")
         ladder._void(in_play, "arena error again")  # a set is made void once
     assert ladder.report.sets_voided == VOIDED_SETS_KEPT + 5

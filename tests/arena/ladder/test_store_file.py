@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from arena.ladder.entries import RatingChange
+from arena.ladder.schema import SCHEMA_VERSION
 from arena.ladder.standings import ladder_standings
 from arena.ladder.store import LadderStore
-from arena.ladder.store_file import SCHEMA_VERSION, StoreError
+from arena.ladder.store_file import StoreError
 
 
 def test_not_a_database(tmp_path: Path) -> None:

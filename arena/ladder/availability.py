@@ -1,0 +1,92 @@
+"""Whether the host can reach the bots of a set before it is played: a remote bot must answer the
+handshake on each of its addresses, a command bot must start. A bot the host fails to reach is not rated
+for the set (the scheduler puts it back); after `down_after` failures in a row it is marked down and
+skipped, and checked again now and then until it answers."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+import structlog
+
+from arena.ladder.entries import BotEntry, DuplicateSet
+from arena.ladder.local_bots import BotStartError, LocalBots
+from arena.ladder.run_settings import LadderReport, LadderSettings
+from arena.ladder.store import LadderStore
+from arena.runner import (
+    split_addresses,
+)
+from arena.runner.connection import HandshakeError, handshake, open_channel
+from arena.untrusted import safe_text
+from fiftysix.wire import FaultCause
+
+log = structlog.get_logger("ladder")
+
+
+class Availability:
+    """The checks of one run, and what they record in the store and the run's report."""
+
+    def __init__(
+        self, store: LadderStore, settings: LadderSettings, local_bots: LocalBots, report: LadderReport
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.local_bots = local_bots
+        self.report = report
+
+    async def check(self, bots: Sequence[BotEntry], duplicate: DuplicateSet) -> dict[str, str]:
+        """Check the bots of a set about to start; those not reached, with why. Every bot's record of
+        failures in a row is brought up to date (and one that answers again is down no more)."""
+        seats = duplicate.players // len(duplicate.bots)
+        reasons = await asyncio.gather(*(self.unreachable(bot, seats) for bot in bots))
+        failed = {bot.name: reason for bot, reason in zip(bots, reasons, strict=True) if reason is not None}
+        for bot in bots:
+            name = bot.name
+            if name not in failed:
+                if self.store.record_host_success(name):
+                    self.report.bots_back.append(name)
+                    log.info("bot_back_up", bot=name)
+                continue
+            log.warning("bot_not_reached", bot=name, set_id=duplicate.id, detail=failed[name])
+            if self.store.record_host_failure(name, self.settings.down_after):
+                reason = f"not reached {self.settings.down_after} times in a row (last: {failed[name]})"
+                self.report.bots_down.append((name, reason))
+                log.warning("bot_marked_down", bot=name, reason=reason)
+        return failed
+
+    async def recheck_down(self) -> None:
+        """Check every bot marked down (and not on probation); one that answers is down no more."""
+        down = self.store.down_bots()
+        bots = [bot for bot in self.store.bots() if bot.name in down and bot.probation is None]
+        reasons = await asyncio.gather(*(self.unreachable(bot, 1) for bot in bots))
+        for bot, reason in zip(bots, reasons, strict=True):
+            if reason is None and self.store.record_host_success(bot.name):
+                self.report.bots_back.append(bot.name)
+                log.info("bot_back_up", bot=bot.name)
+
+    async def unreachable(self, bot: BotEntry, seats: int) -> str | None:
+        """Why the host cannot reach or start `bot` now (None: it answers). A remote bot must answer the
+        handshake on each of its addresses (an answer that is wrong is the bot's own fault, for its
+        match to record); a command bot must start (its processes are kept for the match)."""
+        if bot.address is None:
+            try:
+                where = await self.local_bots.acquire(bot, seats)
+            except BotStartError as error:
+                return f"did not start: {safe_text(error)}"
+            self.local_bots.release(where)
+            return None
+        reasons = await asyncio.gather(
+            *(self._address_unreachable(address) for address in split_addresses(bot.address))
+        )
+        return next((reason for reason in reasons if reason is not None), None)
+
+    async def _address_unreachable(self, address: str) -> str | None:
+        channel = open_channel(address)
+        try:
+            await handshake(channel, address, self.settings.check_timeout_s, attempts=None, first_delay=0.05)
+        except HandshakeError as error:
+            return safe_text(error.detail) if error.cause is FaultCause.UNREACHABLE else None
+        finally:
+            await channel.close(grace=None)
+        return None

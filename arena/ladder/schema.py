@@ -1,0 +1,159 @@
+"""The tables of the ladder's file, version by version: what each schema version added, took away or
+indexed. Only the store's modules (store_file.py and the store) read this; the names with a leading
+underscore are theirs."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Final
+
+SCHEMA_VERSION: Final = 3
+DEFAULT_DB: Final = "arena.db"
+
+_TABLES: Final = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS bots (
+    name TEXT PRIMARY KEY,
+    address TEXT,
+    command TEXT,
+    probation TEXT,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    CHECK ((address IS NULL) <> (command IS NULL))
+);
+CREATE TABLE IF NOT EXISTS sets (
+    id INTEGER PRIMARY KEY,
+    created_at REAL NOT NULL,
+    players INTEGER NOT NULL,
+    ruleset TEXT NOT NULL,
+    deal_cap INTEGER,
+    seed INTEGER NOT NULL,
+    bots TEXT NOT NULL,
+    rotations INTEGER NOT NULL,
+    rated_at REAL,
+    void_reason TEXT
+);
+CREATE TABLE IF NOT EXISTS matches (
+    id TEXT PRIMARY KEY,
+    set_id INTEGER NOT NULL REFERENCES sets (id),
+    rotation INTEGER NOT NULL,
+    team_bots TEXT NOT NULL,
+    finished_at REAL NOT NULL,
+    reason TEXT NOT NULL,
+    ranking TEXT NOT NULL,
+    bot_ranks TEXT NOT NULL,
+    faults TEXT NOT NULL,
+    decisions INTEGER NOT NULL,
+    seconds REAL NOT NULL,
+    UNIQUE (set_id, rotation)
+);
+CREATE TABLE IF NOT EXISTS rating_events (
+    set_id INTEGER NOT NULL REFERENCES sets (id),
+    bot TEXT NOT NULL,
+    before REAL NOT NULL,
+    after REAL NOT NULL,
+    PRIMARY KEY (set_id, bot)
+);
+"""
+
+# Version 3 (scale): what makes the cost of a match and of a set independent of the history.
+_SCALE_TABLES: Final = """
+CREATE TABLE IF NOT EXISTS match_records (
+    match_id TEXT PRIMARY KEY,
+    record TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS match_bots (
+    match_id TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    rank INTEGER NOT NULL,
+    own_forfeit INTEGER NOT NULL,
+    finished_at REAL NOT NULL,
+    PRIMARY KEY (match_id, bot)
+);
+CREATE TABLE IF NOT EXISTS bot_totals (
+    bot TEXT NOT NULL,
+    pool TEXT NOT NULL,
+    matches INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    losses INTEGER NOT NULL,
+    timeouts INTEGER NOT NULL,
+    illegal_moves INTEGER NOT NULL,
+    crashes INTEGER NOT NULL,
+    pair_count INTEGER NOT NULL,
+    pair_mean REAL NOT NULL,
+    pair_m2 REAL NOT NULL,
+    PRIMARY KEY (pool, bot)
+);
+CREATE TABLE IF NOT EXISTS ratings (
+    bot TEXT NOT NULL,
+    pool TEXT NOT NULL,
+    rating REAL NOT NULL,
+    PRIMARY KEY (bot, pool)
+);
+CREATE TABLE IF NOT EXISTS pools (name TEXT PRIMARY KEY, matches INTEGER NOT NULL);
+"""
+"""match_records: the game record of each match, kept out of `matches` so that no read of matches walks
+through it. match_bots: one row per bot of each match, read newest first by (bot, finished_at) for the
+probation check. bot_totals: each bot's running totals per pool (entries.BotTotals). ratings: each bot's
+rating per pool (a bot without a row there has the starting rating). pools: the matches of each pool."""
+
+_SCALE_INDEXES: Final = """
+CREATE INDEX IF NOT EXISTS match_bots_by_bot ON match_bots (bot, finished_at, match_id);
+CREATE INDEX IF NOT EXISTS matches_by_time ON matches (finished_at, id);
+CREATE INDEX IF NOT EXISTS sets_open ON sets (id) WHERE rated_at IS NULL AND void_reason IS NULL;
+"""
+"""Created after an upgrade has added the columns they name."""
+
+_SCHEMA: Final = _TABLES + _SCALE_TABLES
+
+
+_ADDED_COLUMNS: Final = {
+    2: (("sets", "void_reason", "TEXT"),),
+    # Version 3, leases and bot health: a set is claimed by one runner at a time (`lease_owner` until
+    # `lease_until`, renewed while it plays); a set put back because a bot did not answer when it started
+    # waits until `not_before` (`start_failures` doubles the wait). A bot the host failed to reach or start
+    # `host_failures` times in a row is `down_since` then, until it answers again.
+    3: (
+        ("sets", "lease_owner", "TEXT"),
+        ("sets", "lease_until", "REAL"),
+        ("sets", "not_before", "REAL"),
+        ("sets", "start_failures", "INTEGER NOT NULL DEFAULT 0"),
+        ("bots", "down_since", "REAL"),
+        ("bots", "host_failures", "INTEGER NOT NULL DEFAULT 0"),
+    ),
+}
+"""For each schema version, the columns it added to tables of the version before: `_upgrade` adds them
+(to a new file too, when its CREATE TABLE does not have them), and a read-only file of an older version
+is read without them."""
+
+_ADDED_TABLES: Final = {3: ("match_records", "match_bots", "bot_totals", "ratings", "pools")}
+"""For each schema version, the tables it added: a read-only file of an older version has them computed
+into temporary tables (`_DERIVED`) instead."""
+
+_REMOVED_COLUMNS: Final = {3: (("matches", "record"), ("bots", "rating"))}
+"""For each schema version, the columns it took away (after moving what they held): a read-only file of
+an older version still has them, and they are read from there."""
+
+
+def _columns_of(schema: str) -> dict[str, tuple[str, ...]]:
+    """Each table of `schema` with its columns, from SQLite itself (the schema text stays the one source)."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(schema)
+        tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {table: tuple(row[1] for row in db.execute(f"PRAGMA table_info({table})")) for table in tables}
+    finally:
+        db.close()
+
+
+def _with_added_columns(columns: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    """`columns`, with those of `_ADDED_COLUMNS` that the CREATE TABLE statements do not have."""
+    added = dict(columns)
+    for step in sorted(_ADDED_COLUMNS):
+        for table, column, _declaration in _ADDED_COLUMNS[step]:
+            if column not in added[table]:
+                added[table] = (*added[table], column)
+    return added
+
+
+_COLUMNS: Final = _with_added_columns(_columns_of(_SCHEMA))

@@ -169,3 +169,15 @@ def bot_address(text: str) -> BotAddress:
         return BotAddress.parse(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(safe_text(str(error))) from None
+
+
+def port_range(text: str) -> tuple[int, int]:
+    """LO-HI: ports from LO to HI, both included, within 1-65535."""
+    low, dash, high = text.strip().partition("-")
+    if dash and low.isdigit() and high.isdigit() and len(low) <= 5 and len(high) <= 5:
+        first, last = int(low), int(high)
+        if 1 <= first <= last <= 65535:
+            return first, last
+    raise argparse.ArgumentTypeError(
+        f"expected LO-HI, ports from 1 to 65535 with LO <= HI; got {_shown(text)}"
+    )

@@ -86,6 +86,14 @@ def register(commands: Commands, parents: Parents) -> None:
         f"({arguments.lease.range}; default 1m)",
     )
     run.add_argument(
+        "--port-range",
+        type=arguments.port_range,
+        default=None,
+        metavar="LO-HI",
+        help="the ports the bots the arena starts from a {port} command listen on, for hosts whose "
+        "firewall opens only some (default: any free port; {port_file} commands pick their own)",
+    )
+    run.add_argument(
         "--sample-bots",
         action="store_true",
         help="register the sample bots (random, rules) if they are not yet",
@@ -188,7 +196,9 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
         lease_s=args.lease,
     )
     local_bots = LocalBots(
-        Path(f"{args.db}-logs"), idle_limit=idle_limit_for(settings.concurrency, settings.players)
+        Path(f"{args.db}-logs"),
+        idle_limit=idle_limit_for(settings.concurrency, settings.players),
+        port_range=args.port_range,
     )
     progress = Progress(settings.matches, duration_s=settings.duration_s)
     ladder = Ladder(

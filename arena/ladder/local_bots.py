@@ -40,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import random
 import shlex
 import shutil
 import socket
@@ -66,11 +67,27 @@ class BotStartError(ArenaError, RuntimeError):
     """A local bot that did not start: its process exited, or it never answered the handshake."""
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that is free now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+def free_port(port_range: tuple[int, int] | None = None) -> int:
+    """A TCP port on 127.0.0.1 that is free now: any, or one of `port_range` (both ends included), for
+    hosts whose firewall opens only some ports.
+
+    :raises BotStartError: when every port of the range is taken.
+    """
+    if port_range is None:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.bind(("127.0.0.1", 0))
+            return int(probe.getsockname()[1])
+    low, high = port_range
+    candidates = list(range(low, high + 1))
+    random.shuffle(candidates)  # two runs on one host rarely reach for the same port first
+    for candidate in candidates:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            try:
+                probe.bind(("127.0.0.1", candidate))
+            except OSError:
+                continue
+            return candidate
+    raise BotStartError(f"no free port from {low} to {high}")
 
 
 SUPERVISOR: Final = Path(__file__).with_name("supervisor.py")
@@ -219,7 +236,12 @@ class LocalBots:
         grace: float = 5.0,
         log_limit_bytes: int = LOG_LIMIT_BYTES,
         idle_limit: int = IDLE_LIMIT,
+        port_range: tuple[int, int] | None = None,
     ) -> None:
+        """`port_range`: the ports `{port}` commands get (default: any free port); `{port_file}` commands
+        choose their own (they bind port 0 and report it)."""
+        if port_range is not None and not 1 <= port_range[0] <= port_range[1] <= 65535:
+            raise ValueError(f"a port range is LO-HI within 1-65535, got {port_range}")
         if log_limit_bytes < 1024:
             raise ValueError(f"a log limit below 1024 bytes keeps nothing useful, got {log_limit_bytes}")
         if idle_limit < 0:
@@ -229,6 +251,7 @@ class LocalBots:
         self.grace = grace
         self.log_limit_bytes = log_limit_bytes
         self.idle_limit = idle_limit
+        self.port_range = port_range
         self._pools: dict[str, list[_Running]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._stopping: set[asyncio.Task[None]] = set()
@@ -330,7 +353,7 @@ class LocalBots:
         self._started += 1
         log_path = self.log_folder / f"{name}-{self._started}.log"
         port_file = self.log_folder / f"{name}-{self._started}.port" if "{port_file}" in command else None
-        port = 0 if port_file is not None else free_port()
+        port = 0 if port_file is not None else free_port(self.port_range)
         arguments = command_arguments(command, port, port_file)
         if shutil.which(arguments[0]) is None:
             program = arguments[0]

@@ -664,3 +664,16 @@ def test_a_read_command_never_creates_a_ladder_file(tmp_path: Path, action: list
     assert finished.returncode == 1
     assert finished.stderr.startswith(f"arena {' '.join(action)}: error: no ladder at {path}")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("text", ["20000-20010", "80-80"])
+def test_a_port_range_is_lo_hi(text: str) -> None:
+    args = build_parser().parse_args(["ladder", "run", "--port-range", text])
+    low, high = (int(part) for part in text.split("-"))
+    assert args.port_range == (low, high)
+
+
+@pytest.mark.parametrize("text", ["20010-20000", "0-10", "1-65536", "20000", "a-b", "1" * 5000 + "-2"])
+def test_a_bad_port_range_is_one_line(text: str, capsys: pytest.CaptureFixture[str]) -> None:
+    line = parse_error(["ladder", "run", f"--port-range={text}"], capsys)
+    assert "expected LO-HI, ports from 1 to 65535 with LO <= HI" in line

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import shlex
+import socket
 import sys
 import time
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
-from arena.ladder.local_bots import BotStartError
+from arena.ladder.local_bots import BotStartError, free_port
 from arena.ladder.store import BotEntry
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the supervisor's guarantees need Linux")
@@ -181,3 +182,29 @@ def test_a_port_file_that_is_not_a_regular_file_is_a_start_error_not_a_hang(
             await bots.stop_all()
 
     asyncio.run(start())
+
+
+def test_port_commands_listen_within_the_port_range(tmp_path: Path) -> None:
+    low = free_port()  # a free neighbourhood is likely around a port the kernel just gave out
+    port_range = (low, low + 20) if low + 20 <= 65535 else (low - 20, low)
+
+    async def start() -> list[str]:
+        bots = LocalBots(tmp_path, grace=1.0, port_range=port_range)
+        try:
+            return await bots.acquire(
+                command_bot("ranged", "python -m sample_bots.random_bot --port {port}"), 2
+            )
+        finally:
+            await bots.stop_all()
+
+    addresses = asyncio.run(start())
+    ports = [int(address.rsplit(":", 1)[1]) for address in addresses]
+    assert all(port_range[0] <= port <= port_range[1] for port in ports), ports
+
+
+def test_a_port_range_with_no_free_port_is_a_start_error() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        port = taken.getsockname()[1]
+        with pytest.raises(BotStartError, match=f"no free port from {port} to {port}"):
+            free_port((port, port))

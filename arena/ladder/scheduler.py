@@ -51,6 +51,7 @@ from arena.ladder.availability import Availability
 from arena.ladder.entries import BotEntry, DuplicateSet
 from arena.ladder.held_sets import HeldSets, Job, SetInPlay
 from arena.ladder.local_bots import BotStartError, LocalBots
+from arena.ladder.probation import probation_reason
 from arena.ladder.ratings import rate_set
 from arena.ladder.run_settings import VOIDED_SETS_KEPT, LadderError, LadderReport, LadderSettings
 from arena.ladder.store import LadderStore
@@ -362,20 +363,9 @@ class Ladder:
         log.warning("set_voided", set_id=set_id, reason=reason)
 
     def _check_probation(self, name: str) -> None:
-        """Put `name` on probation when each of its last `probation_after` matches ended in a forfeit of
-        its own; the reason names the count and the last fault."""
-        count = self.settings.probation_after
-        if count < 1 or any(bot == name for bot, _ in self.report.probations):
+        reason = probation_reason(self.store, name, self.settings.probation_after, self.report)
+        if reason is None:
             return
-        forfeits = self.store.recent_forfeits(name, count)
-        if len(forfeits) < count or not all(forfeits):
-            return
-        [newest] = self.store.recent_matches(name, 1)
-        own = [
-            fault for fault in newest.faults if newest.team_bots[fault.team] == name and not fault.substituted
-        ]
-        last = own[-1]
-        reason = f"forfeited its last {count} matches (last: {last.cause.value}: {last.detail})"
         try:
             self.store.set_probation(name, reason)
         except StoreError:

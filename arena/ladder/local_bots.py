@@ -47,7 +47,7 @@ import socket
 import stat
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -67,18 +67,23 @@ class BotStartError(ArenaError, RuntimeError):
     """A local bot that did not start: its process exited, or it never answered the handshake."""
 
 
-def free_port(port_range: tuple[int, int] | None = None) -> int:
-    """A TCP port on 127.0.0.1 that is free now: any, or one of `port_range` (both ends included), for
-    hosts whose firewall opens only some ports.
+def free_port(port_range: tuple[int, int] | None = None, avoid: Collection[int] = ()) -> int:
+    """A TCP port on 127.0.0.1 that is free now and not in `avoid` (ports handed to bots that have not
+    bound them yet): any, or one of `port_range` (both ends included), for hosts whose firewall opens
+    only some ports.
 
-    :raises BotStartError: when every port of the range is taken.
+    :raises BotStartError: when no such port is free.
     """
     if port_range is None:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-            probe.bind(("127.0.0.1", 0))
-            return int(probe.getsockname()[1])
+        for _attempt in range(100):
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = int(probe.getsockname()[1])
+            if port not in avoid:
+                return port
+        raise BotStartError("no free port that is not already handed out")
     low, high = port_range
-    candidates = list(range(low, high + 1))
+    candidates = [port for port in range(low, high + 1) if port not in avoid]
     random.shuffle(candidates)  # two runs on one host rarely reach for the same port first
     for candidate in candidates:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
@@ -252,6 +257,8 @@ class LocalBots:
         self.log_limit_bytes = log_limit_bytes
         self.idle_limit = idle_limit
         self.port_range = port_range
+        self._reserved: set[int] = set()
+        """Ports picked for processes still being started (not yet in a pool)."""
         self._pools: dict[str, list[_Running]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._stopping: set[asyncio.Task[None]] = set()
@@ -353,7 +360,22 @@ class LocalBots:
         self._started += 1
         log_path = self.log_folder / f"{name}-{self._started}.log"
         port_file = self.log_folder / f"{name}-{self._started}.port" if "{port_file}" in command else None
-        port = 0 if port_file is not None else free_port(self.port_range)
+        # Never the port of another process of ours, even one that has not bound it yet: started at
+        # once, two bots would get the same free port (and gRPC's SO_REUSEPORT would let both bind it).
+        handed_out = {
+            int(running.address.rsplit(":", 1)[1]) for pool in self._pools.values() for running in pool
+        }
+        port = 0 if port_file is not None else free_port(self.port_range, handed_out | self._reserved)
+        self._reserved.add(port)
+        try:
+            return await self._start_on(name, command, port, port_file, log_path)
+        finally:
+            self._reserved.discard(port)
+
+    async def _start_on(
+        self, name: str, command: str, port: int, port_file: Path | None, log_path: Path
+    ) -> _Running:
+        """The start itself, on a port already picked (0: the bot reports its own in `port_file`)."""
         arguments = command_arguments(command, port, port_file)
         if shutil.which(arguments[0]) is None:
             program = arguments[0]

@@ -208,3 +208,11 @@ def test_a_port_range_with_no_free_port_is_a_start_error() -> None:
         port = taken.getsockname()[1]
         with pytest.raises(BotStartError, match=f"no free port from {port} to {port}"):
             free_port((port, port))
+
+
+def test_a_port_handed_out_is_never_handed_out_again() -> None:
+    port = free_port()
+    assert free_port((port, port)) == port  # free, and the only one of its range
+    with pytest.raises(BotStartError, match=f"no free port from {port} to {port}"):
+        free_port((port, port), avoid={port})  # handed to a bot that has not bound it yet
+    assert all(free_port(avoid={port}) != port for _ in range(50))

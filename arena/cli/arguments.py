@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from arena.ladder.local_bots import command_arguments
+from arena.ladder.bot_commands import command_arguments
 from arena.runner import BotAddress, check_address, split_addresses
 from arena.untrusted import safe_text
 from fiftysix.engine import MAX_DEAL_CAP, Ruleset

@@ -5,6 +5,7 @@ Persisting: the typed values kept (`entries`), the store that saves and loads th
 SQLite file (`store_file`). Processes: the bots the arena starts itself (`local_bots`), each under a
 `supervisor` that runs as a script by path. Callers import from here."""
 
+from arena.ladder.bot_commands import BotStartError, command_arguments, free_port, wait_until_ready
 from arena.ladder.entries import (
     DEFAULT_POOL,
     BotEntry,
@@ -14,15 +15,7 @@ from arena.ladder.entries import (
     StoredMatch,
     pool_name,
 )
-from arena.ladder.local_bots import (
-    IDLE_LIMIT,
-    BotStartError,
-    LocalBots,
-    command_arguments,
-    free_port,
-    idle_limit_for,
-    wait_until_ready,
-)
+from arena.ladder.local_bots import IDLE_LIMIT, LocalBots, idle_limit_for
 from arena.ladder.ratings import rate_set, rating_event
 from arena.ladder.run_settings import LadderError, LadderReport, LadderSettings
 from arena.ladder.scheduler import Ladder

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 
 import structlog
 
+from arena.ladder.bot_commands import BotStartError
 from arena.ladder.entries import BotEntry, DuplicateSet
-from arena.ladder.local_bots import BotStartError, LocalBots
+from arena.ladder.local_bots import LocalBots
 from arena.ladder.run_settings import LadderReport, LadderSettings
 from arena.ladder.store import LadderStore
 from arena.runner import (

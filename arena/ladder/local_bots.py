@@ -40,59 +40,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import random
-import shlex
 import shutil
-import socket
-import stat
 import sys
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
 import structlog
 
-from arena.errors import ArenaError
+from arena.ladder.bot_commands import (
+    BotStartError,
+    command_arguments,
+    free_port,
+    read_port_file,
+    wait_until_ready,
+)
 from arena.ladder.entries import BotEntry
 from arena.runner import split_addresses
-from arena.runner.connection import HandshakeError, handshake, open_channel
-from arena.untrusted import safe_text
 from fiftysix.v1 import bot_pb2 as pb
 
 log = structlog.get_logger("local_bots")
-
-
-class BotStartError(ArenaError, RuntimeError):
-    """A local bot that did not start: its process exited, or it never answered the handshake."""
-
-
-def free_port(port_range: tuple[int, int] | None = None, avoid: Collection[int] = ()) -> int:
-    """A TCP port on 127.0.0.1 that is free now and not in `avoid` (ports handed to bots that have not
-    bound them yet): any, or one of `port_range` (both ends included), for hosts whose firewall opens
-    only some ports.
-
-    :raises BotStartError: when no such port is free.
-    """
-    if port_range is None:
-        for _attempt in range(100):
-            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-                probe.bind(("127.0.0.1", 0))
-                port = int(probe.getsockname()[1])
-            if port not in avoid:
-                return port
-        raise BotStartError("no free port that is not already handed out")
-    low, high = port_range
-    candidates = [port for port in range(low, high + 1) if port not in avoid]
-    random.shuffle(candidates)  # two runs on one host rarely reach for the same port first
-    for candidate in candidates:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-            try:
-                probe.bind(("127.0.0.1", candidate))
-            except OSError:
-                continue
-            return candidate
-    raise BotStartError(f"no free port from {low} to {high}")
 
 
 SUPERVISOR: Final = Path(__file__).with_name("supervisor.py")
@@ -102,7 +70,6 @@ STOP_MARGIN_SECONDS: Final = 5.0
 """How long past the grace period a supervisor may take to stop before the arena kills it."""
 
 
-PORT_FILE_POLL_SECONDS: Final = 0.02
 IDLE_LIMIT: Final = 4
 """The default number of idle processes kept for later matches, over all bots."""
 
@@ -111,97 +78,6 @@ def idle_limit_for(concurrency: int, players: int) -> int:
     """The idle processes a ladder keeps: room for a match's processes per worker, so that concurrent
     matches do not stop and start them over and over (a start takes about a second)."""
     return max(IDLE_LIMIT, concurrency * players)
-
-
-def command_arguments(command: str, port: int, port_file: Path | None = None) -> list[str]:
-    """The argument list of a registered command: `{port}` becomes `port`, `{port_file}` becomes
-    `port_file` (in a command with both, `{port}` is 0: the bot binds any port and reports it)."""
-    if "{port}" not in command and "{port_file}" not in command:
-        raise ValueError(
-            f"a bot command must contain {{port}} where the port goes or {{port_file}} where the bot "
-            f"writes the port it listens on, got {command!r}"
-        )
-    reported = "{port_file}" in command
-    file_text = str(port_file if port_file is not None else Path("port"))
-    port_text = "0" if reported else str(port)
-    # Replaced word by word after splitting, so a path with spaces stays one argument.
-    arguments = [
-        word.replace("{port_file}", file_text).replace("{port}", port_text) for word in shlex.split(command)
-    ]
-    if arguments and arguments[0] in ("python", "python3"):
-        arguments[0] = sys.executable
-    return arguments
-
-
-async def wait_until_ready(
-    address: str, timeout: float, process: asyncio.subprocess.Process | None = None
-) -> pb.DescribeResponse:
-    """The arena's handshake, tried again with backoff until it answers or `timeout` seconds pass (or
-    `process` exits); the bot's answer to Describe.
-
-    :raises BotStartError: with the reason.
-    """
-
-    def exited() -> str | None:
-        if process is not None and process.returncode is not None:
-            return f"the bot process exited with status {process.returncode}"
-        return None
-
-    channel = open_channel(address)
-    try:
-        return await handshake(channel, address, timeout, attempts=None, give_up=exited, first_delay=0.05)
-    except HandshakeError as error:
-        raise BotStartError(error.detail) from None
-    finally:
-        await channel.close(grace=None)
-
-
-async def read_port_file(path: Path, timeout: float, process: asyncio.subprocess.Process) -> int:
-    """The port a bot wrote to `path`, waited for up to `timeout` seconds while its process runs.
-
-    :raises BotStartError: the process exited, the time ran out, or the file holds no port.
-    """
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            text = _read_small_regular_file(path)
-            break
-        except FileNotFoundError:
-            pass
-        if process.returncode is not None:
-            raise BotStartError(f"the bot process exited with status {process.returncode}")
-        if time.monotonic() >= deadline:
-            raise BotStartError(f"the bot wrote no port to its port file within {timeout:g} s")
-        await asyncio.sleep(PORT_FILE_POLL_SECONDS)
-    with contextlib.suppress(OSError):
-        path.unlink()
-    try:
-        port = int(text.strip())
-    except ValueError:
-        port = 0
-    if not 0 < port < 65536:
-        raise BotStartError(f"the bot wrote {safe_text(text.strip(), 40)!r} to its port file, not a port")
-    return port
-
-
-def _read_small_regular_file(path: Path) -> str:
-    """The first bytes of `path`, read without ever blocking the event loop: the bot chose what is there,
-    and a FIFO or a device would block a plain open or read for ever.
-
-    :raises BotStartError: when `path` is not a regular file.
-    """
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-    except FileNotFoundError:
-        raise
-    except OSError as error:  # a symbolic link, a file it may not read...
-        raise BotStartError(f"cannot read the bot's port file: {safe_text(error)}") from None
-    try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            raise BotStartError("the bot's port file is not a regular file")
-        return os.read(descriptor, 64).decode("ascii", errors="replace")
-    finally:
-        os.close(descriptor)
 
 
 class _Running:

@@ -48,9 +48,10 @@ from typing import Final
 import structlog
 
 from arena.ladder.availability import Availability
+from arena.ladder.bot_commands import BotStartError
 from arena.ladder.entries import BotEntry, DuplicateSet
 from arena.ladder.held_sets import HeldSets, Job, SetInPlay
-from arena.ladder.local_bots import BotStartError, LocalBots
+from arena.ladder.local_bots import LocalBots
 from arena.ladder.probation import probation_reason
 from arena.ladder.ratings import rate_set
 from arena.ladder.run_settings import VOIDED_SETS_KEPT, LadderError, LadderReport, LadderSettings

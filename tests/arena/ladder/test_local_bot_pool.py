@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
-from arena.ladder.local_bots import BotStartError, free_port
+from arena.ladder.bot_commands import BotStartError, free_port
 from arena.ladder.store import BotEntry
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the supervisor's guarantees need Linux")

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder.local_bots import BotStartError, LocalBots
+from arena.ladder.bot_commands import BotStartError
+from arena.ladder.local_bots import LocalBots
 from arena.ladder.store import BotEntry
 
 pytestmark = pytest.mark.skipif(

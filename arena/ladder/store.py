@@ -44,6 +44,7 @@ from arena.ladder.store_file import (
     is_number,
 )
 from arena.ladder.store_leases import LeaseStore
+from arena.ladder.store_rows import MatchRows
 from arena.ladder.store_totals import TotalsStore
 from arena.ladder.tally import add_match, add_pair_score, match_tallies, set_pair_scores
 from fiftysix.engine import MatchRules, Ruleset
@@ -64,7 +65,7 @@ def _are_rules(players: int, ruleset: str, deal_cap: int | None) -> bool:
 
 
 @every_method_store_errors
-class LadderStore(LeaseStore, TotalsStore):
+class LadderStore(LeaseStore, TotalsStore, MatchRows):
     """The ladder's store. Open it with `LadderStore(path)` (see StoreFile for `read_only` and
     `timeout`); close it with `close()`. Every error is a StoreError that names the file.
     """
@@ -316,50 +317,6 @@ class LadderStore(LeaseStore, TotalsStore):
             (*parameters, limit),
         )
         return [self._stored_match(row) for row in rows]
-
-    def _stored_match(self, row: Sequence[Any]) -> StoredMatch:
-        """A row of `matches`, checked: a damaged row is a StoreError, not a crash in the standings."""
-        match_id, set_id, rotation, team_bots, reason, ranking, bot_ranks, faults, decisions, seconds = row
-        what = f"match {match_id!r}"
-        team_bots = self._decoded(team_bots, f"the bots of {what}")
-        ranking = self._decoded(ranking, f"the ranking of {what}")
-        bot_ranks = self._decoded(bot_ranks, f"the ranks of {what}")
-        faults = self._decoded(faults, f"the faults of {what}")
-        if not (
-            isinstance(match_id, str)
-            and all(is_integer(value) for value in (set_id, rotation, decisions))
-            and isinstance(reason, str)
-            and is_number(seconds)
-            and _is_list_of(team_bots, str)
-            and _is_list_of(ranking, int)
-            and isinstance(bot_ranks, dict)
-            and all(is_integer(rank) for rank in bot_ranks.values())
-        ):
-            raise self._damaged(what)
-        return StoredMatch(
-            match_id,
-            set_id,
-            rotation,
-            tuple(team_bots),
-            reason,
-            tuple(ranking),
-            bot_ranks,
-            self._faults(faults, len(team_bots), f"the faults of {what}"),
-            decisions,
-            float(seconds),
-        )
-
-    def _faults(self, stored: Any, teams: int, what: str) -> tuple[FaultRecord, ...]:
-        """The faults of a match, as `save_match` wrote them: each of one of its `teams`."""
-        if not isinstance(stored, list):
-            raise self._damaged(what)
-        try:
-            faults = tuple(FaultRecord.from_json(fault) for fault in stored)
-        except ValueError:
-            raise self._damaged(what) from None
-        if any(fault.team >= teams for fault in faults):
-            raise self._damaged(what)
-        return faults
 
     def match_record(self, match_id: str) -> dict[str, Any]:
         """The game record of a stored match."""

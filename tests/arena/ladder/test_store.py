@@ -337,6 +337,7 @@ def test_the_store_persists_and_computes_nothing() -> None:
         "arena.ladder.schema",
         "arena.ladder.store_leases",
         "arena.ladder.store_totals",
+        "arena.ladder.store_rows",
         "arena.ladder.tally",
     }
     for module in persisting:

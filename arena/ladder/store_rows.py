@@ -1,0 +1,63 @@
+"""Rows of the ladder's file read back into typed values, checked: a row that does not hold what the
+arena wrote (a file edited by hand, a damaged one) is a StoreError, never a crash further on."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from arena.ladder.entries import StoredMatch
+from arena.ladder.store_file import StoreFile, is_integer, is_number
+from fiftysix.wire import FaultRecord
+
+
+def _is_list_of(value: Any, kind: type) -> bool:
+    return isinstance(value, list) and all(isinstance(item, kind) for item in value)
+
+
+class MatchRows(StoreFile):
+    """The store's part that turns rows of `matches` into `StoredMatch`es."""
+
+    def _stored_match(self, row: Sequence[Any]) -> StoredMatch:
+        """A row of `matches`, checked: a damaged row is a StoreError, not a crash in the standings."""
+        match_id, set_id, rotation, team_bots, reason, ranking, bot_ranks, faults, decisions, seconds = row
+        what = f"match {match_id!r}"
+        team_bots = self._decoded(team_bots, f"the bots of {what}")
+        ranking = self._decoded(ranking, f"the ranking of {what}")
+        bot_ranks = self._decoded(bot_ranks, f"the ranks of {what}")
+        faults = self._decoded(faults, f"the faults of {what}")
+        if not (
+            isinstance(match_id, str)
+            and all(is_integer(value) for value in (set_id, rotation, decisions))
+            and isinstance(reason, str)
+            and is_number(seconds)
+            and _is_list_of(team_bots, str)
+            and _is_list_of(ranking, int)
+            and isinstance(bot_ranks, dict)
+            and all(is_integer(rank) for rank in bot_ranks.values())
+        ):
+            raise self._damaged(what)
+        return StoredMatch(
+            match_id,
+            set_id,
+            rotation,
+            tuple(team_bots),
+            reason,
+            tuple(ranking),
+            bot_ranks,
+            self._faults(faults, len(team_bots), f"the faults of {what}"),
+            decisions,
+            float(seconds),
+        )
+
+    def _faults(self, stored: Any, teams: int, what: str) -> tuple[FaultRecord, ...]:
+        """The faults of a match, as `save_match` wrote them: each of one of its `teams`."""
+        if not isinstance(stored, list):
+            raise self._damaged(what)
+        try:
+            faults = tuple(FaultRecord.from_json(fault) for fault in stored)
+        except ValueError:
+            raise self._damaged(what) from None
+        if any(fault.team >= teams for fault in faults):
+            raise self._damaged(what)
+        return faults

@@ -5,34 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from ladder_support import FAST, registered
 from structlog.testing import capture_logs
 
 import arena.runner.match
 from arena.ladder import Ladder, LadderReport, LadderSettings, LadderStore, LocalBots, rate_set
-from fiftysix.wire import TimeControl
-from sample_bots.random_bot import RandomBot
-from sdk import BotServer, start
-
-FAST = TimeControl(decision_ms=500, bank_ms=500)
-
-
-@pytest.fixture(scope="module")
-def servers() -> Iterator[list[BotServer]]:
-    running = [start(RandomBot) for _ in range(3)]
-    yield running
-    for server in running:
-        server.stop(0)
-
-
-def registered(path: Path, servers: list[BotServer]) -> LadderStore:
-    store = LadderStore(path)
-    for index, server in enumerate(servers):
-        store.add_bot(f"bot{index}", address=f"127.0.0.1:{server.port}")
-    return store
+from sdk import BotServer
 
 
 def test_an_arena_error_voids_its_set_and_the_run_goes_on(

@@ -8,37 +8,19 @@ import io
 import re
 import sys
 import time
-from collections.abc import Iterator
 from numbers import Real
 from pathlib import Path
 
 import pytest
+from ladder_support import FAST, registered
 
 from arena.cli import main
 from arena.cli.progress import Progress
 from arena.ladder import Ladder, LadderReport, LadderSettings, LadderStore, LocalBots
 from arena.ladder.held_sets import SetInPlay
 from arena.ladder.run_settings import VOIDED_SETS_KEPT
-from fiftysix.wire import TimeControl
 from sample_bots.random_bot import RandomBot
 from sdk import BotServer, BotView, Move, start
-
-FAST = TimeControl(decision_ms=500, bank_ms=500)
-
-
-@pytest.fixture(scope="module")
-def servers() -> Iterator[list[BotServer]]:
-    running = [start(RandomBot) for _ in range(2)]
-    yield running
-    for server in running:
-        server.stop(0)
-
-
-def registered(path: Path, servers: list[BotServer]) -> LadderStore:
-    store = LadderStore(path)
-    for index, server in enumerate(servers):
-        store.add_bot(f"bot{index}", address=f"127.0.0.1:{server.port}")
-    return store
 
 
 def shape(report: LadderReport) -> dict[str, int | None]:
@@ -53,7 +35,7 @@ def shape(report: LadderReport) -> dict[str, int | None]:
 def test_a_run_report_does_not_grow_with_the_matches(tmp_path: Path, servers: list[BotServer]) -> None:
     reports = []
     for matches in (2, 10):
-        store = registered(tmp_path / f"ladder-{matches}.db", servers)
+        store = registered(tmp_path / f"ladder-{matches}.db", servers[:2])
         settings = LadderSettings(matches=matches, deal_cap=2, time_control=FAST, seed=5)
         reports.append(asyncio.run(Ladder(store, settings, LocalBots(tmp_path)).run()))
         store.close()
@@ -66,7 +48,7 @@ def test_a_run_report_does_not_grow_with_the_matches(tmp_path: Path, servers: li
 def test_a_report_names_the_first_voided_sets_and_counts_the_rest(
     tmp_path: Path, servers: list[BotServer]
 ) -> None:
-    store = registered(tmp_path / "ladder.db", servers)
+    store = registered(tmp_path / "ladder.db", servers[:2])
     ladder = Ladder(store, LadderSettings(), LocalBots(tmp_path))
     for seed in range(VOIDED_SETS_KEPT + 5):
         in_play = SetInPlay(store.create_set(4, "pairs", 2, seed, ["bot0", "bot1"]))
@@ -79,7 +61,7 @@ def test_a_report_names_the_first_voided_sets_and_counts_the_rest(
 
 
 def test_a_run_bounded_by_time_ends_on_whole_sets(tmp_path: Path, servers: list[BotServer]) -> None:
-    store = registered(tmp_path / "ladder.db", servers)
+    store = registered(tmp_path / "ladder.db", servers[:2])
     settings = LadderSettings(matches=None, duration_s=0.3, deal_cap=2, time_control=FAST, seed=6)
     report = asyncio.run(Ladder(store, settings, LocalBots(tmp_path)).run())
     # The first set starts at once; no set starts after 0.3 s, and the one in play is finished.
@@ -91,7 +73,7 @@ def test_a_run_bounded_by_time_ends_on_whole_sets(tmp_path: Path, servers: list[
 
 
 def test_matches_and_duration_whichever_comes_first(tmp_path: Path, servers: list[BotServer]) -> None:
-    store = registered(tmp_path / "ladder.db", servers)
+    store = registered(tmp_path / "ladder.db", servers[:2])
     settings = LadderSettings(matches=2, duration_s=3600, deal_cap=2, time_control=FAST, seed=6)
     report = asyncio.run(Ladder(store, settings, LocalBots(tmp_path)).run())
     assert report.matches == 2

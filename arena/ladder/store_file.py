@@ -194,7 +194,7 @@ class StoreFile:
 
     def _has_column(self, table: str, column: str) -> bool:
         """Whether the file has `column` (a read-only file of an older version may lack it)."""
-        return any(row[1] == column for row in self._db.execute(f"PRAGMA table_info({table})"))
+        return column in self._columns(table)
 
     def _tables(self) -> set[str]:
         rows = self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -227,7 +227,7 @@ class StoreFile:
         }
         added_tables = {table for step in later for table in _ADDED_TABLES.get(step, ())}
         for table, columns in _COLUMNS.items():
-            present = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            present = self._columns(table)
             if not present:
                 if all_tables and table not in added_tables:
                     raise StoreError(f"{self.path} is not a ladder database (it has no table {table!r})")
@@ -244,7 +244,7 @@ class StoreFile:
         transaction."""
         for step in range(version + 1, SCHEMA_VERSION + 1):
             for table, column, declaration in _ADDED_COLUMNS.get(step, ()):
-                present = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+                present = self._columns(table)
                 if column not in present:
                     self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
             if version > 0:  # a new file has no data to move
@@ -266,6 +266,8 @@ class StoreFile:
                 self._db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
 
     def _columns(self, table: str) -> set[str]:
+        """The columns the file's own `table` has (none when it lacks the table); temporary tables of the
+        same name, made to read an older file, are not looked at."""
         return {row[1] for row in self._db.execute(f"PRAGMA main.table_info({table})")}
 
     def _derive_for_reading(self, version: int) -> None:

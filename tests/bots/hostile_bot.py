@@ -132,11 +132,7 @@ class HostileBot:
         self._server.stop(0)
 
     def _unary(self, action: Action | None, valid: bytes, context: grpc.ServicerContext) -> bytes:
-        if isinstance(action, Abort):
-            context.abort(action.code, action.details)
-        if isinstance(action, Answer):
-            return action.render(1)
-        return action if isinstance(action, bytes) else valid
+        return _bytes(VALID if action is None else action, valid, 1, context)
 
     def _health(self, request: health_pb2.HealthCheckRequest, context: grpc.ServicerContext) -> bytes:
         serving = health_pb2.HealthCheckResponse(status=health_pb2.HealthCheckResponse.SERVING)
@@ -154,37 +150,29 @@ class HostileBot:
         for request in requests:
             event = request.WhichOneof("event")
             if event == "match_start":
-                yield from self._send(script.ready or [VALID], READY, context)
+                for action in script.ready or [VALID]:
+                    yield _bytes(action, READY, 1, context)
             elif event == "decision":
                 decisions += 1
                 decision_id = request.decision.decision_id
-                actions = [
-                    action.render(decision_id) if isinstance(action, Answer) else action
-                    for action in script.decisions.get(decisions, [VALID])
-                ]
-                yield from self._send(actions, move(decision_id, move_index=0), context)
+                valid = move(decision_id, move_index=0)
+                for action in script.decisions.get(decisions, [VALID]):
+                    yield _bytes(action, valid, decision_id, context)
             elif event == "match_end":
                 for action in script.after_end:
-                    if isinstance(action, Abort):
-                        context.abort(action.code, action.details)
-                    yield (
-                        action.render(1)
-                        if isinstance(action, Answer)
-                        else (action if isinstance(action, bytes) else READY)
-                    )
+                    yield _bytes(action, READY, 1, context)
                     self.sent_after_end += 1
                 return
 
-    def _send(
-        self, actions: Sequence[Action], valid: bytes, context: grpc.ServicerContext
-    ) -> Iterator[bytes]:
-        for action in actions:
-            if isinstance(action, Abort):
-                context.abort(action.code, action.details)
-            if isinstance(action, Answer):
-                yield action.render(1)
-            else:
-                yield action if isinstance(action, bytes) else valid
+
+def _bytes(action: Action, valid: bytes, decision_id: int, context: grpc.ServicerContext) -> bytes:
+    """What `action` sends: its bytes, the valid message, an Answer to `decision_id`; an Abort ends the
+    call instead."""
+    if isinstance(action, Abort):
+        context.abort(action.code, action.details)
+    if isinstance(action, Answer):
+        return action.render(decision_id)
+    return action if isinstance(action, bytes) else valid
 
 
 def nested_groups(depth: int) -> bytes:

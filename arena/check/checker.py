@@ -48,6 +48,7 @@ from arena.runner.connection import (
     describe,
     describe_error,
     health_status,
+    numbers_text,
     open_channel,
 )
 from arena.untrusted import safe_text
@@ -198,12 +199,11 @@ class _Checker:
             problems.append("player_counts is empty (list the counts the bot plays: 4, 6, 8)")
         elif not set(counts) <= set(PLAYER_COUNTS):
             wrong = sorted(set(counts) - set(PLAYER_COUNTS))
-            shown = ", ".join(map(str, wrong[:8])) + (f" ... ({len(wrong)} values)" if len(wrong) > 8 else "")
-            problems.append(f"player_counts holds {shown}: only 4, 6 and 8 exist")
+            problems.append(f"player_counts holds {numbers_text(wrong)}: only 4, 6 and 8 exist")
         bad_rulesets = sorted({value for value in reply.rulesets if value not in RULESETS_BY_VALUE})
         if bad_rulesets:
             problems.append(
-                f"rulesets holds {', '.join(map(str, bad_rulesets[:8]))}: only RULESET_PAIRS (1) and "
+                f"rulesets holds {numbers_text(bad_rulesets)}: only RULESET_PAIRS (1) and "
                 "RULESET_PARTNERSHIP (2) exist"
             )
         rulesets = frozenset(

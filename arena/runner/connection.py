@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Final
@@ -61,6 +61,13 @@ def describe_error(error: BaseException) -> str:
     if isinstance(error, grpc.aio.AioRpcError):
         return f"{error.code().name}: {safe_text(error.details(), 300)}"
     return f"{type(error).__name__}: {safe_text(error, 300)}"
+
+
+def numbers_text(values: Sequence[int], limit: int = 8) -> str:
+    """Numbers a bot declared, for a message: the first `limit`, and how many in all when there are more
+    (a bot may declare hundreds of thousands)."""
+    shown = ", ".join(str(value) for value in values[:limit])
+    return shown + (f" ... ({len(values)} in all)" if len(values) > limit else "")
 
 
 def open_channel(address: str) -> grpc.aio.Channel:

@@ -29,6 +29,7 @@ from arena.runner.connection import (
     HandshakeError,
     SeatFaultError,
     handshake,
+    numbers_text,
     open_channel,
 )
 from arena.runner.policy import FaultPolicy
@@ -183,9 +184,7 @@ class _Runner:
                 f"this arena speaks {PROTOCOL_VERSION}",
             )
         if rules.players not in reply.player_counts:
-            counts = ", ".join(str(count) for count in reply.player_counts[:8]) or "none"
-            if len(reply.player_counts) > 8:
-                counts += f" ... ({len(reply.player_counts)} counts)"
+            counts = numbers_text(reply.player_counts) or "none"
             return (
                 FaultCause.INCOMPATIBLE,
                 f"the bot at {address} plays {counts} players, not {rules.players}",

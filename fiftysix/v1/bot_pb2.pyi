@@ -62,6 +62,162 @@ RULESET_PARTNERSHIP: Ruleset.ValueType  # 2
 """Two fixed teams, team = seat mod 2 (RULES.md section 9)."""
 Global___Ruleset: _TypeAlias = Ruleset  # noqa: Y015
 
+class _Suit:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SuitEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Suit.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SUIT_UNSPECIFIED: _Suit.ValueType  # 0
+    """Never sent."""
+    SUIT_SPADES: _Suit.ValueType  # 1
+    """Spades."""
+    SUIT_HEARTS: _Suit.ValueType  # 2
+    """Hearts."""
+    SUIT_DIAMONDS: _Suit.ValueType  # 3
+    """Diamonds."""
+    SUIT_CLUBS: _Suit.ValueType  # 4
+    """Clubs."""
+
+class Suit(_Suit, metaclass=_SuitEnumTypeWrapper):
+    """The four suits. The numbers match Denomination's, so a suit converts to its trump denomination as is."""
+
+SUIT_UNSPECIFIED: Suit.ValueType  # 0
+"""Never sent."""
+SUIT_SPADES: Suit.ValueType  # 1
+"""Spades."""
+SUIT_HEARTS: Suit.ValueType  # 2
+"""Hearts."""
+SUIT_DIAMONDS: Suit.ValueType  # 3
+"""Diamonds."""
+SUIT_CLUBS: Suit.ValueType  # 4
+"""Clubs."""
+Global___Suit: _TypeAlias = Suit  # noqa: Y015
+
+class _Rank:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _RankEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Rank.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    RANK_UNSPECIFIED: _Rank.ValueType  # 0
+    """Never sent."""
+    RANK_JACK: _Rank.ValueType  # 1
+    """The jack, highest: 3 points."""
+    RANK_NINE: _Rank.ValueType  # 2
+    """The nine: 2 points."""
+    RANK_ACE: _Rank.ValueType  # 3
+    """The ace: 1 point."""
+    RANK_TEN: _Rank.ValueType  # 4
+    """The ten: 1 point."""
+    RANK_KING: _Rank.ValueType  # 5
+    """The king: no points."""
+    RANK_QUEEN: _Rank.ValueType  # 6
+    """The queen: no points."""
+    RANK_EIGHT: _Rank.ValueType  # 7
+    """The eight: no points."""
+    RANK_SEVEN: _Rank.ValueType  # 8
+    """The seven, lowest: no points."""
+
+class Rank(_Rank, metaclass=_RankEnumTypeWrapper):
+    """The eight ranks, highest first: a lower number is a higher card within its suit. Only the 8-player
+    pack holds eights and sevens (docs/rules.md, the cards).
+    """
+
+RANK_UNSPECIFIED: Rank.ValueType  # 0
+"""Never sent."""
+RANK_JACK: Rank.ValueType  # 1
+"""The jack, highest: 3 points."""
+RANK_NINE: Rank.ValueType  # 2
+"""The nine: 2 points."""
+RANK_ACE: Rank.ValueType  # 3
+"""The ace: 1 point."""
+RANK_TEN: Rank.ValueType  # 4
+"""The ten: 1 point."""
+RANK_KING: Rank.ValueType  # 5
+"""The king: no points."""
+RANK_QUEEN: Rank.ValueType  # 6
+"""The queen: no points."""
+RANK_EIGHT: Rank.ValueType  # 7
+"""The eight: no points."""
+RANK_SEVEN: Rank.ValueType  # 8
+"""The seven, lowest: no points."""
+Global___Rank: _TypeAlias = Rank  # noqa: Y015
+
+class _CallKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _CallKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_CallKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    CALL_KIND_UNSPECIFIED: _CallKind.ValueType  # 0
+    """Never sent."""
+    CALL_KIND_PASS: _CallKind.ValueType  # 1
+    """Pass."""
+    CALL_KIND_DOUBLE: _CallKind.ValueType  # 2
+    """Double the opponents' bid."""
+    CALL_KIND_REDOUBLE: _CallKind.ValueType  # 3
+    """Redouble after a double of your own team's bid."""
+    CALL_KIND_BID: _CallKind.ValueType  # 4
+    """A bid: see form, number, contract_number and denomination."""
+
+class CallKind(_CallKind, metaclass=_CallKindEnumTypeWrapper):
+    """What a call does."""
+
+CALL_KIND_UNSPECIFIED: CallKind.ValueType  # 0
+"""Never sent."""
+CALL_KIND_PASS: CallKind.ValueType  # 1
+"""Pass."""
+CALL_KIND_DOUBLE: CallKind.ValueType  # 2
+"""Double the opponents' bid."""
+CALL_KIND_REDOUBLE: CallKind.ValueType  # 3
+"""Redouble after a double of your own team's bid."""
+CALL_KIND_BID: CallKind.ValueType  # 4
+"""A bid: see form, number, contract_number and denomination."""
+Global___CallKind: _TypeAlias = CallKind  # noqa: Y015
+
+class _BidForm:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _BidFormEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BidForm.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    BID_FORM_UNSPECIFIED: _BidForm.ValueType  # 0
+    """Not a bid (pass, double, redouble)."""
+    BID_FORM_NUMBER_SUIT: _BidForm.ValueType  # 1
+    """`28S`: the number then the suit; holds the jack of that suit."""
+    BID_FORM_SUIT_NUMBER: _BidForm.ValueType  # 2
+    """`S28`: the suit then the number; strong in the suit without its jack."""
+    BID_FORM_NO_TRUMPS: _BidForm.ValueType  # 3
+    """`28NT`: no trumps; a strong hand with no particular suit."""
+    BID_FORM_NOES: _BidForm.ValueType  # 4
+    """`28NOES`: no trumps; holds no card of the suit most recently named in a bid."""
+    BID_FORM_PLUS_SUIT: _BidForm.ValueType  # 5
+    """`+2S`: the previous bid plus the number, that suit trumps; that many high cards of the suit."""
+    BID_FORM_PLUS_NOES: _BidForm.ValueType  # 6
+    """`+2NOES`: the previous bid plus two, no trumps; as noes."""
+
+class BidForm(_BidForm, metaclass=_BidFormEnumTypeWrapper):
+    """The six bid forms (docs/rules.md, the auction): the same contract may be bid in several forms, each a
+    different signal to the partner.
+    """
+
+BID_FORM_UNSPECIFIED: BidForm.ValueType  # 0
+"""Not a bid (pass, double, redouble)."""
+BID_FORM_NUMBER_SUIT: BidForm.ValueType  # 1
+"""`28S`: the number then the suit; holds the jack of that suit."""
+BID_FORM_SUIT_NUMBER: BidForm.ValueType  # 2
+"""`S28`: the suit then the number; strong in the suit without its jack."""
+BID_FORM_NO_TRUMPS: BidForm.ValueType  # 3
+"""`28NT`: no trumps; a strong hand with no particular suit."""
+BID_FORM_NOES: BidForm.ValueType  # 4
+"""`28NOES`: no trumps; holds no card of the suit most recently named in a bid."""
+BID_FORM_PLUS_SUIT: BidForm.ValueType  # 5
+"""`+2S`: the previous bid plus the number, that suit trumps; that many high cards of the suit."""
+BID_FORM_PLUS_NOES: BidForm.ValueType  # 6
+"""`+2NOES`: the previous bid plus two, no trumps; as noes."""
+Global___BidForm: _TypeAlias = BidForm  # noqa: Y015
+
 class _Phase:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -470,6 +626,7 @@ class DecisionRequest(_message.Message):
     LEGAL_MOVES_FIELD_NUMBER: _builtins.int
     DECISION_MS_FIELD_NUMBER: _builtins.int
     BANK_MS_FIELD_NUMBER: _builtins.int
+    MOVES_FIELD_NUMBER: _builtins.int
     decision_id: _builtins.int
     """Identifies this decision within the stream; the answer must carry the same id."""
     decision_ms: _builtins.int
@@ -486,6 +643,13 @@ class DecisionRequest(_message.Message):
         them, given by index or by notation.
         """
 
+    @_builtins.property
+    def moves(self) -> _containers.RepeatedCompositeFieldContainer[Global___Move]:
+        """The same legal moves as structured values, in the same order as legal_moves (moves[i] is
+        legal_moves[i]), for languages that would rather not parse notation. An answer still names its move
+        by index or by notation.
+        """
+
     def __init__(
         self,
         *,
@@ -494,14 +658,117 @@ class DecisionRequest(_message.Message):
         legal_moves: _abc.Iterable[_builtins.str] | None = ...,
         decision_ms: _builtins.int = ...,
         bank_ms: _builtins.int = ...,
+        moves: _abc.Iterable[Global___Move] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_ms", b"bank_ms", "decision_id", b"decision_id", "decision_ms", b"decision_ms", "legal_moves", b"legal_moves", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_ms", b"bank_ms", "decision_id", b"decision_id", "decision_ms", b"decision_ms", "legal_moves", b"legal_moves", "moves", b"moves", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___DecisionRequest: _TypeAlias = DecisionRequest  # noqa: Y015
+
+@_typing.final
+class Card(_message.Message):
+    """A card as a structured value."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SUIT_FIELD_NUMBER: _builtins.int
+    RANK_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    suit: Global___Suit.ValueType
+    """Its suit."""
+    rank: Global___Rank.ValueType
+    """Its rank."""
+    points: _builtins.int
+    """Its card points: 3 for a jack, 2 for a nine, 1 for an ace or a ten, 0 otherwise."""
+    def __init__(
+        self,
+        *,
+        suit: Global___Suit.ValueType = ...,
+        rank: Global___Rank.ValueType = ...,
+        points: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["points", b"points", "rank", b"rank", "suit", b"suit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Card: _TypeAlias = Card  # noqa: Y015
+
+@_typing.final
+class Call(_message.Message):
+    """A call of the auction as a structured value."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    FORM_FIELD_NUMBER: _builtins.int
+    NUMBER_FIELD_NUMBER: _builtins.int
+    CONTRACT_NUMBER_FIELD_NUMBER: _builtins.int
+    DENOMINATION_FIELD_NUMBER: _builtins.int
+    kind: Global___CallKind.ValueType
+    """What the call does."""
+    form: Global___BidForm.ValueType
+    """For a bid, its form; unspecified otherwise."""
+    number: _builtins.int
+    """For a bid, the number as called: the increment for the plus forms (2 in `+2S`), the contract
+    number otherwise; 0 when not a bid.
+    """
+    contract_number: _builtins.int
+    """For a bid, the contract number it makes (for `+2S` over 30, 32); 0 when not a bid."""
+    denomination: Global___Denomination.ValueType
+    """For a bid, the trump suit it names or no trumps; unspecified when not a bid."""
+    def __init__(
+        self,
+        *,
+        kind: Global___CallKind.ValueType = ...,
+        form: Global___BidForm.ValueType = ...,
+        number: _builtins.int = ...,
+        contract_number: _builtins.int = ...,
+        denomination: Global___Denomination.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["contract_number", b"contract_number", "denomination", b"denomination", "form", b"form", "kind", b"kind", "number", b"number"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Call: _TypeAlias = Call  # noqa: Y015
+
+@_typing.final
+class Move(_message.Message):
+    """One legal move as a structured value: a card in the play, a call in the auction."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    CALL_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def card(self) -> Global___Card:
+        """A card to play."""
+
+    @_builtins.property
+    def call(self) -> Global___Call:
+        """A call to make."""
+
+    def __init__(
+        self,
+        *,
+        card: Global___Card | None = ...,
+        call: Global___Call | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["call", b"call", "card", b"card", "move", b"move"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["call", b"call", "card", b"card", "move", b"move"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_move: _TypeAlias = _typing.Literal["card", "call"]  # noqa: Y015
+    _WhichOneofArgType_move: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_move) -> _WhichOneofReturnType_move | None: ...
+
+Global___Move: _TypeAlias = Move  # noqa: Y015
 
 @_typing.final
 class MoveAnswer(_message.Message):
@@ -740,6 +1007,9 @@ class View(_message.Message):
     TRICKS_FIELD_NUMBER: _builtins.int
     TRICK_FIELD_NUMBER: _builtins.int
     POINTS_FIELD_NUMBER: _builtins.int
+    LED_SUIT_FIELD_NUMBER: _builtins.int
+    TRUMP_FIELD_NUMBER: _builtins.int
+    TRICK_WINNER_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat whose view this is."""
     deal_number: _builtins.int
@@ -752,6 +1022,12 @@ class View(_message.Message):
     """The seat to act."""
     doubling: _builtins.int
     """1, 2 once doubled, 4 once redoubled."""
+    led_suit: Global___Suit.ValueType
+    """The suit led to the trick being played; unspecified when no card of it is on the table."""
+    trump: Global___Denomination.ValueType
+    """The trump suit (or no trumps) once the auction is over; unspecified during the auction."""
+    trick_winner: _builtins.int
+    """The seat whose card is winning the trick being played so far; absent when no card is on the table."""
     @_builtins.property
     def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The seats still at the table, in playing order."""
@@ -811,12 +1087,17 @@ class View(_message.Message):
         tricks: _abc.Iterable[Global___Trick] | None = ...,
         trick: _abc.Iterable[Global___Play] | None = ...,
         points: _abc.Iterable[_builtins.int] | None = ...,
+        led_suit: Global___Suit.ValueType = ...,
+        trump: Global___Denomination.ValueType = ...,
+        trick_winner: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["contract", b"contract", "high_bid", b"high_bid"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_trick_winner", b"_trick_winner", "contract", b"contract", "high_bid", b"high_bid", "trick_winner", b"trick_winner"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["calls", b"calls", "contract", b"contract", "deal_number", b"deal_number", "dealer", b"dealer", "doubling", b"doubling", "hand", b"hand", "high_bid", b"high_bid", "phase", b"phase", "points", b"points", "seat", b"seat", "seats", b"seats", "tables", b"tables", "teams_out", b"teams_out", "to_act", b"to_act", "trick", b"trick", "tricks", b"tricks"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_trick_winner", b"_trick_winner", "calls", b"calls", "contract", b"contract", "deal_number", b"deal_number", "dealer", b"dealer", "doubling", b"doubling", "hand", b"hand", "high_bid", b"high_bid", "led_suit", b"led_suit", "phase", b"phase", "points", b"points", "seat", b"seat", "seats", b"seats", "tables", b"tables", "teams_out", b"teams_out", "to_act", b"to_act", "trick", b"trick", "trick_winner", b"trick_winner", "tricks", b"tricks", "trump", b"trump"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__trick_winner: _TypeAlias = _typing.Literal["trick_winner"]  # noqa: Y015
+    _WhichOneofArgType__trick_winner: _TypeAlias = _typing.Literal["_trick_winner", b"_trick_winner"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__trick_winner) -> _WhichOneofReturnType__trick_winner | None: ...
 
 Global___View: _TypeAlias = View  # noqa: Y015
 

@@ -32,14 +32,11 @@ from fiftysix.wire.terms import (
 )
 
 
-def card_message(card: Card) -> pb.Card:
-    """A card as a structured value."""
+def _card_message(card: Card) -> pb.Card:
     return pb.Card(suit=SUIT_VALUES[card.suit], rank=RANK_VALUES[card.rank], points=card.points)
 
 
-def call_message(call: Call, current: int) -> pb.Call:
-    """A call as a structured value. `current` is the number of the bid it follows (0 before any bid): a
-    plus bid's contract number depends on it."""
+def _call_message(call: Call, current: int) -> pb.Call:
     if call.form is None:
         return pb.Call(kind=CALL_KIND_VALUES[call.kind])
     return pb.Call(
@@ -52,10 +49,11 @@ def call_message(call: Call, current: int) -> pb.Call:
 
 
 def move_message(move: Move, current: int) -> pb.Move:
-    """A legal move as a structured value (`current` as for `call_message`; a card ignores it)."""
+    """A legal move as a structured value. `current` is the number of the bid a call follows (0 before any
+    bid), which a plus bid's contract number depends on; a card ignores it."""
     if isinstance(move, Card):
-        return pb.Move(card=card_message(move))
-    return pb.Move(call=call_message(move, current))
+        return pb.Move(card=_card_message(move))
+    return pb.Move(call=_call_message(move, current))
 
 
 def _legal_entry(move: Move, current: int) -> bytes:

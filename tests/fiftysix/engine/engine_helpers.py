@@ -116,6 +116,25 @@ def rule_broken(deal: Deal, seat: int, move: Move) -> str:
     raise AssertionError(f"{move} by seat {seat} was accepted")
 
 
+def deal_for_trick(players: int, contract: str, plays: str) -> Deal:
+    """A deal in which seat 0 bids `contract`, everybody passes, and seat 0 leads the first trick.
+
+    Seat `i` holds the `i`-th card of `plays`, and is void in the suit led whenever it does not follow.
+    """
+    cards = parse_cards(plays)
+    led = cards[0].suit
+    hands = build_hands(
+        players,
+        required={seat: str(card) for seat, card in enumerate(cards)},
+        void={seat: [led] for seat, card in enumerate(cards) if card.suit is not led},
+    )
+    deal = make_deal(players, players - 1, hands)
+    make_calls(deal, contract + " pass" * (players - 1))
+    assert deal.phase is Phase.PLAY
+    assert deal.to_act == 0
+    return deal
+
+
 def play_out(deal: Deal) -> None:
     """Finish the play of `deal`, each seat playing its first legal card."""
     while deal.phase is Phase.PLAY:

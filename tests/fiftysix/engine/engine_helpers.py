@@ -40,7 +40,8 @@ ALL_CALLS: tuple[Call, ...] = tuple(
 
 
 def team_of_seats(players: int, ruleset: Ruleset = Ruleset.PAIRS) -> tuple[int, ...]:
-    """The team of every seat, written out from RULES.md sections 1 and 9 (not from the engine)."""
+    """The team of every seat, written out from docs/rules.md#players-seats-and-teams (not from the
+    engine)."""
     teams = 2 if ruleset is Ruleset.PARTNERSHIP else players // 2
     return tuple(seat % teams for seat in range(players))
 

@@ -1,4 +1,4 @@
-"""The play of the tricks (RULES.md section 5), driven through `Deal` with hand-built hands."""
+"""The play of the tricks (docs/rules.md#the-play), driven through `Deal` with hand-built hands."""
 
 from __future__ import annotations
 

@@ -63,8 +63,9 @@ function enumNumbers(name) {
   return numbers;
 }
 
-// Rank numbers go high to low (RANK_JACK 1 .. RANK_SEVEN 8: a lower number is a higher card); Suit and
-// Denomination share their numbers, so a card's suit is trumps when the two numbers are equal.
+// Rank numbers go high to low (docs/rules.md#rank-and-points; RANK_JACK 1 .. RANK_SEVEN 8: a lower number
+// is a higher card); Suit and Denomination share their numbers, so a card's suit is trumps when the two
+// numbers are equal.
 const RANK = enumNumbers('Rank');
 const SUIT = enumNumbers('Suit');
 const DENOMINATION = enumNumbers('Denomination');

@@ -488,6 +488,22 @@ def test_sigterm_stops_the_bot_gracefully_mid_match(cpp_build: CppBuild, tmp_pat
     assert events == ["bot_serving", "bot_stopping", "bot_stopped"]
 
 
+def test_a_port_in_use_is_an_error(cpp_build: CppBuild, cpp_bot: CppBot) -> None:
+    # Not shared through SO_REUSEPORT, which gRPC would otherwise allow.
+    second = subprocess.run(
+        [str(cpp_build.bot), "--port", str(cpp_bot.port)],
+        capture_output=True,
+        text=True,
+        timeout=10,
+        check=False,
+    )
+    assert second.returncode == 1
+    assert '"bot_failed_to_start"' in second.stderr
+    with grpc.insecure_channel(cpp_bot.address) as channel:
+        reply = rpc.BotServiceStub(channel).Describe(pb.DescribeRequest(protocol_version=1), timeout=5)
+    assert reply.name == "cpp-simple"
+
+
 def test_a_registered_command_plays_a_ladder(cpp_build: CppBuild, tmp_path: Path) -> None:
     # As README.md registers it: the arena starts one process per seat, reads its port file, plays.
     db = tmp_path / "ladder.db"

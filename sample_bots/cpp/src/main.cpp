@@ -144,6 +144,9 @@ int main(int argc, char** argv) {
   builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &bound_port);
   builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
   builder.SetMaxSendMessageSize(kMaxMessageBytes);
+  // gRPC binds with SO_REUSEPORT by default, so a second process could silently share a port with the
+  // first; a port already in use is an error instead.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || bound_port == 0) {

@@ -31,7 +31,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.check import Status, check_bot
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
-from fiftysix.engine import Call, Card, EndReason, Match, MatchRules, Move, Ruleset, Suit, View
+from fiftysix.engine import EndReason, Match, MatchRules, Ruleset
 from fiftysix.players import RandomPlayer
 from fiftysix.record import loads
 from fiftysix.replay import replay
@@ -327,47 +327,18 @@ class _Requests:
             yield request
 
 
-def _denomination(suit: Suit | None) -> int:
-    return pb.DENOMINATION_NO_TRUMPS if suit is None else int(suit) + 1
-
-
-def _structured_move(move: Move, view: View) -> pb.Move:
-    """A legal move as the protocol's structured Move."""
-    message = pb.Move()
-    if isinstance(move, Card):
-        message.card.suit = int(move.suit) + 1
-        message.card.rank = 8 - int(move.rank)  # the engine counts up from the seven, the protocol down
-        message.card.points = move.points
-        return message
-    assert isinstance(move, Call)
-    call = message.call
-    call.kind = pb.CallKind.Value(f"CALL_KIND_{move.kind.name}")
-    if move.form is not None:
-        call.form = pb.BidForm.Value(f"BID_FORM_{move.form.name}")
-        call.number = move.number
-        call.contract_number = move.contract_number(view.high_bid.number if view.high_bid else 0)
-        call.denomination = _denomination(move.suit)
-    return message
-
-
-def _both_forms(request: pb.PlaySeatRequest, view: View, legal: tuple[Move, ...]) -> list[pb.PlaySeatRequest]:
-    """The decision twice: as an arena of an older minor version sends it (notation only) and with every
-    structured field filled (moves; the view's trump, led suit and trick winner)."""
+def _both_forms(request: pb.PlaySeatRequest) -> list[pb.PlaySeatRequest]:
+    """The decision twice: as an arena of an older minor version of protocol 1 sends it (notation only)
+    and as this arena does (with the structured moves and the view's trump, led suit and trick winner)."""
+    assert len(request.decision.moves) == len(request.decision.legal_moves) > 0
     notation = pb.PlaySeatRequest()
     notation.CopyFrom(request)
     notation.decision.ClearField("moves")
     for name in ("trump", "led_suit", "trick_winner"):
         notation.decision.view.ClearField(name)
     structured = pb.PlaySeatRequest()
-    structured.CopyFrom(notation)
+    structured.CopyFrom(request)
     structured.decision.decision_id += 1
-    structured.decision.moves.extend(_structured_move(move, view) for move in legal)
-    if view.contract is not None:
-        structured.decision.view.trump = _denomination(view.contract.trump)
-    if view.led_suit is not None:
-        structured.decision.view.led_suit = int(view.led_suit) + 1
-    if view.winning_play is not None:
-        structured.decision.view.trick_winner = view.winning_play.seat
     return [notation, structured]
 
 
@@ -401,7 +372,7 @@ def test_structured_moves_and_notation_give_the_same_answers(
                 view = match.view(seat)
                 legal = tuple(match.legal_moves())
                 answers = []
-                for request in _both_forms(decision_message(decision_id, view, legal, 1000, 0), view, legal):
+                for request in _both_forms(decision_message(decision_id, view, legal, 1000, 0)):
                     streams[seat].send(request)
                     answer = next(responses[seat])
                     assert answer.move.decision_id == request.decision.decision_id

@@ -118,11 +118,12 @@ std::uint32_t choose_call(const pb::View& view, const std::vector<pb::Move>& mov
     const bool number_suit = call.form() == pb::BID_FORM_NUMBER_SUIT;  // 28S: holds the jack
     const bool suit_number = call.form() == pb::BID_FORM_SUIT_NUMBER;  // S28: no jack
     if (call.kind() != pb::CALL_KIND_BID || !(number_suit || suit_number)) continue;
-    if (static_cast<int>(call.denomination()) != static_cast<int>(suit) || call.number() > kMaxBid) continue;
+    const std::uint32_t number = call.contract_number();
+    if (static_cast<int>(call.denomination()) != static_cast<int>(suit) || number > kMaxBid) continue;
     // The lowest number; of its two forms, the one that tells partner the truth about the jack.
-    if (!best_index || call.number() < best_number || (call.number() == best_number && number_suit == holds_jack)) {
+    if (!best_index || number < best_number || (number == best_number && number_suit == holds_jack)) {
       best_index = index;
-      best_number = call.number();
+      best_number = number;
     }
   }
   return best_index.value_or(fallback);

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <mutex>
 
-#include "strategy.h"
+#include "identity.h"
 
 namespace cppbot {
 

@@ -23,7 +23,6 @@
 
 #include "log.h"
 #include "service.h"
-#include "strategy.h"
 
 namespace {
 

@@ -2,9 +2,9 @@
 
 #include <exception>
 
+#include "identity.h"
 #include "log.h"
 #include "seat.h"
-#include "strategy.h"
 
 namespace cppbot {
 

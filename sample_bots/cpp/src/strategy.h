@@ -21,11 +21,6 @@ namespace cppbot {
 
 namespace pb = fiftysix::v1;
 
-inline constexpr const char* kBotName = "cpp-simple";
-inline constexpr const char* kBotVersion = "1.0.0";
-inline constexpr const char* kBotAuthor = "fiftysix arena";
-inline constexpr std::uint32_t kProtocolVersion = 1;
-
 // The highest number this bot ever bids (a contract of 28-39 costs 2 tables when lost, 40 or more 3).
 inline constexpr std::uint32_t kMaxBid = 32;
 

@@ -1,8 +1,7 @@
-"""The standings of one rating pool, computed from the running totals the store keeps: every registered
-bot with its rating in the pool, the 95% interval of that rating, its matches, wins, losses and faults
-there (counted as tally.py says, when each match was stored). The interval rests on the bot's pairwise
-scores in the pool's rated sets only (elo.py says how), kept as a running count, mean and sum of squared
-deviations. Reading them costs a row per bot, whatever the length of the history.
+"""The standings of one rating pool, computed from what the store keeps: every registered bot with its
+fitted rating in the pool (fit.py: the 95% interval and the likelihood of superiority over the next bot
+below come with it), its matches, wins, losses and faults there (counted as tally.py says, when each
+match was stored). Reading them costs a row per bot, whatever the length of the history.
 """
 
 from __future__ import annotations
@@ -11,8 +10,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arena.ladder.elo import interval_from_moments
-from arena.ladder.entries import DEFAULT_POOL, BotEntry, BotTotals, StoredMatch
+from arena.ladder.entries import (
+    DEFAULT_POOL,
+    BotEntry,
+    BotTotals,
+    FittedRating,
+    StoredMatch,
+)
 from arena.ladder.store import LadderStore
 from arena.ladder.tally import CRASH_CAUSES, ILLEGAL_MOVE_CAUSES, TIMEOUT_CAUSES
 
@@ -44,6 +48,9 @@ class Standing:
     crashes: int
     probation: str | None
     pool: str = DEFAULT_POOL
+    superiority: float | None = None
+    """The likelihood that the bot is stronger than the next bot below it in the pool's ratings (a
+    removed bot counts), from the fit; None for the last and for a bot not rated yet."""
     down_since: float | None = None
     """When the bot was marked down (the host could not reach or start it; the ladder skips it until it
     answers), in seconds since the epoch; None when it is up."""
@@ -56,6 +63,7 @@ class Standing:
             "pool": self.pool,
             "elo": round(self.rating, 1),
             "interval": None if self.interval == float("inf") else round(self.interval, 1),
+            "superiority": None if self.superiority is None else round(self.superiority, 3),
             "matches": self.matches,
             "wins": self.wins,
             "losses": self.losses,
@@ -81,26 +89,32 @@ def ladder_standings(store: LadderStore, pool: str | None = None) -> list[Standi
     bot, best rating first."""
     if pool is None:
         pool = default_pool(store.pools())
-    return rank_bots(store.bots(pool), store.totals(pool), pool, store.down_bots())
+    return rank_bots(
+        store.bots(pool), store.totals(pool), store.fitted_ratings(pool), pool, store.down_bots()
+    )
 
 
 def rank_bots(
     bots: Sequence[BotEntry],
     totals: Mapping[str, BotTotals],
+    fitted: Mapping[str, FittedRating],
     pool: str = DEFAULT_POOL,
     down: Mapping[str, float] | None = None,
 ) -> list[Standing]:
     """Every bot of `bots`, best rating first (equal ratings share a rank), with its totals in
-    `totals` (none for a bot without any); the bots of `down` (name: since when) are shown down."""
+    `totals` (none for a bot without any) and its fitted rating in `fitted` (an infinite interval for a
+    bot not rated yet); the bots of `down` (name: since when) are shown down."""
     lines = []
     for entry in bots:
         counted = totals.get(entry.name, BotTotals())
+        fit = fitted.get(entry.name)
         lines.append(
             Standing(
                 rank=0,
                 bot=entry.name,
                 rating=entry.rating,
-                interval=interval_from_moments(counted.pair_count, counted.pair_mean, counted.pair_m2),
+                interval=float("inf") if fit is None else fit.margin,
+                superiority=None if fit is None else fit.superiority,
                 matches=counted.matches,
                 wins=counted.wins,
                 losses=counted.losses,

@@ -11,6 +11,9 @@ same seeded matches and prints:
   end-of-deal messages), and storage (writing matches, rating sets).
 
 With concurrency above 1 the per-match times overlap, so their sum exceeds the wall time.
+
+Last, the set-up and tear-down of a match with the channel to each process kept across its matches (what
+the ladder does) against a new channel per match, alternating runs at concurrency 1, and their ratio.
 """
 
 from __future__ import annotations
@@ -40,12 +43,17 @@ SAMPLES = {
 }
 
 
-async def ladder_run(folder: Path, matches: int, concurrency: int) -> tuple[LadderReport, float]:
-    """One ladder run; returns its report and the wall time of the matches alone."""
-    store = LadderStore(folder / f"ladder-{concurrency}.db")
+async def ladder_run(
+    folder: Path, matches: int, concurrency: int, kept_channels: bool = True
+) -> tuple[LadderReport, float]:
+    """One ladder run; returns its report and the wall time of the matches alone. Without
+    `kept_channels`, every match opens its own channels, as before they were kept."""
+    store = LadderStore(folder / f"ladder-{concurrency}-{time.perf_counter_ns()}.db")
     for name, command in SAMPLES.items():
         store.add_bot(name, command=command)
     local_bots = LocalBots(folder / "logs", idle_limit=idle_limit_for(concurrency, 4))
+    if not kept_channels:
+        setattr(local_bots, "channels", lambda addresses: {})  # noqa: B010 (a method replaced)
     try:
         for bot in store.bots():
             # Start the processes before the clock runs: two seats a team, `concurrency` matches at once.
@@ -123,6 +131,18 @@ def main() -> None:
             f" {waiting:.0f} us waiting for the bot; {storage:.1f} ms of storage per match;"
             f" {decisions:.0f} decisions a match"
         )
+    setups: dict[bool, list[float]] = {True: [], False: []}
+    with tempfile.TemporaryDirectory() as folder:
+        for _round in range(3):
+            for kept in (True, False):
+                report, _wall = asyncio.run(ladder_run(Path(folder), args.matches, 1, kept_channels=kept))
+                setups[kept].append((report.match_seconds - report.decision_seconds) / report.matches)
+    kept_ms, fresh_ms = (statistics.median(setups[kept]) * 1e3 for kept in (True, False))
+    print("")
+    print(
+        f"Set-up and tear-down per match (median of 3 runs each, alternating): channels kept {kept_ms:.1f} ms"
+        f", a new channel per match {fresh_ms:.1f} ms; ratio {kept_ms / fresh_ms:.2f}"
+    )
 
 
 if __name__ == "__main__":

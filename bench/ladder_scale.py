@@ -5,7 +5,7 @@ ladder file per size in a temporary folder through the store's own API (each mat
 transaction by `save_match`, each set rated by `rate_set`, as a run does; game records of about 3 KB,
 one match in ten with a fault, rarely a forfeit), saying how long each fill took. Then, alternating the
 sizes round by round so that the machine's drift hits them alike, it plays the ladder's bookkeeping of
-sets of 4-player matches on each file, without the games: pairing (`Ladder.pick_bots`), creating the
+sets of 4-player matches on each file, without the games: pairing (`RatingPairing.next_bots`), creating the
 set, storing each match, the probation check of its bots, rating the set. It prints the cost per match
 at each size, the time of the standings that `ladder show` prints, and the ratio of the cost at the
 largest size to the cost at the smallest (the target: at most 1.5).
@@ -62,7 +62,7 @@ def store_set(store: LadderStore, ladder: Ladder, rng: random.Random, bots: list
             match_id, duplicate, rotation, "one_team_left", ranking, faults, record(rng), 900, 1.0
         )
         for name in duplicate.team_bots(rotation):
-            ladder._check_probation(name)
+            ladder.player.check_probation(name)
     rate_set(store, duplicate)
     return duplicate
 
@@ -94,7 +94,9 @@ def measure(path: Path, folder: Path, seed: int) -> tuple[float, float]:
     rng = random.Random(seed)
     started = time.perf_counter()
     for _ in range(SETS_PER_ROUND):
-        store_set(store, ladder, rng, ladder.pick_bots())
+        bots = ladder.pairing.next_bots()
+        assert bots is not None
+        store_set(store, ladder, rng, bots)
     per_match = (time.perf_counter() - started) / (2 * SETS_PER_ROUND)
     started = time.perf_counter()
     format_standings(ladder_standings(store))

@@ -66,6 +66,8 @@ matches: Final = Bounded(1, 1_000_000_000)
 concurrency: Final = Bounded(1, 256)
 strikes: Final = Bounded(0, 10_000)
 probation_after: Final = Bounded(0, 10_000)
+down_after: Final = Bounded(1, 10_000)
+idle_bots: Final = Bounded(0, 1_024)
 limit: Final = Bounded(1, 100_000)
 """Rows listed at once."""
 
@@ -112,6 +114,10 @@ duration: Final = Duration(1, 8760 * 3600)
 """How long a ladder run starts new sets: a second to a year."""
 lease: Final = Duration(1, 24 * 3600)
 """How long a ladder run's claim of a set lasts without a renewal: a second to a day."""
+check_timeout: Final = Duration(1, 600)
+"""How long a bot has to answer the check when its set starts: a second to ten minutes."""
+wait: Final = Duration(1, 24 * 3600)
+"""How long a ladder waits before it tries again (a set put back, a bot that is down): up to a day."""
 
 
 def players(text: str) -> int:

@@ -85,6 +85,50 @@ def register(commands: Commands, parents: Parents) -> None:
         "when a run dies, other runs on the same file take its sets over this long after "
         f"({arguments.lease.range}; default 1m)",
     )
+    host = run.add_argument_group(
+        "bots the host cannot reach",
+        "A bot that does not answer its check (a remote one) or does not start (a command) when its set "
+        "starts is not rated for that set: the set is put back and tried again later, the wait doubling "
+        "each time (up to an hour, or --retry if longer). After --down-after such failures in a row the "
+        "bot is shown as down and left out of new sets until a check answers again.",
+    )
+    host.add_argument(
+        "--check-timeout",
+        type=arguments.check_timeout,
+        default=5.0,
+        metavar="TIME",
+        help=f"how long a remote bot has to answer its check ({arguments.check_timeout.range}; default 5s)",
+    )
+    host.add_argument(
+        "--retry",
+        type=arguments.wait,
+        default=30.0,
+        metavar="TIME",
+        help=f"the first wait before a set put back is tried again ({arguments.wait.range}; default 30s)",
+    )
+    host.add_argument(
+        "--down-after",
+        type=arguments.down_after,
+        default=3,
+        metavar="N",
+        help=f"failures in a row after which a bot is down ({arguments.down_after.range}; default 3)",
+    )
+    host.add_argument(
+        "--down-recheck",
+        type=arguments.wait,
+        default=60.0,
+        metavar="TIME",
+        help=f"how often the bots that are down are checked ({arguments.wait.range}; default 1m)",
+    )
+    run.add_argument(
+        "--idle-bots",
+        type=arguments.idle_bots,
+        default=None,
+        metavar="N",
+        help="bot processes the arena started that it keeps running between their matches, over all bots "
+        "(the least recently used is stopped first; "
+        f"{arguments.idle_bots.range}; default 4, or concurrency x players if more)",
+    )
     run.add_argument(
         "--port-range",
         type=arguments.port_range,
@@ -194,10 +238,19 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
         strikes=args.strikes,
         probation_after=args.probation_after,
         lease_s=args.lease,
+        check_timeout_s=args.check_timeout,
+        retry_s=args.retry,
+        retry_max_s=max(3600.0, args.retry),
+        down_after=args.down_after,
+        down_recheck_s=args.down_recheck,
     )
     local_bots = LocalBots(
         Path(f"{args.db}-logs"),
-        idle_limit=idle_limit_for(settings.concurrency, settings.players),
+        idle_limit=(
+            idle_limit_for(settings.concurrency, settings.players)
+            if args.idle_bots is None
+            else args.idle_bots
+        ),
         port_range=args.port_range,
     )
     progress = Progress(settings.matches, duration_s=settings.duration_s)
@@ -207,7 +260,7 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
         local_bots,
         on_match=lambda outcome, _report: progress.advance(len(outcome.faults), ladder.planned_matches),
     )
-    ladder.check()
+    ladder.pairing.check()
     signals: list[int] = []
 
     def on_signal(signum: int) -> None:

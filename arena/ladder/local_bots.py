@@ -43,10 +43,11 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
+import grpc
 import structlog
 
 from arena.ladder.bot_commands import (
@@ -57,7 +58,7 @@ from arena.ladder.bot_commands import (
     wait_until_ready,
 )
 from arena.ladder.entries import BotEntry
-from arena.runner import split_addresses
+from arena.runner import open_channel, split_addresses
 from fiftysix.v1 import bot_pb2 as pb
 
 log = structlog.get_logger("local_bots")
@@ -80,6 +81,11 @@ def idle_limit_for(concurrency: int, players: int) -> int:
     return max(IDLE_LIMIT, concurrency * players)
 
 
+_BROKEN: Final = (grpc.ChannelConnectivity.TRANSIENT_FAILURE, grpc.ChannelConnectivity.SHUTDOWN)
+"""Channel states after which a kept channel is replaced rather than waited on (a channel in transient
+failure retries with a growing backoff)."""
+
+
 class _Running:
     """One started bot: its supervisor's process, where the bot serves, where its output goes, its answer
     to Describe, and whether a match holds it."""
@@ -94,6 +100,8 @@ class _Running:
         """The bot's answer to the handshake once it has started."""
         self.released_at = 0.0
         """When it last became idle, so that the least recently used goes first."""
+        self.channel: grpc.aio.Channel | None = None
+        """The arena's channel to it, kept across its matches (opened by the first)."""
 
 
 class LocalBots:
@@ -160,6 +168,41 @@ class LocalBots:
             if running.address in addresses and running.description is not None
         }
 
+    def channels(self, addresses: Sequence[str]) -> dict[str, grpc.aio.Channel]:
+        """Channels to the processes at `addresses` (those the arena started), kept across their matches so
+        that a match does not connect anew: one opened now where there is none yet, or where the last one
+        failed (its connection lost, or a match ended with a fault of that process)."""
+        channels = {}
+        for pool in self._pools.values():
+            for running in pool:
+                if running.address not in addresses:
+                    continue
+                if running.channel is not None and running.channel.get_state() in _BROKEN:
+                    self._close_channel(running)
+                if running.channel is None:
+                    running.channel = open_channel(running.address)
+                channels[running.address] = running.channel
+        return channels
+
+    def forget_channels(self, addresses: Sequence[str]) -> None:
+        """Close the kept channels to `addresses` (a match ended with a fault of theirs): the next match
+        of those processes connects anew, so nothing a bot left on a connection carries over."""
+        for pool in self._pools.values():
+            for running in pool:
+                if running.address in addresses:
+                    self._close_channel(running)
+
+    def _close_channel(self, running: _Running) -> None:
+        channel, running.channel = running.channel, None
+        if channel is not None:
+            self._in_background(channel.close(grace=None))
+
+    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run `work` without waiting for it here; `stop_all` waits for it."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._stopping.add(task)
+        task.add_done_callback(self._stopping.discard)
+
     async def acquire(self, bot: BotEntry, count: int) -> list[str]:
         """Where `bot` plays `count` seats: its registered addresses as they are (the match gives seat k
         of a team the k-th, cycling), or `count` idle processes of its command (those missing started now,
@@ -225,9 +268,7 @@ class LocalBots:
         for _, name, running in idle[: max(0, len(idle) - self.idle_limit)]:
             self._pools[name].remove(running)
             log.info("local_bot_retired", bot=name, address=running.address, reason="idle limit")
-            task = asyncio.get_running_loop().create_task(self._stop(running))
-            self._stopping.add(task)
-            task.add_done_callback(self._stopping.discard)
+            self._in_background(self._stop(running))
 
     async def _start(self, name: str, command: str) -> _Running:
         """Start one process of `name` and wait until it answers the handshake; it joins the pool busy, so
@@ -305,6 +346,9 @@ class LocalBots:
     async def _stop(self, running: _Running) -> None:
         """Ask the supervisor to stop its bot (by closing its pipe) and wait for it; kill it (and so the
         bot, by its death signal) if it takes much longer than the grace period."""
+        channel, running.channel = running.channel, None
+        if channel is not None:
+            await channel.close(grace=None)
         process = running.process
         if process.stdin is not None:
             process.stdin.close()

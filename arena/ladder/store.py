@@ -151,10 +151,16 @@ class LadderStore(LeaseStore, TotalsStore, MatchRows):
         return self.bot(name)
 
     def remove_bot(self, name: str) -> None:
-        """Unregister a bot; its finished matches stay in the history."""
+        """Unregister a bot; its finished matches stay in the history, and its unfinished sets are made
+        void (nobody could ever finish them)."""
         self.bot(name)
+        orphans = [duplicate.id for duplicate, _missing in self.unfinished_sets() if name in duplicate.bots]
         with self._transaction():
             self._db.execute("DELETE FROM bots WHERE name = ?", (name,))
+            self._db.executemany(
+                "UPDATE sets SET void_reason = ? WHERE id = ? AND rated_at IS NULL",
+                [(f"{name} was removed", set_id) for set_id in orphans],
+            )
 
     def set_probation(self, name: str, reason: str | None) -> None:
         """Put a bot on probation (skipped by the ladder) with a reason, or take it off with None."""

@@ -107,6 +107,7 @@ class _Runner:
         seats: Sequence[BotAddress],
         on_deal: Callable[[DealResult], None] | None,
         described: Mapping[str, pb.DescribeResponse],
+        shared_channels: Mapping[str, grpc.aio.Channel],
     ) -> None:
         rules = settings.rules
         if len(seats) != rules.players:
@@ -116,7 +117,9 @@ class _Runner:
         self.on_deal = on_deal
         self.described = described
         self.match = Match(rules, seed=settings.seed)
+        self.shared_channels = shared_channels
         self.channels: dict[str, grpc.aio.Channel] = {}
+        """The channels this match opened (and closes)."""
         self.conversations: list[Conversation] = []
         self.faults: list[FaultRecord] = []
         self.policy = FaultPolicy(settings.strikes, rules.team_count, settings.match_id)
@@ -147,7 +150,7 @@ class _Runner:
         )
 
     def channel(self, address: str) -> grpc.aio.Channel:
-        channel = self.channels.get(address)
+        channel = self.shared_channels.get(address) or self.channels.get(address)
         if channel is None:
             channel = self.channels[address] = open_channel(address)
         return channel
@@ -292,7 +295,8 @@ class _Runner:
         )
 
     async def close(self) -> None:
-        """Close every stream and channel, whatever state they are in (also when cancelled)."""
+        """Close every stream and the channels this match opened, whatever state they are in (also when
+        cancelled)."""
         for conversation in self.conversations:
             conversation.close()
         readers = [conversation.reader for conversation in self.conversations]
@@ -308,17 +312,20 @@ async def run_match(
     on_deal: Callable[[DealResult], None] | None = None,
     absent: Mapping[int, str] | None = None,
     described: Mapping[str, pb.DescribeResponse] | None = None,
+    channels: Mapping[str, grpc.aio.Channel] | None = None,
 ) -> MatchOutcome:
     """Play one match; `seats` gives the bot of each seat (a bot playing several seats is listed for
     each, and gets one stream per seat). Calls `on_deal` after every deal. `absent` names seats whose bot
     could not be started, with why: each is an `unreachable` fault before anything is sent to anyone.
     `described` holds the Describe answers of addresses that passed the handshake already (processes
-    the arena started and checked): they are only checked for compatibility, with no call.
+    the arena started and checked): they are only checked for compatibility, with no call. `channels`
+    holds channels open already to some addresses (kept by the caller across matches, and not closed
+    here); the match opens (and closes) its own to the others.
 
     Nothing a bot does raises out of here: it is a fault on that bot. An error of the arena's own ends
     the match with reason `arena_error` (logged with its traceback; the record says what it was).
     """
-    runner = _Runner(settings, seats, on_deal, described or {})
+    runner = _Runner(settings, seats, on_deal, described or {}, channels or {})
     match = runner.match
     names = [bot.name for bot in seats]
     started = time.perf_counter()

@@ -2,7 +2,8 @@
 
 It answers the handshake like any bot (it serves the random bot), and per flag: ignores SIGTERM, forks
 a child that leaves the bot's process group and session and would live forever, writes megabytes of
-output before serving, waits before serving, or never serves at all. Run it as
+output before serving, waits before serving, never serves at all, or prints the address each seat's
+stream comes from (so a test can tell how many connections the arena opened). Run it as
 `python unruly_bot.py --port N [FLAGS]`.
 """
 
@@ -13,10 +14,15 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
+import grpc
+
+from fiftysix.v1 import bot_pb2 as pb
 from sample_bots.random_bot import RandomBot
 from sdk import start
+from sdk.server import BotServicer
 
 CHATTY_LINES = 200_000
 """About 9 MB of output: far more than any log cap a test sets."""
@@ -53,6 +59,20 @@ def chatter() -> None:
     out.flush()
 
 
+def log_peers() -> None:
+    """Print `unruly: peer ADDRESS` at the start of every seat's stream: one address (the arena's side
+    of one TCP connection) for all of them when the arena keeps its channel."""
+    play_seat = BotServicer.PlaySeat
+
+    def logged(
+        self: BotServicer, requests: Iterator[pb.PlaySeatRequest], context: grpc.ServicerContext
+    ) -> Iterator[pb.PlaySeatResponse]:
+        print(f"unruly: peer {context.peer()}", flush=True)
+        yield from play_seat(self, requests, context)
+
+    BotServicer.PlaySeat = logged  # type: ignore[method-assign]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Serve a 56 bot whose process misbehaves.")
     parser.add_argument("--port", type=int, required=True)
@@ -61,7 +81,10 @@ def main() -> None:
     parser.add_argument("--chatty", action="store_true", help="write megabytes of output first")
     parser.add_argument("--delay", type=float, default=0.0, help="sleep this many seconds before serving")
     parser.add_argument("--never-answer", action="store_true", help="never serve the handshake")
+    parser.add_argument("--log-peers", action="store_true", help="print where each seat's stream is from")
     args = parser.parse_args()
+    if args.log_peers:
+        log_peers()
     if args.ignore_term:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if args.fork_escapee is not None:

@@ -135,6 +135,8 @@ BOUNDED_OPTIONS = [
     (["ladder", "run"], "--seed", arguments.seed),
     (["ladder", "run"], "--strikes", arguments.strikes),
     (["ladder", "run"], "--probation-after", arguments.probation_after),
+    (["ladder", "run"], "--down-after", arguments.down_after),
+    (["ladder", "run"], "--idle-bots", arguments.idle_bots),
     (["ladder", "matches"], "--limit", arguments.limit),
     (["check-bot", "127.0.0.1:1"], "--decision-ms", arguments.decision_ms),
 ]
@@ -176,9 +178,12 @@ def test_no_number_option_is_unbounded_and_help_states_every_range() -> None:
         assert isinstance(action.type, arguments.Bounded)
         assert action.type.range in (action.help or ""), action.option_strings
     durations = [action for action in actions if isinstance(action.type, arguments.Duration)]
-    assert [action.option_strings for action in durations] == [["--duration"], ["--lease"]]
-    assert arguments.duration.range in (durations[0].help or "")
-    assert arguments.lease.range in (durations[1].help or "")
+    assert [action.option_strings[0] for action in durations] == [
+        "--duration", "--lease", "--check-timeout", "--retry", "--down-recheck",
+    ]  # fmt: skip
+    for action in durations:
+        assert isinstance(action.type, arguments.Duration)
+        assert action.type.range in (action.help or ""), action.option_strings
 
 
 @pytest.mark.parametrize(
@@ -606,8 +611,8 @@ def test_a_stopped_ladder_run_ends_the_progress_line_before_its_error_line(
 ) -> None:
     class StoppingLadder(Ladder):
         async def run(self) -> LadderReport:
-            assert self.on_match is not None
-            self.on_match(types.SimpleNamespace(faults=[]), self.report)  # type: ignore[arg-type]
+            assert self.player.on_match is not None
+            self.player.on_match(types.SimpleNamespace(faults=[]), self.report)  # type: ignore[arg-type]
             raise LadderError("the ladder stopped: the disk is full")
 
     db = ladder_file(tmp_path / "ladder.db")
@@ -677,3 +682,30 @@ def test_a_port_range_is_lo_hi(text: str) -> None:
 def test_a_bad_port_range_is_one_line(text: str, capsys: pytest.CaptureFixture[str]) -> None:
     line = parse_error(["ladder", "run", f"--port-range={text}"], capsys)
     assert "expected LO-HI, ports from 1 to 65535 with LO <= HI" in line
+
+
+def test_the_host_side_options_reach_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[Ladder] = []
+
+    class CapturedLadder(Ladder):
+        async def run(self) -> LadderReport:
+            seen.append(self)
+            return self.report
+
+    db = ladder_file(tmp_path / "ladder.db")
+    store = LadderStore(db)
+    store.set_probation("beta", None)
+    store.close()
+    monkeypatch.setattr(ladder_command, "Ladder", CapturedLadder)
+    flags = ["--check-timeout", "2s", "--retry", "2h", "--down-after", "7", "--down-recheck", "90s"]
+    assert main(["ladder", "--db", str(db), "run", "--matches", "2", *flags, "--idle-bots", "0"]) == 0
+    [ladder] = seen
+    settings = ladder.settings
+    assert (settings.check_timeout_s, settings.retry_s, settings.down_after) == (2.0, 7200.0, 7)
+    assert (settings.down_recheck_s, settings.retry_max_s) == (90.0, 7200.0)
+    assert ladder.player.local_bots.idle_limit == 0
+    assert main(["ladder", "--db", str(db), "run", "--matches", "2", "--concurrency", "3"]) == 0
+    defaults = seen[1]
+    assert (defaults.settings.check_timeout_s, defaults.settings.retry_s) == (5.0, 30.0)
+    assert (defaults.settings.down_after, defaults.settings.retry_max_s) == (3, 3600.0)
+    assert defaults.player.local_bots.idle_limit == 3 * 4

@@ -216,3 +216,43 @@ def test_a_port_handed_out_is_never_handed_out_again() -> None:
     with pytest.raises(BotStartError, match=f"no free port from {port} to {port}"):
         free_port((port, port), avoid={port})  # handed to a bot that has not bound it yet
     assert all(free_port(avoid={port}) != port for _ in range(50))
+
+
+def peers_in(logs: list[Path]) -> list[list[str]]:
+    """The addresses each process's seat streams came from, in order, per log file."""
+    return [
+        [line.split()[-1] for line in log.read_text().splitlines() if line.startswith("unruly: peer ")]
+        for log in logs
+    ]
+
+
+def test_the_matches_of_a_process_share_one_connection(tmp_path: Path) -> None:
+    """Connected once per process, not once per match; after a match with a fault of that process, the
+    next match connects anew."""
+    store = LadderStore(tmp_path / "ladder.db")
+    for name in ("one", "two"):
+        store.add_bot(name, command=unruly(name, "--log-peers").command)
+    settings = LadderSettings(matches=6, deal_cap=1, seed=4)
+    bots = LocalBots(tmp_path / "logs", grace=1.0)
+    asyncio.run(Ladder(store, settings, bots).run())
+    store.close()
+    peers = peers_in(sorted((tmp_path / "logs").glob("*.log")))
+    assert [len(streams) for streams in peers] == [6, 6, 6, 6]  # a process a seat, in every match
+    assert all(len(set(streams)) == 1 for streams in peers)
+
+
+def test_a_fault_drops_the_kept_connection(tmp_path: Path) -> None:
+    async def run() -> None:
+        bots = LocalBots(tmp_path, grace=1.0)
+        try:
+            [address] = await bots.acquire(unruly("kept"), 1)
+            first = bots.channels([address])[address]
+            assert bots.channels([address])[address] is first
+            bots.forget_channels([address])
+            second = bots.channels([address])[address]
+            assert second is not first
+            bots.release([address])
+        finally:
+            await bots.stop_all()
+
+    asyncio.run(run())

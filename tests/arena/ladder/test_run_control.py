@@ -52,8 +52,8 @@ def test_a_report_names_the_first_voided_sets_and_counts_the_rest(
     ladder = Ladder(store, LadderSettings(), LocalBots(tmp_path))
     for seed in range(VOIDED_SETS_KEPT + 5):
         in_play = SetInPlay(store.create_set(4, "pairs", 2, seed, ["bot0", "bot1"]))
-        ladder._void(in_play, "arena error")
-        ladder._void(in_play, "arena error again")  # a set is made void once
+        ladder.player.void(in_play, "arena error")
+        ladder.player.void(in_play, "arena error again")  # a set is made void once
     assert ladder.report.sets_voided == VOIDED_SETS_KEPT + 5
     assert len(ladder.report.voided_sets) == VOIDED_SETS_KEPT
     assert store.unfinished_sets() == []

@@ -168,6 +168,23 @@ def test_the_ratings_of_registered_removed_and_unknown_bots(store: LadderStore) 
     assert [(bot.name, bot.rating) for bot in store.bots()] == [("a", 1516.0), ("new", START_RATING)]
 
 
+def test_removing_a_bot_voids_its_unfinished_sets_only(store: LadderStore) -> None:
+    for name in "abc":
+        store.add_bot(name, address="h:1")
+    rated = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    save(store, rated, 0, [1, 2])
+    save(store, rated, 1, [2, 1])
+    store.save_rating_event(rated.id, EVENT)
+    begun = store.create_set(4, "pairs", None, 2, ["b", "a"])
+    save(store, begun, 0, [1, 2])
+    other = store.create_set(4, "pairs", None, 3, ["a", "c"])
+    store.remove_bot("b")
+    assert [duplicate.id for duplicate, _missing in store.unfinished_sets()] == [other.id]
+    assert store.void_reason(begun.id) == "b was removed"
+    assert store.void_reason(rated.id) is None
+    assert len(store.matches(begun.id)) == 1  # the history stays
+
+
 def test_a_rotation_is_stored_once(store: LadderStore) -> None:
     store.add_bot("a", address="h:1")
     store.add_bot("b", address="h:2")

@@ -1,0 +1,94 @@
+"""Who plays the ladder's next set: the choice that teaches the most.
+
+The first bot of a new set is the one with the fewest matches in the run's rating pool (its format; ties
+broken at random); its opponents are drawn among the others with a weight that falls with the rating gap
+in that pool, 1 / (1 + (gap / 100)^2), so close ratings meet most but every pairing stays possible. Both
+read the store's running totals and ratings, not the history: a pick costs the same with 1k or 100k
+matches stored.
+
+The runner (scheduler.py) asks a `Pairing` for the bots of each new set, so a run with another purpose
+(a sequential test between two bots, a tournament) plays its sets through the same machinery.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Final, Protocol
+
+from arena.ladder.entries import BotEntry, DuplicateSet
+from arena.ladder.run_settings import LadderError, LadderSettings
+from arena.ladder.store import LadderStore
+
+RATING_SCALE: Final = 100.0
+
+
+class Pairing(Protocol):
+    """Chooses the bots of a run's sets."""
+
+    def check(self) -> None:
+        """Raise a LadderError when the run cannot start (too few bots, say)."""
+
+    def next_bots(self) -> list[str] | None:
+        """The bots of the next new set, one a team in seat order; None when the run has no more sets to
+        start (out of bots, or its plan is complete)."""
+
+    def may_resume(self, duplicate: DuplicateSet) -> bool:
+        """Whether an unfinished set in the store (left by an earlier run or put back) belongs to this run
+        and may be finished by it now."""
+
+
+def active_bots(store: LadderStore, pool: str, down_too: bool = False) -> list[BotEntry]:
+    """Registered bots not on probation, nor down (unless `down_too`), with their ratings in `pool`."""
+    down = {} if down_too else store.down_bots()
+    return [bot for bot in store.bots(pool) if bot.probation is None and bot.name not in down]
+
+
+class RatingPairing:
+    """The ladder's pairing: least-played bot first, opponents close to it in rating."""
+
+    def __init__(
+        self,
+        store: LadderStore,
+        settings: LadderSettings,
+        rng: random.Random,
+        scheduled: Mapping[str, int],
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.rng = rng
+        self.scheduled = scheduled
+        """Matches of each bot launched by the run and not stored yet: they count as played."""
+
+    def check(self) -> None:
+        """Refuse a ladder that cannot pair anybody (bots down count: they may answer again)."""
+        teams = self.settings.rules.team_count
+        active = active_bots(self.store, self.settings.pool, down_too=True)
+        if len(active) < teams:
+            raise LadderError(
+                f"a {self.settings.players}-player {self.settings.ruleset.value} ladder needs at least "
+                f"{teams} bots not on probation; {len(active)} registered (add some with `arena bots add`)"
+            )
+
+    def may_resume(self, duplicate: DuplicateSet) -> bool:
+        """Every unfinished set is the ladder's to finish, whatever its format."""
+        return True
+
+    def next_bots(self) -> list[str] | None:
+        """The least-played bot and opponents close to it in rating; None when too few bots are up."""
+        active = active_bots(self.store, self.settings.pool)
+        if len(active) < self.settings.rules.team_count:
+            return None
+        counts = self.store.matches_played(self.settings.pool)
+        played = {bot.name: counts.get(bot.name, 0) + self.scheduled.get(bot.name, 0) for bot in active}
+        fewest = min(played.values())
+        first = self.rng.choice([bot for bot in active if played[bot.name] == fewest])
+        chosen = [first]
+        others = [bot for bot in active if bot.name != first.name]
+        while len(chosen) < self.settings.rules.team_count:
+            weights = [1.0 / (1.0 + ((bot.rating - first.rating) / RATING_SCALE) ** 2) for bot in others]
+            pick = self.rng.choices(others, weights=weights)[0]
+            chosen.append(pick)
+            others.remove(pick)
+        self.rng.shuffle(chosen)
+        return [bot.name for bot in chosen]

@@ -1,0 +1,244 @@
+"""Playing one match of a duplicate set for a ladder run: check the set's bots when it starts, start or
+find the bots, play, store at once, rate the set when its last match is stored, and keep every failure
+inside.
+
+Fair to bots: when a set starts (each time a runner claims it), its bots are checked first: a remote bot
+must answer the handshake (`check_timeout_s`), a command bot must start. A bot that does not is not
+rated for that set: nothing is stored, the set is put back (retried after `retry_s`, doubling each time)
+and the run goes on. After `down_after` such failures in a row the bot is marked down (availability.py).
+
+Containment: no bot ends a run. A bot's faults are recorded in its matches and lead to probation; a
+command bot that does not start once its set has started (the check passed) forfeits that match (an
+`unreachable` fault) and its set is made void, since a host-side failure must not be rated. A match that
+fails for a reason nobody foresaw (an error of the arena's own) is stored with reason `arena_error`,
+logged with its traceback, and its set made void; the run goes on. A rotation that another runner on the
+same file stored first (after taking over a lease this runner lost) is skipped. Only a StoreError (a
+file that cannot be written, or that does not hold what the arena wrote) is raised, for the run to stop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable
+
+import structlog
+
+from arena.ladder.availability import Availability
+from arena.ladder.bot_commands import BotStartError
+from arena.ladder.entries import DuplicateSet
+from arena.ladder.held_sets import HeldSets, Job, SetInPlay
+from arena.ladder.local_bots import LocalBots
+from arena.ladder.probation import probation_reason
+from arena.ladder.ratings import rate_set
+from arena.ladder.run_settings import VOIDED_SETS_KEPT, LadderReport, LadderSettings
+from arena.ladder.store import LadderStore
+from arena.ladder.store_file import DuplicateMatchError, StoreError
+from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
+from arena.untrusted import safe_text
+from fiftysix.engine import EndReason, MatchRules, Ruleset
+
+log = structlog.get_logger("ladder")
+
+
+class SetPlayer:
+    """Plays a run's matches one job at a time, any number at once, and keeps the run's report."""
+
+    def __init__(
+        self,
+        store: LadderStore,
+        settings: LadderSettings,
+        local_bots: LocalBots,
+        sets_held: HeldSets,
+        scheduled: dict[str, int],
+        rng: random.Random,
+        on_match: Callable[[MatchOutcome, LadderReport], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.local_bots = local_bots
+        self.sets_held = sets_held
+        self.scheduled = scheduled
+        self.rng = rng
+        self.on_match = on_match
+        self.report = LadderReport()
+        self.availability = Availability(store, settings, local_bots, self.report)
+        self.dropped = 0
+        """Jobs handed to `play` and not played: their set was put back or made void before they began."""
+        self.lost = 0
+        """Matches played, or begun, that were not stored (cancelled, failed, stored by another runner)."""
+
+    async def play(self, job: Job) -> None:
+        """Play one match of a set (once its bots answered when the set started), store it at once, and
+        rate the set if it is complete. Whatever happens in the match, the run goes on (see the module's
+        note on containment)."""
+        try:
+            if await self._start_set(job.set_in_play):
+                await self._play(job)
+                return
+            self.dropped += 1
+            for name in job.duplicate.team_bots(job.rotation):
+                self.scheduled[name] -= 1
+        finally:
+            self.sets_held.job_done(job.set_in_play)
+
+    def rate(self, duplicate: DuplicateSet) -> None:
+        """Rate the set if it is finished (and not void, nor rated by another runner)."""
+        started = time.perf_counter()
+        event = rate_set(self.store, duplicate)
+        self.report.storage_seconds += time.perf_counter() - started
+        if event is not None:
+            self.report.sets_rated += 1
+            changes = {change.bot: round(change.after - change.before, 1) for change in event}
+            log.info("set_rated", set_id=duplicate.id, changes=changes)
+
+    def void(self, set_in_play: SetInPlay, reason: str) -> None:
+        """Make a set void: never rated, never resumed; the rest of its matches are not played."""
+        if set_in_play.void:
+            return
+        set_in_play.void = True
+        set_id = set_in_play.duplicate.id
+        self.report.sets_voided += 1
+        if len(self.report.voided_sets) < VOIDED_SETS_KEPT:
+            self.report.voided_sets.append((set_id, reason))
+        self.store.void_set(set_id, reason)
+        log.warning("set_voided", set_id=set_id, reason=reason)
+
+    async def _start_set(self, in_play: SetInPlay) -> bool:
+        """Whether the set's matches may be played: the first of them to get here checks the set's
+        bots; when one does not answer, the set is put back and nobody is rated for it now."""
+        async with in_play.check_lock:
+            if not in_play.checked and not in_play.closed:
+                in_play.checked = True
+                await self._check_bots(in_play)
+        return not in_play.closed
+
+    async def _check_bots(self, in_play: SetInPlay) -> None:
+        duplicate = in_play.duplicate
+        registered = {bot.name: bot for bot in self.store.bots()}
+        absent = [name for name in duplicate.bots if name not in registered]
+        if absent:
+            self.void(in_play, f"{absent[0]} is not registered")
+            return
+        failed = await self.availability.check([registered[name] for name in duplicate.bots], duplicate)
+        if failed:
+            in_play.postponed = True
+            wait = self.sets_held.release(in_play, retry=True)
+            self.report.sets_postponed += 1
+            log.warning("set_postponed", set_id=duplicate.id, bots=sorted(failed), retry_in_s=round(wait, 1))
+
+    async def _play(self, job: Job) -> None:
+        duplicate = job.duplicate
+        team_bots = duplicate.team_bots(job.rotation)
+        try:
+            outcome = await self._play_match(job, team_bots)
+        except StoreError:
+            raise
+        except asyncio.CancelledError:
+            # Stopped at once: run_match has closed its streams; nothing of the match is stored.
+            self.report.matches_cancelled += 1
+            self.lost += 1
+            log.info("ladder_match_cancelled", set_id=duplicate.id, rotation=job.rotation)
+            raise
+        except Exception as error:
+            log.exception("ladder_match_failed", set_id=duplicate.id, rotation=job.rotation)
+            self.report.arena_errors += 1
+            self.lost += 1
+            self.void(job.set_in_play, f"arena error in rotation {job.rotation}: {type(error).__name__}")
+            return
+        finally:
+            for name in team_bots:
+                self.scheduled[name] -= 1
+        if self._store(job, outcome):
+            for name in team_bots:
+                self.check_probation(name)
+            self.rate(duplicate)
+            if self.on_match is not None:
+                self.on_match(outcome, self.report)
+
+    def _store(self, job: Job, outcome: MatchOutcome) -> bool:
+        """Store a match and add it to the report; False when another runner stored its rotation first."""
+        duplicate = job.duplicate
+        started = time.perf_counter()
+        try:
+            self.store.save_match(
+                outcome.match_id,
+                duplicate,
+                job.rotation,
+                outcome.reason,
+                outcome.ranking,
+                outcome.faults,
+                outcome.record.to_json(),
+                outcome.decisions,
+                outcome.elapsed,
+            )
+        except DuplicateMatchError as error:
+            log.warning("match_not_stored", set_id=duplicate.id, rotation=job.rotation, reason=str(error))
+            self.lost += 1
+            return False
+        report = self.report
+        report.storage_seconds += time.perf_counter() - started
+        report.matches += 1
+        report.faults += len(outcome.faults)
+        report.match_seconds += outcome.elapsed
+        report.decisions += outcome.decisions
+        report.decision_seconds += sum(outcome.decision_seconds)
+        report.waited_seconds += outcome.waited_seconds
+        if outcome.reason is EndReason.ARENA_ERROR:
+            report.arena_errors += 1
+            self.void(job.set_in_play, f"arena error in rotation {job.rotation}: {outcome.arena_error}")
+        return True
+
+    async def _play_match(self, job: Job, team_bots: tuple[str, ...]) -> MatchOutcome:
+        """Start or find every team's bot, play the match, give the processes back. A bot that does not
+        start now (it did when the set started) forfeits at once, and its set is made void."""
+        duplicate = job.duplicate
+        rules = MatchRules(duplicate.players, Ruleset.parse(duplicate.ruleset), duplicate.deal_cap)
+        seats_per_team = rules.players // rules.team_count
+        settings = MatchSettings(
+            rules,
+            duplicate.seed,
+            self.settings.time_control,
+            match_id=f"set{duplicate.id}-rot{job.rotation}-{self.rng.randrange(16**6):06x}",
+            strikes=self.settings.strikes,
+        )
+        taken: list[str] = []
+        faulty: list[str] = []
+        addresses: list[BotAddress] = []
+        absent: dict[int, str] = {}
+        try:
+            for team, name in enumerate(team_bots):
+                try:
+                    where = await self.local_bots.acquire(self.store.bot(name), seats_per_team)
+                except (BotStartError, StoreError) as error:  # StoreError: removed meanwhile
+                    detail = f"did not start: {safe_text(error)}"
+                    log.warning("bot_not_started", bot=name, set_id=duplicate.id, detail=detail)
+                    absent[rules.seats_of(team)[0]] = detail
+                    self.void(job.set_in_play, f"{name} did not start")
+                    where = ["-"]
+                taken.extend(address for address in where if address != "-")
+                addresses.append(BotAddress(name, ",".join(where)))
+            seats = seats_for_teams(rules, addresses)
+            # Checked when started, connected once: no handshake and no new connection per match.
+            described = self.local_bots.described(taken)
+            channels = self.local_bots.channels(taken)
+            faulty = list(taken)  # until the match ends well: a cancelled match keeps no channel
+            outcome = await run_match(settings, seats, absent=absent, described=described, channels=channels)
+            faulty = [seats[fault.seat].address for fault in outcome.faults]
+            return outcome
+        finally:
+            self.local_bots.forget_channels(faulty)
+            self.local_bots.release(taken)
+
+    def check_probation(self, name: str) -> None:
+        """Put a bot on probation when its last matches ended in forfeits of its own."""
+        reason = probation_reason(self.store, name, self.settings.probation_after, self.report)
+        if reason is None:
+            return
+        try:
+            self.store.set_probation(name, reason)
+        except StoreError:
+            return  # removed meanwhile
+        self.report.probations.append((name, reason))
+        log.warning("bot_put_on_probation", bot=name, reason=reason)

@@ -155,6 +155,11 @@ def register(commands: Commands, parents: Parents) -> None:
         "--pool", metavar="POOL", help="the pool, such as 6p-pairs (default: the pool with the most matches)"
     )
     show.add_argument("--json", action="store_true", help="print JSON (each line names its pool)")
+    show.add_argument(
+        "--crosstable",
+        action="store_true",
+        help="print the head-to-head results of each pair of bots instead (summed set scores and sets)",
+    )
     show.set_defaults(handler=show_standings, prog=show.prog)
 
     matches = actions.add_parser(
@@ -178,7 +183,10 @@ def register(commands: Commands, parents: Parents) -> None:
 def show_standings(args: argparse.Namespace) -> int:
     """Print the standings."""
     with open_store(args, writes=False) as store:
-        tables.print_standings(store, as_json=args.json, pool=args.pool)
+        if args.crosstable:
+            tables.print_crosstable(store, as_json=args.json, pool=args.pool)
+        else:
+            tables.print_standings(store, as_json=args.json, pool=args.pool)
     return 0
 
 

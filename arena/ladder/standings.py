@@ -12,9 +12,11 @@ from typing import Any
 
 from arena.ladder.entries import (
     DEFAULT_POOL,
+    START_RATING,
     BotEntry,
     BotTotals,
     FittedRating,
+    PairResult,
     StoredMatch,
 )
 from arena.ladder.store import LadderStore
@@ -24,7 +26,9 @@ __all__ = [
     "CRASH_CAUSES",
     "ILLEGAL_MOVE_CAUSES",
     "TIMEOUT_CAUSES",
+    "HeadToHead",
     "Standing",
+    "crosstable",
     "default_pool",
     "ladder_standings",
     "matches_per_bot",
@@ -132,6 +136,41 @@ def rank_bots(
         tied = index > 0 and line.rating == lines[index - 1].rating
         ranked.append(replace(line, rank=ranked[-1].rank if tied else index + 1))
     return ranked
+
+
+@dataclass(frozen=True, slots=True)
+class HeadToHead:
+    """One cell of a crosstable: `bot`'s summed set score against `opponent` over the rated sets they
+    played together (a set's score being its mean result over its matches: 1 above, 0.5 equal, 0 below)."""
+
+    bot: str
+    opponent: str
+    sets: int
+    score: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The cell as a JSON-ready dictionary."""
+        return {"bot": self.bot, "opponent": self.opponent, "sets": self.sets, "score": round(self.score, 3)}
+
+
+def crosstable(
+    pairs: Mapping[tuple[str, str], PairResult], fitted: Mapping[str, FittedRating]
+) -> tuple[list[str], list[HeadToHead]]:
+    """A pool's head-to-head results from its sums: the bots best rated first (every bot that played a
+    rated set there, removed or not), and a cell for each ordered pair that met, in that order."""
+    bots = sorted({bot for pair in pairs for bot in pair}, key=lambda bot: (-_rating_of(fitted, bot), bot))
+    place = {bot: index for index, bot in enumerate(bots)}
+    cells = []
+    for (first, second), line in pairs.items():
+        cells.append(HeadToHead(first, second, line.sets, line.score))
+        cells.append(HeadToHead(second, first, line.sets, line.sets - line.score))
+    cells.sort(key=lambda cell: (place[cell.bot], place[cell.opponent]))
+    return bots, cells
+
+
+def _rating_of(fitted: Mapping[str, FittedRating], bot: str) -> float:
+    line = fitted.get(bot)
+    return START_RATING if line is None else line.rating
 
 
 def matches_per_bot(matches: Iterable[StoredMatch]) -> dict[str, int]:

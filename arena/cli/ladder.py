@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from arena.cli import arguments, options, tables
+from arena.cli import arguments, export, options, tables
 from arena.cli.options import Commands, Parents, open_store
 from arena.cli.progress import Progress
-from arena.errors import ArenaError
+from arena.errors import ArenaError, UsageError
 from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, idle_limit_for
 from arena.untrusted import safe_text
 
@@ -179,6 +179,22 @@ def register(commands: Commands, parents: Parents) -> None:
     record.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     record.set_defaults(handler=export_record, prog=record.prog)
 
+    export = actions.add_parser(
+        "export",
+        help="write every game record as JSON lines, or a pool's standings as CSV",
+        description="Write the ladder's data for other programs: --jsonl every stored game record, oldest "
+        "first, one JSON document a line (streamed: memory stays flat however long the history); --csv "
+        "the standings of a pool with a header line. FILE `-` is standard output.",
+        parents=[parents.database],
+    )
+    what = export.add_mutually_exclusive_group(required=True)
+    what.add_argument("--jsonl", metavar="FILE", help="every game record, one a line (`-`: standard output)")
+    what.add_argument("--csv", metavar="FILE", help="the standings of a pool (`-`: standard output)")
+    export.add_argument(
+        "--pool", metavar="POOL", help="with --csv: the pool, such as 6p-pairs (default: the most matches)"
+    )
+    export.set_defaults(handler=export_data, prog=export.prog)
+
 
 def show_standings(args: argparse.Namespace) -> int:
     """Print the standings."""
@@ -209,6 +225,24 @@ def export_record(args: argparse.Namespace) -> int:
         print(f"Game record of {safe_text(args.match_id)} saved to {safe_text(args.output)}")
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def export_data(args: argparse.Namespace) -> int:
+    """Write every game record as JSON lines (--jsonl) or a pool's standings as CSV (--csv)."""
+    if args.pool is not None and args.csv is None:
+        raise UsageError("--pool goes with --csv (the records of every pool are exported)")
+    with open_store(args, writes=False) as store:
+        if args.jsonl is not None:
+            with export.output(args.jsonl) as out:
+                count = export.write_records(store, out)
+            said = f"Exported {count} game records to {safe_text(args.jsonl)}"
+        else:
+            with export.output(args.csv) as out:
+                pool, count = export.write_standings(store, args.pool, out)
+            said = f"Exported the standings of {pool} ({count} bots) to {safe_text(args.csv)}"
+    if "-" not in (args.jsonl, args.csv):
+        print(said)
     return 0
 
 

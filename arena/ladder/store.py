@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from arena.ladder.entries import (
@@ -342,6 +342,29 @@ class LadderStore(LeaseStore, TotalsStore, MatchRows):
         if not isinstance(record, dict):
             raise self._damaged(f"the record of match {match_id!r}")
         return record
+
+    def game_records(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Every stored match's id and game record, oldest first, read one at a time from a cursor: the
+        whole history never sits in memory. A damaged record, or an SQLite error while reading, is a
+        StoreError (raised by the iteration)."""
+        cursor = self._db.execute(
+            "SELECT matches.id, match_records.record FROM matches"
+            " JOIN match_records ON match_records.match_id = matches.id"
+            " ORDER BY matches.finished_at, matches.id"
+        )
+        return self._records_of(cursor)
+
+    def _records_of(self, cursor: sqlite3.Cursor) -> Iterator[tuple[str, dict[str, Any]]]:
+        # A generator runs after the method that made it returned: its SQLite errors are turned into
+        # StoreErrors here, not by the wrapper of every public method.
+        try:
+            for match_id, text in cursor:
+                record = self._decoded(text, f"the record of match {match_id!r}")
+                if not isinstance(record, dict):
+                    raise self._damaged(f"the record of match {match_id!r}")
+                yield match_id, record
+        except sqlite3.Error as error:
+            raise StoreError(self._explain(error)) from None
 
     def pool_sums(self, pool: str) -> PoolSums:
         """The sums `pool`'s ratings are fitted from (a row per pair of bots, per group of bots that met

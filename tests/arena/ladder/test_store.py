@@ -174,7 +174,7 @@ def test_removing_a_bot_voids_its_unfinished_sets_only(store: LadderStore) -> No
     rated = store.create_set(4, "pairs", None, 1, ["a", "b"])
     save(store, rated, 0, [1, 2])
     save(store, rated, 1, [2, 1])
-    store.save_rating_event(rated.id, EVENT)
+    save_event(store, rated.id)
     begun = store.create_set(4, "pairs", None, 2, ["b", "a"])
     save(store, begun, 0, [1, 2])
     other = store.create_set(4, "pairs", None, 3, ["a", "c"])
@@ -320,6 +320,7 @@ PUBLIC_CALLS: dict[str, Any] = {
     "recent_matches": lambda s: s.recent_matches(None, 5),
     "match_record": lambda s: s.match_record("m"),
     "pool_sums": lambda s: s.pool_sums("4p-pairs"),
+    "game_records": lambda s: list(s.game_records()),
     "fitted_ratings": lambda s: s.fitted_ratings("4p-pairs"),
     "save_rating_event": lambda s: save_event(s, 1),
     "rated_sets": lambda s: s.rated_sets(),

@@ -4,14 +4,12 @@ standings and the finished matches back."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
-import signal
 import sys
 from pathlib import Path
 from typing import Final
 
-from arena.cli import arguments, export, options, tables
+from arena.cli import arguments, export, options, runs, tables
 from arena.cli.options import Commands, Parents, open_store
 from arena.cli.progress import Progress
 from arena.errors import ArenaError, UsageError
@@ -303,28 +301,6 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
         on_match=lambda outcome, _report: progress.advance(len(outcome.faults), ladder.planned_matches),
     )
     ladder.pairing.check()
-    signals: list[int] = []
-
-    def on_signal(signum: int) -> None:
-        # First: start no new match, let the running ones finish. Second: cancel them and stop now.
-        # Later ones change nothing: the bots are being stopped (at most their grace period).
-        signals.append(signum)
-        if len(signals) == 1:
-            print("\nStopping after the matches in progress (Ctrl-C again to stop now)...", file=sys.stderr)
-            ladder.stop()
-        elif len(signals) == 2:
-            print("\nStopping now: the matches in progress are cancelled...", file=sys.stderr)
-            ladder.stop(now=True)
-
-    async def run() -> None:
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, on_signal, signum)
-        try:
-            await ladder.run()
-        finally:
-            await local_bots.stop_all()
-
     what = "until stopped (Ctrl-C)" if settings.matches is None else f"{settings.matches} matches"
     if args.duration is not None:
         what = f"{what} for at most {arguments.span(args.duration)}"
@@ -332,7 +308,7 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
             what = f"for {arguments.span(args.duration)} (Ctrl-C stops earlier)"
     print(f"Playing {what}, {settings.concurrency} at a time; results in {args.db}", file=sys.stderr)
     try:
-        asyncio.run(run())
+        signals = runs.play(ladder, local_bots)
     finally:
         progress.close()  # before any error line, so that the error is a line of its own
     report = ladder.report
@@ -364,4 +340,4 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
         )
     print("")
     tables.print_standings(store, as_json=False, pool=settings.pool)
-    return 128 + signals[1] if len(signals) >= 2 else 0
+    return runs.interrupted(signals) or 0

@@ -16,6 +16,7 @@ from arena.ladder.entries import (
     PairResult,
     RatingChange,
     StoredMatch,
+    event_name,
     pool_name,
 )
 from arena.ladder.fit import Fit, fit_pool
@@ -55,6 +56,7 @@ __all__ = [
     "StoredMatch",
     "command_arguments",
     "default_pool",
+    "event_name",
     "fit_pool",
     "free_port",
     "idle_limit_for",

@@ -5,6 +5,7 @@ scheduler, the ratings and the standings work on them."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -20,10 +21,24 @@ FinishingOrder = tuple[tuple[str, ...], ...]
 names sorted."""
 
 
-def pool_name(players: int, ruleset: str) -> str:
+EVENT_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def event_name(text: str) -> str:
+    """`text` if it may name an event (letters, digits, `.`, `_`, `-`; at most 64), else a ValueError."""
+    if EVENT_NAME.fullmatch(text) is None:
+        raise ValueError(
+            f"an event name is letters, digits, '.', '_' and '-' (at most 64), got {text[:64]!r}"
+        )
+    return text
+
+
+def pool_name(players: int, ruleset: str, event: str | None = None) -> str:
     """The rating pool of a format: its players and ruleset, such as `4p-pairs` or `6p-partnership`.
-    Every format is rated apart: a bot's 4-player rating says little of its 6-player play."""
-    return f"{players}p-{ruleset}"
+    Every format is rated apart: a bot's 4-player rating says little of its 6-player play. The sets of an
+    event (an SPRT, a tournament) are rated in a pool of their own, `4p-pairs@EVENT`, apart from the
+    ladder's."""
+    return f"{players}p-{ruleset}" + ("" if event is None else f"@{event}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,11 +68,13 @@ class DuplicateSet:
     seed: int
     bots: tuple[str, ...]
     rotations: int
+    event: str | None = None
+    """The event the set was played for (an SPRT, a tournament), None for the ladder's sets."""
 
     @property
     def pool(self) -> str:
         """The rating pool the set belongs to."""
-        return pool_name(self.players, self.ruleset)
+        return pool_name(self.players, self.ruleset, self.event)
 
     def team_bots(self, rotation: int) -> tuple[str, ...]:
         """The bot of each team in a rotation: rotation r moves every bot r teams on."""

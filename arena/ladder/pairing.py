@@ -13,7 +13,7 @@ The runner (scheduler.py) asks a `Pairing` for the bots of each new set, so a ru
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Final, Protocol
 
 from arena.ladder.entries import BotEntry, DuplicateSet
@@ -71,8 +71,9 @@ class RatingPairing:
             )
 
     def may_resume(self, duplicate: DuplicateSet) -> bool:
-        """Every unfinished set is the ladder's to finish, whatever its format."""
-        return True
+        """Every unfinished set of the ladder is its to finish, whatever its format (an event's sets are
+        not: an SPRT or a tournament finishes its own)."""
+        return duplicate.event == self.settings.event
 
     def next_bots(self) -> list[str] | None:
         """The least-played bot and opponents close to it in rating; None when too few bots are up."""
@@ -92,3 +93,53 @@ class RatingPairing:
             others.remove(pick)
         self.rng.shuffle(chosen)
         return [bot.name for bot in chosen]
+
+
+class EventPairing:
+    """The pairing of an event (an SPRT, a tournament): the sets of `plan` in order, while `go_on()` says
+    so, between `bots` only. The run's settings name the event: its sets are rated in the event's own pool
+    (`4p-pairs@EVENT`), and only they are resumed (an event stopped and run again under the same name
+    finishes them)."""
+
+    def __init__(
+        self,
+        store: LadderStore,
+        settings: LadderSettings,
+        bots: Sequence[str],
+        plan: Iterator[list[str]],
+        go_on: Callable[[], bool] = lambda: True,
+    ) -> None:
+        if settings.event is None:
+            raise ValueError("an event's run names its event")
+        self.store = store
+        self.settings = settings
+        self.bots = list(bots)
+        self.plan = plan
+        self.go_on = go_on
+
+    def check(self) -> None:
+        """Refuse an event with a bot that is not registered or is on probation, or too few bots."""
+        registered = {bot.name: bot for bot in self.store.bots(self.settings.pool)}
+        for name in self.bots:
+            if name not in registered:
+                raise LadderError(f"no bot named {name!r} is registered (see `arena bots list`)")
+            if registered[name].probation is not None:
+                raise LadderError(
+                    f"{name} is on probation ({registered[name].probation}); take it back with "
+                    f"`arena bots probation {name} --clear`"
+                )
+        teams = self.settings.rules.team_count
+        if len(set(self.bots)) < teams:
+            raise LadderError(
+                f"a {self.settings.players}-player {self.settings.ruleset.value} set needs {teams} bots"
+            )
+
+    def next_bots(self) -> list[str] | None:
+        """The next set of the plan, or None when the plan is done or `go_on()` says stop."""
+        if not self.go_on():
+            return None
+        return next(self.plan, None)
+
+    def may_resume(self, duplicate: DuplicateSet) -> bool:
+        """Only the event's own unfinished sets."""
+        return duplicate.event == self.settings.event

@@ -164,7 +164,9 @@ _ADDED_COLUMNS: Final = {
     # Version 4, ratings by maximum likelihood: each rating's interval and likelihood of superiority, and
     # each pool's count of rated sets (which a rating event checks, to refit from sums no other runner
     # changed meanwhile).
+    # And the event a set was played for (an SPRT, a tournament: rated in a pool of its own).
     4: (
+        ("sets", "event", "TEXT"),
         ("ratings", "margin", "REAL"),
         ("ratings", "superiority", "REAL"),
         ("pools", "rated_sets", "INTEGER NOT NULL DEFAULT 0"),

@@ -83,9 +83,10 @@ class Standing:
 
 
 def default_pool(pools: Mapping[str, int]) -> str:
-    """The pool shown when none is named: the one with the most matches (the default format's when
-    nothing was played yet). `pools` is the store's, most matches first."""
-    return next(iter(pools), DEFAULT_POOL)
+    """The pool shown when none is named: the ladder's pool with the most matches (an event's pool, such
+    as 4p-pairs@sprt-..., only when there is no other; the default format's when nothing was played yet).
+    `pools` is the store's, most matches first."""
+    return next((pool for pool in pools if "@" not in pool), next(iter(pools), DEFAULT_POOL))
 
 
 def ladder_standings(store: LadderStore, pool: str | None = None) -> list[Standing]:

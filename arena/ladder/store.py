@@ -180,28 +180,42 @@ class LadderStore(LeaseStore, TotalsStore, MatchRows):
         seed: int,
         bots: Sequence[str],
         lease: tuple[str, float] | None = None,
+        event: str | None = None,
     ) -> DuplicateSet:
         """Record a new duplicate set before its first match is played; with `lease` (owner, seconds),
-        claimed by that owner already (see `claim_set`)."""
+        claimed by that owner already (see `claim_set`); with `event`, played for that event and rated
+        in its pool."""
         now = time.time()
         owner, until = (None, None) if lease is None else (lease[0], now + lease[1])
         with self._transaction():
             cursor = self._db.execute(
                 "INSERT INTO sets (created_at, players, ruleset, deal_cap, seed, bots, rotations,"
-                " lease_owner, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (now, players, ruleset, deal_cap, seed, json.dumps(list(bots)), len(bots), owner, until),
+                " lease_owner, lease_until, event) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    now,
+                    players,
+                    ruleset,
+                    deal_cap,
+                    seed,
+                    json.dumps(list(bots)),
+                    len(bots),
+                    owner,
+                    until,
+                    event,
+                ),
             )
         assert cursor.lastrowid is not None
-        return DuplicateSet(cursor.lastrowid, players, ruleset, deal_cap, seed, tuple(bots), len(bots))
+        return DuplicateSet(cursor.lastrowid, players, ruleset, deal_cap, seed, tuple(bots), len(bots), event)
 
     def unfinished_sets(self) -> list[tuple[DuplicateSet, list[int]]]:
         """Sets not rated yet, each with the rotations still to play (possibly none)."""
+        event_column = "event" if self._has_column("sets", "event") else "NULL"  # a read-only older file
         rows = self._db.execute(
-            "SELECT id, players, ruleset, deal_cap, seed, bots, rotations FROM sets"
+            f"SELECT id, players, ruleset, deal_cap, seed, bots, rotations, {event_column} FROM sets"
             " WHERE rated_at IS NULL AND void_reason IS NULL ORDER BY id"
         ).fetchall()
         unfinished = []
-        for set_id, players, ruleset, deal_cap, seed, bots_json, rotations in rows:
+        for set_id, players, ruleset, deal_cap, seed, bots_json, rotations, event in rows:
             bots = self._decoded(bots_json, f"the bots of set {set_id}")
             if not (
                 all(is_integer(value) for value in (set_id, players, seed, rotations))
@@ -210,9 +224,10 @@ class LadderStore(LeaseStore, TotalsStore, MatchRows):
                 and _is_list_of(bots, str)
                 and rotations == len(bots)
                 and _are_rules(players, ruleset, deal_cap)
+                and (event is None or isinstance(event, str))
             ):
                 raise self._damaged(f"set {set_id}")
-            duplicate = DuplicateSet(set_id, players, ruleset, deal_cap, seed, tuple(bots), rotations)
+            duplicate = DuplicateSet(set_id, players, ruleset, deal_cap, seed, tuple(bots), rotations, event)
             done = {
                 played
                 for (played,) in self._db.execute(
@@ -424,11 +439,11 @@ class LadderStore(LeaseStore, TotalsStore, MatchRows):
         """
         with self._transaction():
             row = self._db.execute(
-                "SELECT rated_at, void_reason, players, ruleset FROM sets WHERE id = ?", (set_id,)
+                "SELECT rated_at, void_reason, players, ruleset, event FROM sets WHERE id = ?", (set_id,)
             ).fetchone()
             if row is None or row[0] is not None or row[1] is not None:
                 return False
-            pool = pool_name(row[2], row[3])
+            pool = pool_name(row[2], row[3], row[4])
             counted = self._db.execute("SELECT rated_sets FROM pools WHERE name = ?", (pool,)).fetchone()
             now = 0 if counted is None else counted[0]
             if now != rated_sets:

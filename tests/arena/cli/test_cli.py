@@ -119,6 +119,16 @@ def parse_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
 
 
 BOTS = ["--bot", "a=127.0.0.1:1", "--bot", "b=127.0.0.1:2"]
+SPRT = ["sprt", "a", "b", "--elo0", "0", "--elo1", "10"]
+RUN_OPTIONS = [
+    ("--seed", arguments.seed),
+    ("--deal-cap", arguments.deal_cap),
+    ("--decision-ms", arguments.decision_ms),
+    ("--bank-ms", arguments.bank_ms),
+    ("--strikes", arguments.strikes),
+    ("--concurrency", arguments.concurrency),
+]
+"""The numbers of every command that plays sets of an event."""
 BOUNDED_OPTIONS = [
     (["play"], "--seed", arguments.seed),
     (["play"], "--deal-cap", arguments.deal_cap),
@@ -139,6 +149,8 @@ BOUNDED_OPTIONS = [
     (["ladder", "run"], "--idle-bots", arguments.idle_bots),
     (["ladder", "matches"], "--limit", arguments.limit),
     (["check-bot", "127.0.0.1:1"], "--decision-ms", arguments.decision_ms),
+    *((SPRT, option, bounds) for option, bounds in RUN_OPTIONS),
+    (SPRT, "--max-sets", arguments.sets),
 ]
 
 
@@ -176,6 +188,11 @@ def test_no_number_option_is_unbounded_and_help_states_every_range() -> None:
     assert len(bounded) == len(BOUNDED_OPTIONS)
     for action in bounded:
         assert isinstance(action.type, arguments.Bounded)
+        assert action.type.range in (action.help or ""), action.option_strings
+    reals = [action for action in actions if isinstance(action.type, arguments.BoundedReal)]
+    assert [action.option_strings[0] for action in reals] == ["--elo0", "--elo1", "--alpha", "--beta"]
+    for action in reals:
+        assert isinstance(action.type, arguments.BoundedReal)
         assert action.type.range in (action.help or ""), action.option_strings
     durations = [action for action in actions if isinstance(action.type, arguments.Duration)]
     assert [action.option_strings[0] for action in durations] == [

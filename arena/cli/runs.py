@@ -1,0 +1,44 @@
+"""Playing a run of sets from the command line (the ladder's, an SPRT's, a tournament's): the signals
+that stop it and the bots the arena started, stopped at the end, whatever happens."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+
+from arena.ladder import Ladder, LocalBots
+
+
+def play(ladder: Ladder, local_bots: LocalBots) -> list[int]:
+    """Run `ladder` to its end and stop the bots it started; returns the signals received. The first
+    Ctrl-C (or SIGTERM) starts no new match and lets the running ones finish; the second cancels them
+    (nothing of them is stored) and stops now; later ones change nothing (the bots are being stopped,
+    within their grace period)."""
+    signals: list[int] = []
+
+    def on_signal(signum: int) -> None:
+        signals.append(signum)
+        if len(signals) == 1:
+            print("\nStopping after the matches in progress (Ctrl-C again to stop now)...", file=sys.stderr)
+            ladder.stop()
+        elif len(signals) == 2:
+            print("\nStopping now: the matches in progress are cancelled...", file=sys.stderr)
+            ladder.stop(now=True)
+
+    async def run() -> None:
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, on_signal, signum)
+        try:
+            await ladder.run()
+        finally:
+            await local_bots.stop_all()
+
+    asyncio.run(run())
+    return signals
+
+
+def interrupted(signals: list[int]) -> int | None:
+    """The exit status of a run stopped at once by a second signal (128 + its number), else None."""
+    return 128 + signals[1] if len(signals) >= 2 else None

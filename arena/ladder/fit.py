@@ -76,7 +76,9 @@ class Fit:
 
     def superiority(self, first: str, second: str) -> float:
         """The likelihood that `first` is stronger than `second` (0.5 when the data cannot tell)."""
-        i, j = self.bots.index(first), self.bots.index(second)
+        return self._superiority(self.bots.index(first), self.bots.index(second))
+
+    def _superiority(self, i: int, j: int) -> float:
         variance = self.covariance[i, i] + self.covariance[j, j] - 2.0 * self.covariance[i, j]
         difference = (self.ratings[i] - self.ratings[j]) / ELO_PER_THETA
         if variance <= 0.0:
@@ -95,7 +97,7 @@ class Fit:
                     self.bots[index],
                     self.ratings[index],
                     self.margins[index],
-                    None if below is None else self.superiority(self.bots[index], self.bots[below]),
+                    None if below is None else self._superiority(index, below),
                 )
             )
         return lines

@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Final, NoReturn
 
-from arena.cli import bots, check_bot, ladder, match, play, replay, sprt
+from arena.cli import bots, check_bot, ladder, match, play, replay, sprt, tournament
 from arena.cli.options import Commands, Handler, Parents
 from arena.errors import ArenaError
 from arena.untrusted import safe_text
@@ -23,6 +23,7 @@ COMMANDS: Final[tuple[Callable[[Commands, Parents], None], ...]] = (
     bots.register,
     ladder.register,
     sprt.register,
+    tournament.register,
     check_bot.register,
     replay.register,
 )

@@ -174,6 +174,15 @@ def print_standings(store: LadderStore, *, as_json: bool, pool: str | None = Non
                 )
 
 
+def print_event(store: LadderStore, pool: str, bots: Sequence[str]) -> None:
+    """An event's report (a tournament's): its crosstable, then the ratings of its bots fitted over its
+    own sets, with intervals and likelihoods of superiority."""
+    print_crosstable(store, as_json=False, pool=pool)
+    print("")
+    print(f"Ratings over the sets of {pool} only:")
+    print("\n".join(format_standings(ladder_standings(store, pool, only=set(bots)))))
+
+
 def print_crosstable(store: LadderStore, *, as_json: bool, pool: str | None = None) -> None:
     """The head-to-head results of `pool` (default: the pool with the most matches), from its sums: a
     table of bots against bots, or JSON (a line per ordered pair that met)."""

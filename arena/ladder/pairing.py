@@ -12,6 +12,7 @@ The runner (scheduler.py) asks a `Pairing` for the bots of each new set, so a ru
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Final, Protocol
@@ -143,3 +144,27 @@ class EventPairing:
     def may_resume(self, duplicate: DuplicateSet) -> bool:
         """Only the event's own unfinished sets."""
         return duplicate.event == self.settings.event
+
+
+TOURNAMENT_FORMATS: Final = ("round-robin", "gauntlet")
+
+
+def tournament_plan(form: str, bots: Sequence[str], teams: int, rounds: int = 1) -> list[list[str]]:
+    """The sets of a tournament, round after round: a set is a group of `teams` bots (one a team), played
+    once per rotation over the seats. `round-robin`: every group of `teams` of the bots (with two teams,
+    every pair); `gauntlet`: the first bot with every group of `teams` - 1 of the others (with two teams,
+    the first against each other). Groups keep the order the bots were given in.
+
+    :raises ValueError: for another format, a bot named twice, or too few bots to fill the teams.
+    """
+    if form not in TOURNAMENT_FORMATS:
+        raise ValueError(f"the format is round-robin or gauntlet, got {form!r}")
+    if len(set(bots)) != len(bots):
+        raise ValueError("a bot is named twice")
+    if len(bots) < teams:
+        raise ValueError(f"{teams} teams need at least {teams} bots, got {len(bots)}")
+    if form == "round-robin":
+        groups = [list(group) for group in itertools.combinations(bots, teams)]
+    else:
+        groups = [[bots[0], *group] for group in itertools.combinations(bots[1:], teams - 1)]
+    return [list(group) for _round in range(rounds) for group in groups]

@@ -6,7 +6,7 @@ match was stored). Reading them costs a row per bot, whatever the length of the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -89,14 +89,15 @@ def default_pool(pools: Mapping[str, int]) -> str:
     return next((pool for pool in pools if "@" not in pool), next(iter(pools), DEFAULT_POOL))
 
 
-def ladder_standings(store: LadderStore, pool: str | None = None) -> list[Standing]:
+def ladder_standings(
+    store: LadderStore, pool: str | None = None, only: Collection[str] | None = None
+) -> list[Standing]:
     """The standings of `pool` (default: the pool with the most matches) in `store`: every registered
-    bot, best rating first."""
+    bot (or those of `only`, as an event's report wants them), best rating first."""
     if pool is None:
         pool = default_pool(store.pools())
-    return rank_bots(
-        store.bots(pool), store.totals(pool), store.fitted_ratings(pool), pool, store.down_bots()
-    )
+    bots = [bot for bot in store.bots(pool) if only is None or bot.name in only]
+    return rank_bots(bots, store.totals(pool), store.fitted_ratings(pool), pool, store.down_bots())
 
 
 def rank_bots(

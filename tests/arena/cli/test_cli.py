@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import arguments, build_parser, main
+from arena.cli import arguments, build_parser, main, tournament
 from arena.cli import ladder as ladder_command
 from arena.cli import play as play_command
 from arena.cli import replay as replay_command
@@ -120,6 +120,7 @@ def parse_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
 
 BOTS = ["--bot", "a=127.0.0.1:1", "--bot", "b=127.0.0.1:2"]
 SPRT = ["sprt", "a", "b", "--elo0", "0", "--elo1", "10"]
+TOURNAMENT = ["tournament", "--format", "gauntlet", "--bots", "a,b"]
 RUN_OPTIONS = [
     ("--seed", arguments.seed),
     ("--deal-cap", arguments.deal_cap),
@@ -151,6 +152,8 @@ BOUNDED_OPTIONS = [
     (["check-bot", "127.0.0.1:1"], "--decision-ms", arguments.decision_ms),
     *((SPRT, option, bounds) for option, bounds in RUN_OPTIONS),
     (SPRT, "--max-sets", arguments.sets),
+    *((TOURNAMENT, option, bounds) for option, bounds in RUN_OPTIONS),
+    (TOURNAMENT, "--rounds", tournament.rounds),
 ]
 
 

@@ -2,7 +2,7 @@
 
 Run it: `python -m sample_bots.rule_bot --port 50051`.
 
-The auction (RULES.md section 4):
+The auction (docs/rules.md#the-auction):
 
 - every denomination is valued by a small linear model of the hand (trump length, jacks and nines of
   trumps, other jacks, voids; jacks and nines for no trumps) that estimates the points the team takes
@@ -16,7 +16,7 @@ The auction (RULES.md section 4):
   denomination, so it supports the partner's suit rather than overcall it, and never outbids a partner;
 - it doubles only holding the top of the opponents' trumps, and redoubles only a comfortable contract.
 
-The play (RULES.md section 5): it counts the cards (both copies of each, and that of two identical cards
+The play (docs/rules.md#the-play): it counts the cards (both copies of each, and that of two identical cards
 the first played wins) to know which of its cards are masters and which seats are void. It throws points
 onto a trick its partner wins safely, wins points with the cheapest card that keeps the trick, ruffs
 only tricks worth it, draws trumps when its side holds the contract and the top trump, cashes masters
@@ -59,7 +59,7 @@ from sdk import (
 TOP_RANKS: Final = (Rank.JACK, Rank.NINE)
 """The ranks a plus bid (`+2S`) counts as top cards."""
 BAND_STARTS: Final = (40, 48, 56)
-"""Contract numbers at which the tables won or lost step up (RULES.md section 6)."""
+"""Contract numbers at which the tables won or lost step up (docs/rules.md#table-amounts)."""
 
 
 # The table.
@@ -296,7 +296,7 @@ def choose_denomination(view: View, estimates: dict[Suit | None, float]) -> Suit
 
 def bid_call(view: View, denomination: Suit | None, number: int, current: int, limit: int) -> Call:
     """The bid making `number` in `denomination`, in the form that tells partners the truth about the
-    hand (RULES.md section 4): plus form for a holding of only top cards when the increment fits, the
+    hand (docs/rules.md#bid-forms): plus form for a holding of only top cards when the increment fits, the
     number-first form with the jack, suit-first without it; noes when void in the suit last named."""
     if denomination is None:
         named = last_named_suit(view)

@@ -134,8 +134,8 @@ def explain_answer(
         if error.cause is FaultCause.MALFORMED_ANSWER:
             what = "card" if legal and isinstance(legal[0], Card) else "call"
             return (
-                f"answered {quoted(answer.notation)}, which is not a {what} in the notation of RULES.md "
-                f"({error})"
+                f"answered {quoted(answer.notation)}, which is not a {what} in the notation of "
+                f"docs/rules.md#notation ({error})"
             )
         return f"answered {quoted(answer.notation)} which is not legal (legal: {moves_text(legal)})"
     return "answered a MoveAnswer that names no move (neither move_index nor notation)"

@@ -240,6 +240,7 @@ class Ladder:
         (each closes its streams on the way out), none of them is stored, and `run` returns at once
         with what finished; their sets stay unfinished, for the next run to finish."""
         self.stopping = True
+        self.player.stopping = True
         if now:
             for task in self._workers:
                 task.cancel()

@@ -68,18 +68,20 @@ class SetPlayer:
         """Jobs handed to `play` and not played: their set was put back or made void before they began."""
         self.lost = 0
         """Matches played, or begun, that were not stored (cancelled, failed, stored by another runner)."""
+        self.stopping = False
+        """The run is stopping: a match not begun yet (its bots still starting) is not begun."""
 
     async def play(self, job: Job) -> None:
         """Play one match of a set (once its bots answered when the set started), store it at once, and
         rate the set if it is complete. Whatever happens in the match, the run goes on (see the module's
         note on containment)."""
         try:
-            if await self._start_set(job.set_in_play):
-                await self._play(job)
-                return
-            self.dropped += 1
-            for name in job.duplicate.team_bots(job.rotation):
-                self.scheduled[name] -= 1
+            if self.stopping or not await self._start_set(job.set_in_play):
+                self.dropped += 1
+                for name in job.duplicate.team_bots(job.rotation):
+                    self.scheduled[name] -= 1
+            elif not await self._play(job):
+                self.dropped += 1
         finally:
             self.sets_held.job_done(job.set_in_play)
 
@@ -128,11 +130,15 @@ class SetPlayer:
             self.report.sets_postponed += 1
             log.warning("set_postponed", set_id=duplicate.id, bots=sorted(failed), retry_in_s=round(wait, 1))
 
-    async def _play(self, job: Job) -> None:
+    async def _play(self, job: Job) -> bool:
+        """Play and store one match; False when it was not begun (the run stopped while its bots
+        started)."""
         duplicate = job.duplicate
         team_bots = duplicate.team_bots(job.rotation)
         try:
             outcome = await self._play_match(job, team_bots)
+            if outcome is None:
+                return False
         except StoreError:
             raise
         except asyncio.CancelledError:
@@ -146,7 +152,7 @@ class SetPlayer:
             self.report.arena_errors += 1
             self.lost += 1
             self.void(job.set_in_play, f"arena error in rotation {job.rotation}: {type(error).__name__}")
-            return
+            return True
         finally:
             for name in team_bots:
                 self.scheduled[name] -= 1
@@ -156,6 +162,7 @@ class SetPlayer:
             self.rate(duplicate)
             if self.on_match is not None:
                 self.on_match(outcome, self.report)
+        return True
 
     def _store(self, job: Job, outcome: MatchOutcome) -> bool:
         """Store a match and add it to the report; False when another runner stored its rotation first."""
@@ -190,9 +197,10 @@ class SetPlayer:
             self.void(job.set_in_play, f"arena error in rotation {job.rotation}: {outcome.arena_error}")
         return True
 
-    async def _play_match(self, job: Job, team_bots: tuple[str, ...]) -> MatchOutcome:
+    async def _play_match(self, job: Job, team_bots: tuple[str, ...]) -> MatchOutcome | None:
         """Start or find every team's bot, play the match, give the processes back. A bot that does not
-        start now (it did when the set started) forfeits at once, and its set is made void."""
+        start now (it did when the set started) forfeits at once, and its set is made void. None: the
+        run began to stop while the bots started, so the match is not begun (its set stays unfinished)."""
         duplicate = job.duplicate
         rules = MatchRules(duplicate.players, Ruleset.parse(duplicate.ruleset), duplicate.deal_cap)
         seats_per_team = rules.players // rules.team_count
@@ -219,6 +227,9 @@ class SetPlayer:
                     where = ["-"]
                 taken.extend(address for address in where if address != "-")
                 addresses.append(BotAddress(name, ",".join(where)))
+            if self.stopping:
+                log.info("ladder_match_not_begun", set_id=duplicate.id, rotation=job.rotation)
+                return None
             seats = seats_for_teams(rules, addresses)
             # Checked when started, connected once: no handshake and no new connection per match.
             described = self.local_bots.described(taken)

@@ -1,4 +1,5 @@
-"""Calls of the auction: pass, double, redouble and the six bid forms (RULES.md sections 4 and 8).
+"""Calls of the auction: pass, double, redouble and the six bid forms (docs/rules.md#the-auction,
+docs/rules.md#writing-calls).
 
 Every `Call` is interned, so calls compare and hash by identity and the tuples of legal calls can be
 built once and shared.

@@ -1,4 +1,5 @@
-"""Cards of 56: suits, ranks, points, the packs, and their canonical notation (RULES.md sections 2, 8).
+"""Cards of 56: suits, ranks, points, the packs, and their canonical notation (docs/rules.md#the-cards,
+docs/rules.md#writing-cards).
 
 Every `Card` is interned: `Card(Rank.JACK, Suit.SPADES) is JS`. The two copies of a card in the double
 pack are the same value, which is exactly the rule "two cards of the same rank and suit are identical".

@@ -1,4 +1,5 @@
-"""One deal of 56: the auction (RULES.md section 4) and the play of the tricks (section 5).
+"""One deal of 56: the auction (docs/rules.md#the-auction) and the play of the tricks
+(docs/rules.md#the-play).
 
 `Deal` is the engine's hot path: a mutable state with a cheap `copy()`, `legal_moves()` and `apply()`.
 It knows nothing of tables or matches; `fiftysix.engine.match` settles the deal it ends with.

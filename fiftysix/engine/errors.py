@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 class NotationError(ValueError):
-    """A card or call string that is not in the notation of RULES.md section 8."""
+    """A card or call string that is not in canonical notation (docs/rules.md#notation)."""
 
 
 class IllegalMoveError(ValueError):

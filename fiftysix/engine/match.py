@@ -1,7 +1,8 @@
 """A match of 56: deals in sequence, tables paid between teams, teams going out, the ranking.
 
-RULES.md sections 3, 6 and 7. The match deals each hand itself from a `DealSource`: `ShuffledDeals`
-(seeded, the default) or a recorded list of hands (for replays).
+docs/rules.md#the-deal, docs/rules.md#scoring, docs/rules.md#teams-going-out and
+docs/rules.md#the-end-of-the-match. The match deals each hand itself from a `DealSource`:
+`ShuffledDeals` (seeded, the default) or a recorded list of hands (for replays).
 """
 
 from __future__ import annotations
@@ -240,7 +241,7 @@ class Match:
         raise AssertionError("no seat left at the table")
 
     def _pay(self, contract: Contract, made: bool) -> tuple[Payment, ...]:
-        """Move tables for a finished deal, capped at what each payer has (RULES.md section 6)."""
+        """Move tables for a finished deal, capped at what each payer has (docs/rules.md#scoring)."""
         amount = table_amount(contract.number, made, contract.doubling)
         others = self._other_teams_from(contract.bidder, contract.team)
         tables = self.tables
@@ -281,7 +282,7 @@ class Match:
         return order
 
     def ranking(self, last: Collection[int] = ()) -> tuple[int, ...]:
-        """Each team's rank (1 is best; equal ranks share a number), by RULES.md section 7.
+        """Each team's rank (1 is best; equal ranks share a number), by docs/rules.md#the-ranking.
 
         Teams still in rank above teams that went out, by tables held (equal tables rank equal); teams
         that went out rank by the deal in which they went out (later is higher, same deal equal).

@@ -13,7 +13,7 @@ MAX_DEAL_CAP: Final = 10_000
 
 
 class Ruleset(Enum):
-    """`pairs` (RULES.md sections 1-8, the default) or `partnership` (section 9: two fixed teams)."""
+    """`pairs` (the default) or `partnership` (two fixed teams): docs/rules.md#rulesets."""
 
     PAIRS = "pairs"
     PARTNERSHIP = "partnership"
@@ -83,7 +83,7 @@ _BANDS: Final = ((28, 39, 1, 2), (40, 47, 2, 3), (48, 55, 3, 4), (56, 56, 4, 5))
 
 
 def table_amount(contract: int, made: bool, doubling: int) -> int:
-    """Tables each paying team pays (RULES.md section 6).
+    """Tables each paying team pays (docs/rules.md#table-amounts).
 
     `doubling` is 1 (undoubled), 2 (doubled) or 4 (redoubled). When the contract is `made` each other team
     pays the contractors; when lost the contractors pay each other team.

@@ -53,7 +53,7 @@ class Contract:
     """The contract the auction ended with.
 
     `bid` is None when every player passed: then the team of the player to the dealer's right is
-    contracted for 28 no trumps (RULES.md section 4, "All pass"), and `bidder` is that player.
+    contracted for 28 no trumps (docs/rules.md#all-pass), and `bidder` is that player.
     `doubling` is 1, 2 (doubled) or 4 (redoubled).
     """
 

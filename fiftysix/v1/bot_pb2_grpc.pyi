@@ -16,10 +16,10 @@ about 250, and a match is hundreds of decisions. The stream also gives the bot a
 state of its seat (start of match, end of each deal, end of match), and the arena a single place to
 detect a bot that disconnects.
 
-Notation: cards and calls are strings in the canonical notation of RULES.md section 8. A card is rank
-then suit (`JS`, `9H`, `TD`, `QC`; ranks J 9 A T K Q 8 7, suits S H D C). A call is `pass`, `double`,
-`redouble` or a bid: `28S`, `S28`, `28NT`, `28NOES`, `+2S`, `+2NOES`. The arena always sends the
-canonical form; it accepts any letter case and `10` for the ten in answers.
+Notation: cards and calls are strings in the canonical notation of docs/rules.md#notation. A card is
+rank then suit (`JS`, `9H`, `TD`, `QC`; ranks J 9 A T K Q 8 7, suits S H D C). A call is `pass`,
+`double`, `redouble` or a bid: `28S`, `S28`, `28NT`, `28NOES`, `+2S`, `+2NOES`. The arena always sends
+the canonical form; it accepts any letter case and `10` for the ten in answers.
 """
 
 from collections import abc as _abc

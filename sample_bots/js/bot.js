@@ -49,7 +49,7 @@ const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 // The highest number this bot ever bids (a contract of 28-39 costs 2 tables when lost, 40 or more 3).
 const MAX_BID = 32;
 
-// Ranks high to low (RULES.md section 2); a lower index is a higher card.
+// Ranks high to low (docs/rules.md#rank-and-points); a lower index is a higher card.
 const RANK_ORDER = 'J9ATKQ87';
 const SUITS = 'SHDC';
 const POINTS = { J: 3, 9: 2, A: 1, T: 1 };
@@ -81,7 +81,8 @@ function trumpOf(view) {
   return (contract && TRUMP_OF_DENOMINATION[contract.denomination]) || null;
 }
 
-// The play currently winning the trick on the table (RULES.md section 5), or null if it is empty.
+// The play currently winning the trick on the table, or null if it is empty
+// (docs/rules.md#who-wins-a-trick).
 function winningPlay(trick, trump) {
   let best = null;
   for (const play of trick) {

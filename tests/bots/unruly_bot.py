@@ -16,13 +16,10 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-import grpc
-
-from fiftysix.v1 import bot_pb2 as pb
-from sample_bots.random_bot import RandomBot
-from sdk import start
-from sdk.server import BotServicer
+# gRPC and the bot are imported once the escapee is in place (see `main`): on a loaded machine their
+# import takes seconds, longer than the short start-up limits of the tests that look for the escapee.
 
 CHATTY_LINES = 200_000
 """About 9 MB of output: far more than any log cap a test sets."""
@@ -62,11 +59,11 @@ def chatter() -> None:
 def log_peers() -> None:
     """Print `unruly: peer ADDRESS` at the start of every seat's stream: one address (the arena's side
     of one TCP connection) for all of them when the arena keeps its channel."""
+    from sdk.server import BotServicer
+
     play_seat = BotServicer.PlaySeat
 
-    def logged(
-        self: BotServicer, requests: Iterator[pb.PlaySeatRequest], context: grpc.ServicerContext
-    ) -> Iterator[pb.PlaySeatResponse]:
+    def logged(self: BotServicer, requests: Iterator[Any], context: Any) -> Iterator[Any]:
         print(f"unruly: peer {context.peer()}", flush=True)
         yield from play_seat(self, requests, context)
 
@@ -83,8 +80,6 @@ def main() -> None:
     parser.add_argument("--never-answer", action="store_true", help="never serve the handshake")
     parser.add_argument("--log-peers", action="store_true", help="print where each seat's stream is from")
     args = parser.parse_args()
-    if args.log_peers:
-        log_peers()
     if args.ignore_term:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if args.fork_escapee is not None:
@@ -92,6 +87,11 @@ def main() -> None:
     if args.chatty:
         chatter()
     time.sleep(args.delay)
+    if args.log_peers:
+        log_peers()
+    from sample_bots.random_bot import RandomBot
+    from sdk import start
+
     server = None if args.never_answer else start(RandomBot, port=args.port)
     try:
         while True:

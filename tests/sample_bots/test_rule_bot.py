@@ -1,5 +1,5 @@
 """The rule bot (sample_bots/rule_bot.py): it beats random play by a wide margin, it never makes an
-illegal move, and the form of its bids is an honest signal (RULES.md section 4).
+illegal move, and the form of its bids is an honest signal (docs/rules.md#bid-forms).
 
 Matches are played in process by a small driver (no gRPC: this is a strength test; the end-to-end tests
 of serving a bot live elsewhere). Every seat gets its own bot object, told of the match start and of

@@ -167,3 +167,33 @@ def test_stop_now_cancels_the_matches_in_progress_and_stores_nothing_of_them(tmp
     finally:
         store.close()
         slow.stop(0)
+
+
+UNRULY = Path(__file__).resolve().parents[2] / "bots" / "unruly_bot.py"
+
+
+def test_a_stop_while_the_bots_start_begins_no_match(tmp_path: Path) -> None:
+    """Ctrl-C once while a set's command bots are still starting: the run waits for the starts (they are
+    stopped with the run) but begins none of the set's matches."""
+    store = LadderStore(tmp_path / "ladder.db")
+    for name in ("slow0", "slow1"):
+        store.add_bot(name, command=f"python {UNRULY} --port {{port}} --delay 1.5")
+    ladder = Ladder(store, LadderSettings(matches=None, deal_cap=1, seed=2), LocalBots(tmp_path, grace=1.0))
+
+    async def run_and_stop() -> LadderReport:
+        task = asyncio.create_task(ladder.run())
+        while ladder.launched == 0:
+            await asyncio.sleep(0.01)
+        ladder.stop()
+        return await task
+
+    try:
+        report = asyncio.run(run_and_stop())
+        assert (report.matches, report.matches_cancelled) == (0, 0)
+        assert store.matches() == []
+        [(_duplicate, missing)] = store.unfinished_sets()
+        assert missing == [0, 1]
+        assert ladder.scheduled == {"slow0": 0, "slow1": 0}
+        assert ladder.planned_matches is None
+    finally:
+        store.close()

@@ -40,7 +40,8 @@ ALL_CALLS: tuple[Call, ...] = tuple(
 
 
 def team_of_seats(players: int, ruleset: Ruleset = Ruleset.PAIRS) -> tuple[int, ...]:
-    """The team of every seat, written out from RULES.md sections 1 and 9 (not from the engine)."""
+    """The team of every seat, written out from docs/rules.md#players-seats-and-teams (not from the
+    engine)."""
     teams = 2 if ruleset is Ruleset.PARTNERSHIP else players // 2
     return tuple(seat % teams for seat in range(players))
 
@@ -114,6 +115,25 @@ def rule_broken(deal: Deal, seat: int, move: Move) -> str:
     except IllegalMoveError as error:
         return error.rule
     raise AssertionError(f"{move} by seat {seat} was accepted")
+
+
+def deal_for_trick(players: int, contract: str, plays: str) -> Deal:
+    """A deal in which seat 0 bids `contract`, everybody passes, and seat 0 leads the first trick.
+
+    Seat `i` holds the `i`-th card of `plays`, and is void in the suit led whenever it does not follow.
+    """
+    cards = parse_cards(plays)
+    led = cards[0].suit
+    hands = build_hands(
+        players,
+        required={seat: str(card) for seat, card in enumerate(cards)},
+        void={seat: [led] for seat, card in enumerate(cards) if card.suit is not led},
+    )
+    deal = make_deal(players, players - 1, hands)
+    make_calls(deal, contract + " pass" * (players - 1))
+    assert deal.phase is Phase.PLAY
+    assert deal.to_act == 0
+    return deal
 
 
 def play_out(deal: Deal) -> None:

@@ -1,4 +1,4 @@
-"""The auction (RULES.md section 4), driven through `Deal` with hand-built hands."""
+"""The auction (docs/rules.md#the-auction), driven through `Deal` with hand-built hands."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Calls: notation of every form and the list of legal calls (RULES.md sections 4 and 8)."""
+"""Calls: notation of every form and the list of legal calls (docs/rules.md#bid-forms,
+docs/rules.md#writing-calls, docs/rules.md#legal-moves)."""
 
 from __future__ import annotations
 

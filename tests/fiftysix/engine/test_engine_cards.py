@@ -1,4 +1,5 @@
-"""Cards: packs, hand sizes, rank order, points and notation (RULES.md sections 2 and 8)."""
+"""Cards: packs, hand sizes, rank order, points and notation (docs/rules.md#the-cards,
+docs/rules.md#writing-cards)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""A match (RULES.md sections 3 and 7): dealers, teams going out, smaller tables, the end, the ranking."""
+"""A match (docs/rules.md#the-deal, docs/rules.md#teams-going-out, docs/rules.md#the-end-of-the-match):
+dealers, teams going out, smaller tables, the end, the ranking."""
 
 from __future__ import annotations
 

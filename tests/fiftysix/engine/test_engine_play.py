@@ -1,4 +1,4 @@
-"""The play of the tricks (RULES.md section 5), driven through `Deal` with hand-built hands."""
+"""The play of the tricks (docs/rules.md#the-play), driven through `Deal` with hand-built hands."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from engine_helpers import (
     PLAYER_COUNTS,
     RULESETS,
     build_hands,
+    deal_for_trick,
     make_calls,
     make_deal,
     next_seat,
@@ -35,25 +36,6 @@ from fiftysix.engine import (
 
 ALL_SPADES = "JS JS 9S 9S AS AS TS TS KS KS QS QS"
 """The twelve spades of the 48-card pack."""
-
-
-def deal_for_trick(players: int, contract: str, plays: str) -> Deal:
-    """A deal in which seat 0 bids `contract`, everybody passes, and seat 0 leads the first trick.
-
-    Seat `i` holds the `i`-th card of `plays`, and is void in the suit led whenever it does not follow.
-    """
-    cards = parse_cards(plays)
-    led = cards[0].suit
-    hands = build_hands(
-        players,
-        required={seat: str(card) for seat, card in enumerate(cards)},
-        void={seat: [led] for seat, card in enumerate(cards) if card.suit is not led},
-    )
-    deal = make_deal(players, players - 1, hands)
-    make_calls(deal, contract + " pass" * (players - 1))
-    assert deal.phase is Phase.PLAY
-    assert deal.to_act == 0
-    return deal
 
 
 # (players, contract, the trick from seat 0 on, the winning seat)

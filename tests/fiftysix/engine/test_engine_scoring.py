@@ -1,4 +1,4 @@
-"""Scoring a deal in tables (RULES.md section 6): the table of amounts and the settlement of a match."""
+"""Scoring a deal in tables (docs/rules.md#scoring): the table of amounts and the settlement of a match."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from engine_helpers import finish_deal, make_match, team_of_seats
 
 from fiftysix.engine import Payment, Ruleset, table_amount
 
-# (first contract number, last contract number, won, lost): RULES.md section 6, undoubled.
+# (first contract number, last contract number, won, lost): docs/rules.md#table-amounts, undoubled.
 BANDS = [(28, 39, 1, 2), (40, 47, 2, 3), (48, 55, 3, 4), (56, 56, 4, 5)]
 
 

@@ -156,7 +156,7 @@ def _cases() -> tuple[Case, ...]:
             script={1: ("pass",) * 6},
             about=(
                 "All pass: the first 6 turns are passes, so the team of the player to the dealer's right",
-                "is contracted for 28 no trumps, undoubled (RULES.md section 4, 'All pass').",
+                "is contracted for 28 no trumps, undoubled (docs/rules.md#all-pass).",
             ),
         )
     )

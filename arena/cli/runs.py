@@ -4,8 +4,10 @@ that stop it and the bots the arena started, stopped at the end, whatever happen
 from __future__ import annotations
 
 import asyncio
+import secrets
 import signal
 import sys
+import time
 
 from arena.ladder import Ladder, LocalBots
 
@@ -37,6 +39,12 @@ def play(ladder: Ladder, local_bots: LocalBots) -> list[int]:
 
     asyncio.run(run())
     return signals
+
+
+def new_event(kind: str) -> str:
+    """A new event's name: its kind, the UTC time and 4 random hex digits, so that two events started in
+    the same second keep their sets apart (`sprt-20261130-120512-3f9a`)."""
+    return f"{kind}-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{secrets.token_hex(2)}"
 
 
 def interrupted(signals: list[int]) -> int | None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
-import time
 from pathlib import Path
 from typing import Final
 
@@ -84,8 +83,8 @@ def register(commands: Commands, parents: Parents) -> None:
         "--event",
         type=arguments.event,
         default=None,
-        help="the event's name, which names its pool (default: sprt-DATE-TIME); the same name again goes "
-        "on from the sets already played",
+        help="the event's name, which names its pool (default: sprt-DATE-TIME-XXXX); the same name again "
+        "goes on from the sets already played",
     )
     sprt.set_defaults(handler=run_sprt, prog=sprt.prog)
 
@@ -164,7 +163,7 @@ def run_sprt(args: argparse.Namespace) -> int:
             "between two bots (4 players, or the partnership ruleset)"
         )
     options.configure_logging_from(args)
-    event = args.event or time.strftime("sprt-%Y%m%d-%H%M%S", time.gmtime())
+    event = args.event or runs.new_event("sprt")
     with open_store(args, writes=True) as store:
         ladder_settings = LadderSettings(
             matches=None,

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 from typing import Final
 
@@ -71,7 +70,7 @@ def register(commands: Commands, parents: Parents) -> None:
         "--event",
         type=arguments.event,
         default=None,
-        help="the event's name, which names its pool (default: tournament-DATE-TIME)",
+        help="the event's name, which names its pool (default: tournament-DATE-TIME-XXXX)",
     )
     tournament.set_defaults(handler=run_tournament, prog=tournament.prog)
 
@@ -87,7 +86,7 @@ def run_tournament(args: argparse.Namespace) -> int:
     if len(plan) > MAX_SETS:
         raise UsageError(f"{len(plan):,} sets planned: at most {MAX_SETS:,} (fewer bots or rounds)")
     options.configure_logging_from(args)
-    event = args.event or time.strftime("tournament-%Y%m%d-%H%M%S", time.gmtime())
+    event = args.event or runs.new_event("tournament")
     with open_store(args, writes=True) as store:
         settings = LadderSettings(
             matches=None,

@@ -10,6 +10,8 @@ import sys
 import time
 
 from arena.ladder import Ladder, LocalBots
+from arena.ladder.pairing import EventPairing
+from arena.untrusted import safe_text
 
 
 def play(ladder: Ladder, local_bots: LocalBots) -> list[int]:
@@ -39,6 +41,18 @@ def play(ladder: Ladder, local_bots: LocalBots) -> list[int]:
 
     asyncio.run(run())
     return signals
+
+
+def say_down(pairing: EventPairing) -> None:
+    """Say on standard error which bots stopped an event by being down, if any did."""
+    if pairing.down:
+        names = ", ".join(safe_text(name, 64) for name in pairing.down)
+        print(
+            f"Stopped early: {names} did not answer or start when sets began and is marked down "
+            "(see `arena bots list`; the event's sets left unfinished are finished by a run with the same "
+            "--event)",
+            file=sys.stderr,
+        )
 
 
 def new_event(kind: str) -> str:

@@ -199,6 +199,7 @@ def run_sprt(args: argparse.Namespace) -> int:
         if progress.scores.sets:
             print(f"Going on from {progress.scores.sets} sets already played in {ladder_settings.pool}")
         signals = runs.play(ladder, local_bots)
+        runs.say_down(pairing)
         return _verdict(progress, ladder_settings.pool, signals)
 
 

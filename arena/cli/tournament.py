@@ -121,6 +121,7 @@ def run_tournament(args: argparse.Namespace) -> int:
             signals = runs.play(ladder, local_bots)
         finally:
             progress.close()
+        runs.say_down(pairing)
         report = ladder.report
         print(
             f"Played {report.matches} matches ({report.sets_rated} of {len(plan)} sets rated, "

@@ -117,6 +117,8 @@ class EventPairing:
         self.bots = list(bots)
         self.plan = plan
         self.go_on = go_on
+        self.down: list[str] = []
+        """The bots marked down that stopped the event (the host could not reach or start them)."""
 
     def check(self) -> None:
         """Refuse an event with a bot that is not registered or is on probation, or too few bots."""
@@ -136,10 +138,16 @@ class EventPairing:
             )
 
     def next_bots(self) -> list[str] | None:
-        """The next set of the plan, or None when the plan is done or `go_on()` says stop."""
+        """The next set of the plan, or None when the plan is done, `go_on()` says stop, or a bot of the
+        set is marked down (then `down` names them: an event plays its plan as planned, or stops)."""
         if not self.go_on():
             return None
-        return next(self.plan, None)
+        bots = next(self.plan, None)
+        if bots is not None:
+            self.down = sorted(set(bots) & self.store.down_bots().keys())
+            if self.down:
+                return None
+        return bots
 
     def may_resume(self, duplicate: DuplicateSet) -> bool:
         """Only the event's own unfinished sets."""

@@ -124,6 +124,13 @@ def test_arena_sprt_accepts_h0_and_h1_and_stops_at_max_sets(
     assert [line.split(":")[0] for line in out[1:3]] == ["set 1", "set 2"]
     assert out[-2] == "No decision after 2 sets"
 
+    # The same event again goes on from its sets.
+    assert arena(db, "bot0", "bot2", "--elo0", "0", "--elo1", "5", "--max-sets", "3", "--event", "three") == 3
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == "Going on from 2 sets already played in 4p-pairs@three"
+    assert out[2].startswith("set 3: ")
+    assert out[-2] == "No decision after 3 sets"
+
     db_rows = sqlite3.connect(db).execute("SELECT DISTINCT event FROM sets ORDER BY event").fetchall()
     assert db_rows == [("one",), ("three",), ("two",)]
     assert main(["ladder", "--db", str(db), "show", "--json", "--pool", "4p-pairs"]) == 0

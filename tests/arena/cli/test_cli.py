@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import arguments, build_parser, main, tournament
+from arena.cli import arguments, build_parser, main, tables, tournament
 from arena.cli import ladder as ladder_command
 from arena.cli import play as play_command
 from arena.cli import replay as replay_command
@@ -729,3 +729,21 @@ def test_the_host_side_options_reach_the_run(tmp_path: Path, monkeypatch: pytest
     assert (defaults.settings.check_timeout_s, defaults.settings.retry_s) == (5.0, 30.0)
     assert (defaults.settings.down_after, defaults.settings.retry_max_s) == (3, 3600.0)
     assert defaults.player.local_bots.idle_limit == 3 * 4
+
+
+@pytest.mark.parametrize(
+    ("given", "pool"),
+    [
+        ("4p-pairs", "4p-pairs"),
+        ("06p-partnership", "6p-partnership"),
+        ("8p-pairs@rr-1.b_c", "8p-pairs@rr-1.b_c"),
+    ],
+)
+def test_a_pool_is_a_format_perhaps_of_an_event(given: str, pool: str) -> None:
+    assert tables.check_pool(given) == pool
+
+
+@pytest.mark.parametrize("given", ["5p-pairs", "4p-bridge", "4p-pairs@", "4p-pairs@a b", "pairs"])
+def test_a_pool_that_is_no_format_is_refused(given: str) -> None:
+    with pytest.raises(ArenaError, match="no pool"):
+        tables.check_pool(given)

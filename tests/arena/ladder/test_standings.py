@@ -13,6 +13,7 @@ from arena.ladder.standings import (
     CRASH_CAUSES,
     ILLEGAL_MOVE_CAUSES,
     TIMEOUT_CAUSES,
+    default_pool,
     ladder_standings,
     matches_per_bot,
     rank_bots,
@@ -152,3 +153,16 @@ def test_the_standings_of_a_store_list_every_registered_bot(tmp_path: Path) -> N
         ("b", 1, 0, "crashed"),
     ]
     store.close()
+
+
+@pytest.mark.parametrize(
+    ("pools", "shown"),
+    [
+        ({}, "4p-pairs"),
+        ({"6p-pairs": 9, "4p-pairs": 3}, "6p-pairs"),
+        ({"4p-pairs@sprt-x": 50, "6p-pairs": 9}, "6p-pairs"),  # an event's pool only when alone
+        ({"4p-pairs@sprt-x": 50}, "4p-pairs@sprt-x"),
+    ],
+)
+def test_the_default_pool_is_the_ladders_with_the_most_matches(pools: dict[str, int], shown: str) -> None:
+    assert default_pool(pools) == shown

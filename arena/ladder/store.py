@@ -35,6 +35,8 @@ from arena.ladder.entries import (
     StoredMatch,
     pool_name,
 )
+from arena.ladder.store_access import AccessStore
+from arena.ladder.store_browse import BrowseStore
 from arena.ladder.store_file import (
     DuplicateMatchError,
     RatingsChangedError,
@@ -44,6 +46,7 @@ from arena.ladder.store_file import (
     is_number,
 )
 from arena.ladder.store_leases import LeaseStore
+from arena.ladder.store_live import LiveStore
 from arena.ladder.store_rows import MatchRows
 from arena.ladder.store_totals import TotalsStore
 from arena.ladder.tally import add_match, add_pair_score, match_tallies, set_pair_scores
@@ -65,7 +68,7 @@ def _are_rules(players: int, ruleset: str, deal_cap: int | None) -> bool:
 
 
 @every_method_store_errors
-class LadderStore(LeaseStore, TotalsStore, MatchRows):
+class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, MatchRows):
     """The ladder's store. Open it with `LadderStore(path)` (see StoreFile for `read_only` and
     `timeout`); close it with `close()`. Every error is a StoreError that names the file.
     """
@@ -254,6 +257,7 @@ class LadderStore(LeaseStore, TotalsStore, MatchRows):
                     ),
                 )
                 self._db.execute("INSERT INTO match_records VALUES (?, ?)", (match_id, json.dumps(record)))
+                self._db.execute("DELETE FROM live_events WHERE match_id = ?", (match_id,))
                 pool = duplicate.pool
                 for tally in match_tallies(team_bots, bot_ranks, faults):
                     self._db.execute(

@@ -9,9 +9,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from arena.errors import ArenaError
-from arena.ladder import LadderStore, Standing, default_pool, ladder_standings
+from arena.ladder import LadderStore, Standing, default_pool, ladder_standings, parse_pool
 from arena.untrusted import safe_text
-from fiftysix.engine import MatchRules, Ruleset
 
 
 def print_bots(store: LadderStore, *, as_json: bool) -> None:
@@ -96,14 +95,12 @@ def format_standings(standings: Sequence[Standing]) -> list[str]:
 
 def check_pool(pool: str) -> str:
     """`pool` if it names a format (`<players>p-<ruleset>`, such as 6p-partnership), else an ArenaError."""
-    players, _, ruleset = pool.partition("p-")
     try:
-        MatchRules(int(players), Ruleset.parse(ruleset))
+        return parse_pool(pool)
     except ValueError:
         raise ArenaError(
             f"no pool {safe_text(pool, 64)!r}: a pool is a format such as 4p-pairs or 6p-partnership"
         ) from None
-    return f"{int(players)}p-{Ruleset.parse(ruleset).value}"
 
 
 def pools_line(pools: dict[str, int], shown: str) -> str:

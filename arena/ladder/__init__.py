@@ -7,12 +7,15 @@ SQLite file (`store_file`). Processes: the bots the arena starts itself (`local_
 
 from arena.ladder.bot_commands import BotStartError, command_arguments, free_port, wait_until_ready
 from arena.ladder.entries import (
+    BOT_NAME_RULE,
     DEFAULT_POOL,
     BotEntry,
     BotTotals,
     DuplicateSet,
     RatingChange,
     StoredMatch,
+    is_bot_name,
+    parse_pool,
     pool_name,
 )
 from arena.ladder.local_bots import IDLE_LIMIT, LocalBots, idle_limit_for
@@ -25,6 +28,7 @@ from arena.ladder.store import LadderStore
 from arena.ladder.store_file import DuplicateMatchError, RatingsChangedError, StoreError
 
 __all__ = [
+    "BOT_NAME_RULE",
     "DEFAULT_DB",
     "DEFAULT_POOL",
     "IDLE_LIMIT",
@@ -49,8 +53,10 @@ __all__ = [
     "default_pool",
     "free_port",
     "idle_limit_for",
+    "is_bot_name",
     "ladder_standings",
     "matches_per_bot",
+    "parse_pool",
     "pool_name",
     "rate_set",
     "rating_event",

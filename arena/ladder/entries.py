@@ -4,13 +4,39 @@ scheduler, the ratings and the standings work on them."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Final
 
+from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.wire import FaultRecord
 
 DEFAULT_POOL: Final = "4p-pairs"
 """The pool of the default format (4 players, pairs): the one read when no other is named."""
+
+
+BOT_NAME_RULE: Final = "a bot name is 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit"
+
+
+def is_bot_name(text: str) -> bool:
+    """Whether `text` may name a new bot (BOT_NAME_RULE): the command line and the site's API ask."""
+    return re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", text) is not None
+
+
+def parse_pool(text: str) -> str:
+    """The pool that `text` names, in its canonical form (`<players>p-<ruleset>`, such as 4p-pairs).
+
+    :raises ValueError: when it names no format.
+    """
+    players, _, ruleset = text.partition("p-")
+    if not players.isdecimal() or len(players) > 2:
+        raise ValueError(f"no pool {text!r}: a pool is a format such as 4p-pairs or 6p-partnership")
+    try:
+        parsed = Ruleset.parse(ruleset)
+        MatchRules(int(players), parsed)
+    except ValueError:
+        raise ValueError(f"no pool {text!r}: a pool is a format such as 4p-pairs or 6p-partnership") from None
+    return pool_name(int(players), parsed.value)
 
 
 def pool_name(players: int, ruleset: str) -> str:

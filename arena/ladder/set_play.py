@@ -155,7 +155,9 @@ class SetPlayer:
         finally:
             for name in team_bots:
                 self.scheduled[name] -= 1
-            if not stored:
+            if stored:
+                feed.close()
+            else:
                 feed.discard()
         if stored:
             for name in team_bots:

@@ -238,7 +238,7 @@ class _Runner:
         time_control = self.settings.time_control
         on_event = self.on_event
         if on_event is not None:
-            on_event(public_events.deal_start(match.deal_number, match.dealer))
+            on_event(public_events.deal_start(match.deal_number, match.dealer, match.seats))
         while not match.is_over:
             started = time.perf_counter()
             seat = match.deal.to_act
@@ -276,7 +276,7 @@ class _Runner:
                 if result is not None:
                     on_event(public_events.deal_end(result))
                     if not match.is_over:
-                        on_event(public_events.deal_start(match.deal_number, match.dealer))
+                        on_event(public_events.deal_start(match.deal_number, match.dealer, match.seats))
             self.decision_seconds.append(time.perf_counter() - started)
             if result is not None:
                 await self.broadcast(deal_end_message(result))

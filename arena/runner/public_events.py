@@ -19,7 +19,7 @@ from fiftysix.wire import FaultRecord
 
 PUBLIC_KEYS: Final[dict[str, frozenset[str]]] = {
     "match_start": frozenset({"type", "match_id", "players", "ruleset", "deal_cap", "seats"}),
-    "deal_start": frozenset({"type", "deal", "dealer"}),
+    "deal_start": frozenset({"type", "deal", "dealer", "seats"}),
     "call": frozenset({"type", "deal", "seat", "call"}),
     "card": frozenset({"type", "deal", "seat", "card"}),
     "deal_end": frozenset({"type", "deal", "hands", "result"}),
@@ -41,9 +41,9 @@ def match_start(match_id: str, rules: MatchRules, seats: Sequence[str]) -> dict[
     }
 
 
-def deal_start(deal: int, dealer: int) -> dict[str, Any]:
-    """A deal is dealt (its hands stay hidden until it ends)."""
-    return {"type": "deal_start", "deal": deal, "dealer": dealer}
+def deal_start(deal: int, dealer: int, seats: Sequence[int]) -> dict[str, Any]:
+    """A deal is dealt to `seats` (those still at the table); its hands stay hidden until it ends."""
+    return {"type": "deal_start", "deal": deal, "dealer": dealer, "seats": list(seats)}
 
 
 def move_made(deal: int, seat: int, move: Move) -> dict[str, Any]:

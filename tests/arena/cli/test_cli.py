@@ -139,6 +139,9 @@ BOUNDED_OPTIONS = [
     (["ladder", "run"], "--idle-bots", arguments.idle_bots),
     (["ladder", "matches"], "--limit", arguments.limit),
     (["check-bot", "127.0.0.1:1"], "--decision-ms", arguments.decision_ms),
+    (["serve"], "--port", arguments.port),
+    (["serve"], "--live-delay", arguments.live_delay),
+    (["tokens", "audit"], "--limit", arguments.limit),
 ]
 
 

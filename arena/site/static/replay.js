@@ -28,8 +28,11 @@
         count += 1;
         const last = c === trick.plays.length - 1 && trick.winner !== null;
         const won = last ? `; trick ${t + 1} to ${seatName(trick.winner)} (${trick.points} points)` : "";
-        steps.push({ d, calls, cards: count, trick: t, inTrick: c + 1, id: `deal-${n}-trick-${t + 1}-card-${c + 1}`, label: `${seatName(play.seat)} plays ${play.card}${won}` });
-        if (c === trick.plays.length - 1) index[`deal-${n}-trick-${t + 1}`] = steps.length - 1;
+        const card = `deal-${n}-trick-${t + 1}-card-${c + 1}`;
+        // The step that completes a trick is linked as the trick itself: #deal-3-trick-7.
+        const id = last ? `deal-${n}-trick-${t + 1}` : card;
+        index[card] = steps.length;
+        steps.push({ d, calls, cards: count, trick: t, inTrick: c + 1, id, label: `${seatName(play.seat)} plays ${play.card}${won}` });
       });
     });
     const faultText = faults.map((fault) => `fault: ${seatName(fault.seat)} ${fault.cause}${fault.substituted ? " (a random move played instead)" : ""}`).join("; ");

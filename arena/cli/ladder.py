@@ -173,6 +173,37 @@ def register(commands: Commands, parents: Parents) -> None:
     record.add_argument("match_id", metavar="MATCH_ID")
     record.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     record.set_defaults(handler=export_record, prog=record.prog)
+    export = actions.add_parser(
+        "export",
+        help="write the leaderboard and match replays as HTML files that open with no server",
+        parents=[parents.database],
+    )
+    export.add_argument("--html", required=True, metavar="DIR", help="the folder to write (made if missing)")
+    export.add_argument(
+        "--limit",
+        type=arguments.limit,
+        default=1000,
+        help=f"replays of the newest N matches of sets that are over ({arguments.limit.range}; default 1000)",
+    )
+    export.set_defaults(handler=export_html, prog=export.prog)
+
+
+def export_html(args: argparse.Namespace) -> int:
+    """Write the static site."""
+    from arena.site.export import export_html as write_site  # Jinja2 is only needed here
+
+    folder = Path(args.html)
+    if folder.exists() and not folder.is_dir():
+        raise ArenaError(f"cannot export to {safe_text(args.html)}: it is not a folder")
+    with open_store(args, writes=False) as store:
+        try:
+            done = write_site(store, folder, args.limit)
+        except OSError as error:
+            raise ArenaError(f"cannot export to {safe_text(args.html)}: {error.strerror}") from None
+    skipped = f" ({done.skipped} records that do not replay skipped)" if done.skipped else ""
+    wrote = f"Wrote {done.leaderboards} leaderboards and {done.replays} replays to {safe_text(args.html)}"
+    print(f"{wrote}{skipped}; open {safe_text(str(folder / 'index.html'))}")
+    return 0
 
 
 def show_standings(args: argparse.Namespace) -> int:

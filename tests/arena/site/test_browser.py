@@ -226,6 +226,18 @@ def test_a_live_match_receives_moves_as_they_are_published(page: Any, site: str,
         store.close()
 
 
+def test_an_exported_replay_opens_from_disk(page: Any, ladder: Ladder56, tmp_path: Path) -> None:
+    from arena.cli import main
+
+    assert main(["ladder", "export", "--db", str(ladder.path), "--html", str(tmp_path), "--limit", "2"]) == 0
+    page.goto((tmp_path / "index.html").as_uri())
+    page.locator("table.matches a").first.click()
+    page.wait_for_selector("#table .seat .card")
+    page.keyboard.press("ArrowRight")
+    assert "step 2 of" in page.locator("#step-label").inner_text()
+    shot(page, "exported-replay")
+
+
 @pytest.mark.parametrize("path", ["/", "/bots/bot0", "/matches", "/live"])
 def test_the_pages_fit_a_phones_width(page: Any, site: str, path: str, ladder: Ladder56) -> None:
     page.set_viewport_size({"width": 375, "height": 800})

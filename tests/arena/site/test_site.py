@@ -262,3 +262,24 @@ def test_writes_need_a_token_and_are_audited(
     ]
     tokens(ladder.path, "remove", "newbot", capsys=capsys)
     assert post({"address": good}, participant).status_code == 401
+
+
+def test_the_static_export_writes_self_contained_pages(
+    ladder: Ladder56, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "site"
+    assert main(["ladder", "export", "--db", str(ladder.path), "--html", str(folder)]) == 0
+    assert "replays" in capsys.readouterr().out
+    replays = sorted(path.name for path in (folder / "matches").iterdir())
+    assert replays == sorted(f"{match_id}.html" for match_id in stored_ids(ladder) if match_id != "held-1")
+    index = (folder / "index.html").read_text(encoding="utf-8")
+    assert EVIL not in index
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in index
+    for path in [folder / "index.html", *(folder / "matches").iterdir()]:
+        text = path.read_text(encoding="utf-8")
+        assert 'src="/' not in text
+        assert 'href="/' not in text
+    replay = (folder / "matches" / replays[0]).read_text(encoding="utf-8")
+    assert "<style>" in replay
+    assert "Cards.build" in replay
+    assert main(["ladder", "export", "--db", str(ladder.path), "--html", str(folder / "index.html")]) == 1

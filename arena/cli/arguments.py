@@ -69,7 +69,7 @@ strikes: Final = Bounded(0, 10_000)
 probation_after: Final = Bounded(0, 10_000)
 down_after: Final = Bounded(1, 10_000)
 idle_bots: Final = Bounded(0, 1_024)
-port: Final = Bounded(0, 65_535)
+port: Final = Bounded(1, 65_535)
 live_delay: Final = Bounded(0, 3_600, " s")
 """How late spectators see a match in play: up to an hour."""
 limit: Final = Bounded(1, 100_000)

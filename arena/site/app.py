@@ -183,18 +183,20 @@ def create_app(settings: SiteSettings) -> Starlette:
 
     async def _stream(match_id: str, after: int) -> AsyncIterator[str]:
         """The match's public events as server-sent events, each cut to its public keys; `end` when the
-        match is no longer in play."""
-        started = last_sent = time.monotonic()
+        match is no longer in play, or has had no new event for LIVE_FRESH_S (its runner died)."""
+        started = last_sent = last_event = time.monotonic()
         while time.monotonic() - started < STREAM_LIMIT_S:
             before = time.time() - settings.live_delay_s
             events, live = await read(partial(_newest, match_id, after, before))
+            if events:
+                last_event = time.monotonic()
             for seq, event in events:
                 after = seq
                 public = public_only(event)
                 if public is not None:
                     last_sent = time.monotonic()
                     yield f"id: {seq}\ndata: {json.dumps(public, separators=(',', ':'))}\n\n"
-            if not live and not events:
+            if (not live and not events) or time.monotonic() - last_event > data.LIVE_FRESH_S:
                 yield f"event: end\ndata: {json.dumps({'match_id': match_id})}\n\n"
                 return
             if time.monotonic() - last_sent > KEEPALIVE_S:

@@ -142,6 +142,7 @@ BOUNDED_OPTIONS = [
     (["serve"], "--port", arguments.port),
     (["serve"], "--live-delay", arguments.live_delay),
     (["tokens", "audit"], "--limit", arguments.limit),
+    (["ladder", "export", "--html", "out"], "--limit", arguments.limit),
 ]
 
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bad_bots import IllegalBot
+
 from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
 from arena.ladder.live_feed import LiveFeed
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
@@ -33,16 +35,21 @@ class Ladder56:
 
 
 def build(folder: Path) -> Ladder56:
-    """Fill a ladder file at `folder`/ladder.db (see the module's note)."""
-    servers = [start(RandomBot) for _ in range(2)]
+    """Fill a ladder file at `folder`/ladder.db (see the module's note): six matches between bot0 and
+    bot1, then a set of `illegal` (a bot that plays cards it does not hold: one strike played on, then
+    a forfeit) against one of them."""
+    servers = [start(RandomBot) for _ in range(2)] + [start(IllegalBot)]
     path = folder / "ladder.db"
     store = LadderStore(path)
     try:
-        for index, server in enumerate(servers):
+        for index, server in enumerate(servers[:2]):
             store.add_bot(f"bot{index}", address=f"127.0.0.1:{server.port}")
         store.add_bot(EVIL, address=f"127.0.0.1:{servers[0].port}")
         store.set_probation(EVIL, f"probation reason {EVIL}")
         settings = LadderSettings(matches=6, seed=5, time_control=FAST, strikes=0)
+        asyncio.run(Ladder(store, settings, LocalBots(folder / "logs")).run())
+        store.add_bot("illegal", address=f"127.0.0.1:{servers[2].port}")
+        settings = LadderSettings(matches=2, seed=6, time_control=FAST, strikes=1)
         asyncio.run(Ladder(store, settings, LocalBots(folder / "logs")).run())
         events: list[dict[str, Any]] = []
         feed = LiveFeed(store, "live-match-1")
@@ -52,7 +59,9 @@ def build(folder: Path) -> Ladder56:
             feed.publish(event)
 
         rules = MatchRules(4)
-        bots = [BotAddress(f"bot{index}", f"127.0.0.1:{server.port}") for index, server in enumerate(servers)]
+        bots = [
+            BotAddress(f"bot{index}", f"127.0.0.1:{server.port}") for index, server in enumerate(servers[:2])
+        ]
 
         async def play() -> MatchOutcome:
             outcome = await run_match(

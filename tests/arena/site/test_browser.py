@@ -164,7 +164,7 @@ def test_a_whole_deal_stepped_with_the_keyboard_shows_the_records_cards(
 ) -> None:
     store = LadderStore(ladder.path, read_only=True)
     try:
-        match = store.recent_matches(None, 1)[0]
+        match = store.recent_matches("bot1", 1)[0]
         view = replay_view(store.match_record(match.id))
     finally:
         store.close()
@@ -190,6 +190,24 @@ def test_a_whole_deal_stepped_with_the_keyboard_shows_the_records_cards(
     winner = page.locator(f'#table .seat[data-seat="{trick["winner"]}"]')
     assert "winner" in winner.get_attribute("class").split()
     assert page.locator("#step-link").get_attribute("href") == "#deal-1-trick-2"
+
+
+def test_faults_are_marked_where_they_happened(page: Any, site: str, ladder: Ladder56) -> None:
+    store = LadderStore(ladder.path, read_only=True)
+    try:
+        match = store.recent_matches("illegal", 1)[0]
+    finally:
+        store.close()
+    page.goto(f"{site}/matches/{match.id}")
+    label = page.locator("#step-label")
+    for _ in range(match.decisions + 20):
+        if "fault" in (label.get_attribute("class") or "").split():
+            break
+        page.keyboard.press("ArrowRight")
+    text = label.inner_text()
+    assert "fault: seat" in text
+    assert "illegal_move" in text
+    shot(page, "replay-fault")
 
 
 def test_a_live_match_receives_moves_as_they_are_published(page: Any, site: str, ladder: Ladder56) -> None:
@@ -252,7 +270,7 @@ def test_the_pages_fit_a_phones_width(page: Any, site: str, path: str, ladder: L
 def test_the_replay_fits_a_phones_width(page: Any, site: str, ladder: Ladder56) -> None:
     store = LadderStore(ladder.path, read_only=True)
     try:
-        match_id = store.recent_matches(None, 1)[0].id
+        match_id = store.recent_matches("bot1", 1)[0].id
     finally:
         store.close()
     page.set_viewport_size({"width": 375, "height": 800})

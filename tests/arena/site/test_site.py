@@ -34,10 +34,10 @@ def client(ladder: Ladder56) -> Iterator[TestClient]:
         yield test_client
 
 
-def stored_ids(ladder: Ladder56) -> list[str]:
+def stored_ids(ladder: Ladder56, bot: str | None = None) -> list[str]:
     store = LadderStore(ladder.path, read_only=True)
     try:
-        return [match.id for match in store.recent_matches(None, 100)]
+        return [match.id for match in store.recent_matches(bot, 100)]
     finally:
         store.close()
 
@@ -46,10 +46,11 @@ def test_the_leaderboard_lists_every_bot_with_its_status(client: TestClient) -> 
     standings = client.get("/api/standings").json()
     assert standings["pool"] == "4p-pairs"
     by_bot = {line["bot"]: line for line in standings["standings"]}
-    assert set(by_bot) == {"bot0", "bot1", EVIL}
-    assert by_bot["bot0"]["matches"] == 6
+    assert set(by_bot) == {"bot0", "bot1", "illegal", EVIL}
+    assert by_bot["bot0"]["matches"] == 8
+    assert by_bot["illegal"]["faults"]["illegal_moves"] == 4  # a strike played on, a forfeit; twice
     assert by_bot[EVIL]["status"] == "probation"
-    assert client.get("/api/pools").json() == [{"pool": "4p-pairs", "matches": 6}]
+    assert client.get("/api/pools").json() == [{"pool": "4p-pairs", "matches": 8}]
     page = client.get("/")
     assert page.status_code == 200
     assert "bot0" in page.text
@@ -66,15 +67,14 @@ def test_a_bot_named_like_a_script_is_text_on_every_page(client: TestClient, pat
 
 def test_the_bot_page_has_a_chart_head_to_head_and_matches(client: TestClient) -> None:
     data = client.get("/api/bots/bot0").json()
-    assert len(data["rating_history"]) == 3
-    assert data["head_to_head"] == [
-        {
-            "opponent": "bot1",
-            "matches": 6,
-            **{key: data["head_to_head"][0][key] for key in ("ahead", "behind", "level")},
-        }
+    assert len(data["rating_history"]) == 4
+    assert [(line["opponent"], line["matches"]) for line in data["head_to_head"]] == [
+        ("bot1", 6),
+        ("illegal", 2),
     ]
-    assert sum(data["head_to_head"][0][key] for key in ("ahead", "behind", "level")) == 6
+    for line in data["head_to_head"]:
+        assert line["ahead"] + line["behind"] + line["level"] == line["matches"]
+    assert data["head_to_head"][1]["ahead"] == 2  # the illegal bot forfeits both
     page = client.get("/bots/bot0")
     assert "<svg" in page.text
     assert "bot1" in page.text
@@ -82,9 +82,22 @@ def test_the_bot_page_has_a_chart_head_to_head_and_matches(client: TestClient) -
     assert evil.status_code == 404  # a name with '/' has no page of its own; it is still listed
 
 
+def test_a_bots_faults_are_listed_with_their_causes(client: TestClient) -> None:
+    faults = client.get("/api/bots/illegal").json()["faults"]
+    assert sorted((fault["cause"], fault["substituted"]) for fault in faults) == [
+        ("illegal_move", False),
+        ("illegal_move", False),
+        ("illegal_move", True),
+        ("illegal_move", True),
+    ]
+    assert all(fault["detail"] for fault in faults)  # the set is over: the details are shown
+    page = client.get("/bots/illegal").text
+    assert "illegal_move (played on)" in page
+
+
 def test_matches_are_paged_and_filtered(client: TestClient, ladder: Ladder56) -> None:
     listed = client.get("/api/matches?bot=bot1&pool=4p-pairs&page=1").json()
-    assert [match["id"] for match in listed["matches"]] == stored_ids(ladder)
+    assert [match["id"] for match in listed["matches"]] == stored_ids(ladder, "bot1")
     assert listed["has_next"] is False
     assert client.get("/api/matches?page=2").json()["matches"] == []
     assert client.get("/api/matches?pool=6p-pairs").json()["matches"] == []

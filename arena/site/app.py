@@ -36,6 +36,9 @@ KEEPALIVE_S: Final = 15.0
 STREAM_LIMIT_S: Final = 4 * 3600.0
 """A live stream ends after this long (the browser reconnects, from where it was)."""
 MAX_NAME: Final = 200
+MAX_STREAMS: Final = 200
+"""Live streams open at once: each polls the ladder file, so a crowd of them is refused (503), not
+served slowly to everybody."""
 
 T = TypeVar("T")
 
@@ -93,6 +96,7 @@ def create_app(settings: SiteSettings) -> Starlette:
         return await run_in_threadpool(run)
 
     links = render.Links()
+    streams_open = [0]
 
     def html(template: str, status: int = 200, **context: Any) -> HTMLResponse:
         return HTMLResponse(render.page(template, links, **context), status_code=status)
@@ -175,6 +179,8 @@ def create_app(settings: SiteSettings) -> Starlette:
         if not after.lstrip("-").isdecimal() or len(after) > 12:
             raise data.SiteError(400, "'after' (or Last-Event-ID) must be a whole number")
         await _live_or_404(match_id)
+        if streams_open[0] >= MAX_STREAMS:
+            raise data.SiteError(503, "too many spectators at once; try again in a minute")
         return StreamingResponse(
             _stream(match_id, int(after)),
             media_type="text/event-stream",
@@ -182,6 +188,15 @@ def create_app(settings: SiteSettings) -> Starlette:
         )
 
     async def _stream(match_id: str, after: int) -> AsyncIterator[str]:
+        """`_messages`, counted among the streams open."""
+        streams_open[0] += 1
+        try:
+            async for message in _messages(match_id, after):
+                yield message
+        finally:
+            streams_open[0] -= 1
+
+    async def _messages(match_id: str, after: int) -> AsyncIterator[str]:
         """The match's public events as server-sent events, each cut to its public keys; `end` when the
         match is no longer in play, or has had no new event for LIVE_FRESH_S (its runner died)."""
         started = last_sent = last_event = time.monotonic()
@@ -212,8 +227,8 @@ def create_app(settings: SiteSettings) -> Starlette:
         return store.live_events(match_id, after, before=before), store.is_live(match_id)
 
     async def api_add_bot(request: Request) -> Response:
-        document = management.json_body(await _body(request))
         holder = await read(lambda store: management.holder_of(store, request.headers.get("authorization")))
+        document = management.json_body(await _body(request))
         name, address = management.bot_request(holder, document)
         await management.check_answers(name, address)
         action, status = await run_in_threadpool(management.save_bot, settings.db, holder, name, address)
@@ -227,8 +242,8 @@ def create_app(settings: SiteSettings) -> Starlette:
 
     async def api_probation(request: Request) -> Response:
         name = _path_name(request, "name")
-        document = management.json_body(await _body(request))
         holder = await read(lambda store: management.holder_of(store, request.headers.get("authorization")))
+        document = management.json_body(await _body(request))
         reason = await run_in_threadpool(management.set_probation, settings.db, holder, name, document)
         return JSONResponse({"bot": name, "probation": reason})
 

@@ -22,6 +22,8 @@ from arena.untrusted import safe_text
 log = structlog.get_logger("site")
 
 MAX_BODY_BYTES: Final = 4096
+MAX_ADDRESSES: Final = 4
+"""The most seats a team has (8-player partnership): more addresses than that are never used."""
 CHECK_TIMEOUT_S: Final = 5.0
 """How long a bot has to answer the handshake before its address is refused."""
 
@@ -82,6 +84,8 @@ def bot_request(holder: TokenHolder, document: dict[str, Any]) -> tuple[str, str
     if not is_bot_name(name):
         raise SiteError(400, BOT_NAME_RULE)
     parts = split_addresses(address)
+    if len(parts) > MAX_ADDRESSES:
+        raise SiteError(400, f"at most {MAX_ADDRESSES} addresses (one per seat of a team)")
     for part in parts:
         try:
             check_address(part)

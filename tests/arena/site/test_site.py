@@ -240,6 +240,8 @@ def test_writes_need_a_token_and_are_audited(
     assert post({"address": good}, "a56_wrong").status_code == 401
     assert post({"name": "bot0", "address": good}, participant).status_code == 403
     assert post({"address": "no-port"}, participant).status_code == 400
+    assert post({"address": ",".join([good] * 5)}, participant).status_code == 400
+    assert client.post("/api/bots", content=b"{").status_code == 401  # who, before what
     assert post([1, 2], participant).status_code == 400
     assert (
         client.post("/api/bots", content=b"{", headers={"Authorization": f"Bearer {participant}"}).status_code

@@ -8,7 +8,9 @@ killed at any point (even by SIGKILL) loses no finished match and never rates a 
 the next run resumes the unfinished sets. A set in which the arena itself failed (an error of ours, not
 of a bot) is made void: kept in the history, never rated, never resumed. A row that does not hold what
 the arena wrote (the file was edited by hand?) is a StoreError, not a crash further on. The file itself
-(schema, opening, read-only files, errors) is store_file.py.
+(schema, opening, read-only files, errors) is store_file.py; what the site keeps and reads (the live
+events of matches in play, tokens and the audit log, pages of history) is store_live.py,
+store_access.py and store_browse.py.
 
 Cost: what the ladder reads and writes for each match and each set does not grow with the history.
 Saving a match also updates, in its transaction, a row per bot in `match_bots` (read newest first by

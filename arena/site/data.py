@@ -60,14 +60,9 @@ def pools(store: LadderStore) -> list[dict[str, Any]]:
 
 def standings(store: LadderStore, pool: str | None) -> dict[str, Any]:
     """The leaderboard of `pool` (default: the pool with the most matches)."""
-    known = store.pools()
-    shown = pool or default_pool(known)
+    shown = pool or default_pool(store.pools())
     lines = [{**line.to_json(), "status": status_of(line)} for line in ladder_standings(store, shown)]
-    return {
-        "pool": shown,
-        "pools": [{"pool": name, "matches": count} for name, count in known.items()],
-        "standings": lines,
-    }
+    return {"pool": shown, "pools": pools(store), "standings": lines}
 
 
 def match_summary(summary: MatchSummary) -> dict[str, Any]:

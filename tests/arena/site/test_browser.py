@@ -133,6 +133,14 @@ def test_a_bot_page_opens_from_the_leaderboard(page: Any, site: str) -> None:
     shot(page, "bot")
 
 
+def store_record(ladder: Ladder56, match_id: str) -> dict[str, Any]:
+    store = LadderStore(ladder.path, read_only=True)
+    try:
+        return store.match_record(match_id)
+    finally:
+        store.close()
+
+
 def expected_hands(view: dict[str, Any], deal_index: int, cards_played: int) -> list[list[str] | None]:
     deal = view["deals"][deal_index]
     plays = [play for trick in deal["tricks"] for play in trick["plays"]][:cards_played]
@@ -170,6 +178,12 @@ def test_a_whole_deal_stepped_with_the_keyboard_shows_the_records_cards(
         store.close()
     page.goto(f"{site}/matches/{match.id}")
     deal = view["deals"][0]
+    record = store_record(ladder, match.id)
+    # The viewer's deal is the record's: its hands, and its cards in the order played.
+    assert deal["hands"] == record["deals"][0]["hands"]
+    assert [play["card"] for trick in deal["tricks"] for play in trick["plays"]] == record["deals"][0][
+        "cards"
+    ]
     cards = sum(len(trick["plays"]) for trick in deal["tricks"])
     steps = [0] * (1 + len(deal["calls"])) + list(range(1, cards + 1)) + [cards]
     for number, played in enumerate(steps):

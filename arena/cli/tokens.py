@@ -8,10 +8,8 @@ from datetime import UTC, datetime
 
 from arena.cli import arguments
 from arena.cli.options import Commands, Parents, open_store
+from arena.ladder.store_access import COMMAND_LINE
 from arena.untrusted import safe_text
-
-CLI_ACTOR = "host:command-line"
-"""How the audit log names writes made with `arena tokens`."""
 
 
 def register(commands: Commands, parents: Parents) -> None:
@@ -53,7 +51,7 @@ def _when(seconds: float) -> str:
 def add_token(args: argparse.Namespace) -> int:
     """Make a token and print it, once."""
     with open_store(args, writes=True) as store:
-        token = store.add_token(args.name, "host" if args.host else "participant", CLI_ACTOR)
+        token = store.add_token(args.name, "host" if args.host else "participant", COMMAND_LINE)
     role = "the host" if args.host else f"the participant {args.name} (their bot {args.name} only)"
     print(f"Token for {role}, shown this once (only its digest is kept):\n{token}")
     return 0
@@ -79,7 +77,7 @@ def list_tokens(args: argparse.Namespace) -> int:
 def remove_token(args: argparse.Namespace) -> int:
     """Revoke a token."""
     with open_store(args, writes=True) as store:
-        store.remove_token(args.name, CLI_ACTOR)
+        store.remove_token(args.name, COMMAND_LINE)
     print(f"Revoked the token of {safe_text(args.name, 64)}")
     return 0
 

@@ -19,6 +19,8 @@ from typing import Final, Literal
 from arena.ladder.store_file import StoreError, StoreFile, every_method_store_errors, is_number
 
 TOKEN_PREFIX: Final = "a56_"
+COMMAND_LINE: Final = "host:command-line"
+"""How the audit log names a write made on the host's command line (`arena bots`, `arena tokens`)."""
 MAX_TOKEN_CHARS: Final = 200
 """A presented token longer than this is refused before it is hashed."""
 

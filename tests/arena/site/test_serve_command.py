@@ -82,3 +82,18 @@ def test_it_serves_until_ctrl_c(tmp_path: Path) -> None:
     assert process.returncode == 130  # interrupted, as every command stopped by Ctrl-C
     assert "Traceback" not in err
     assert f"at http://127.0.0.1:{port}/" in out
+
+
+def test_the_command_lines_writes_are_audited_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(ladder_file(tmp_path))
+    assert main(["bots", "probation", "--db", db, "solo", "--reason", "testing"]) == 0
+    assert main(["bots", "probation", "--db", db, "solo", "--clear"]) == 0
+    assert main(["bots", "remove", "--db", db, "solo"]) == 0
+    capsys.readouterr()
+    assert main(["tokens", "audit", "--db", db, "--json"]) == 0
+    audit = json.loads(capsys.readouterr().out)
+    assert [(entry["actor"], entry["action"], entry["detail"]) for entry in reversed(audit)] == [
+        ("host:command-line", "probation_set", "testing"),
+        ("host:command-line", "probation_cleared", ""),
+        ("host:command-line", "bot_removed", ""),
+    ]

@@ -11,6 +11,7 @@ from arena.cli import arguments, tables
 from arena.cli.options import Commands, Handler, Parents, open_store
 from arena.errors import ArenaError, UsageError
 from arena.ladder import BotEntry, BotStartError, LocalBots, StoreError, wait_until_ready
+from arena.ladder.store_access import COMMAND_LINE
 from arena.runner import split_addresses
 from arena.untrusted import safe_text
 
@@ -70,6 +71,7 @@ def add_bot(args: argparse.Namespace) -> int:
         if not args.no_check:
             asyncio.run(_check_answers(args.name, args.address, args.command))
         entry = store.add_bot(args.name, args.address, args.command)
+        store.record_write(COMMAND_LINE, "bot_registered", entry.name, entry.where)
         print(f"Registered {entry.name}: {entry.where}")
     return 0
 
@@ -82,6 +84,7 @@ def update_bot(args: argparse.Namespace) -> int:
         if not args.no_check:
             asyncio.run(_check_answers(args.name, args.address, args.command))
         entry = store.update_bot(args.name, args.address, args.command)
+        store.record_write(COMMAND_LINE, "bot_updated", entry.name, entry.where)
         print(f"Updated {entry.name}: {entry.where}")
     return 0
 
@@ -90,6 +93,7 @@ def remove_bot(args: argparse.Namespace) -> int:
     """Unregister a bot; its finished matches stay."""
     with open_store(args, writes=True) as store:
         store.remove_bot(args.name)
+        store.record_write(COMMAND_LINE, "bot_removed", args.name)
         print(f"Removed {safe_text(args.name)} (its finished matches stay in the history)")
     return 0
 
@@ -98,6 +102,8 @@ def set_probation(args: argparse.Namespace) -> int:
     """Put a bot on probation, or take it off."""
     with open_store(args, writes=True) as store:
         store.set_probation(args.name, None if args.clear else args.reason)
+        action = "probation_cleared" if args.clear else "probation_set"
+        store.record_write(COMMAND_LINE, action, args.name, args.reason or "")
         change = "off probation" if args.clear else f"on probation ({args.reason})"
         print(f"{safe_text(args.name)}: {safe_text(change)}")
     return 0

@@ -141,7 +141,9 @@ class _Runner:
     def fault(self, seat: int, cause: FaultCause, detail: str, substituted: bool = False) -> None:
         team = self.settings.rules.team_of(seat)
         detail = safe_text(detail)
-        record = FaultRecord(seat, team, cause, detail, self.match.deal_number, substituted)
+        deal = self.match.deal
+        moves = len(deal.calls) + sum(len(trick.plays) for trick in deal.tricks) + len(deal.trick)
+        record = FaultRecord(seat, team, cause, detail, self.match.deal_number, substituted, moves)
         self.faults.append(record)
         if self.on_event is not None:
             self.on_event(public_events.fault(record))

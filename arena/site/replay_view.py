@@ -87,7 +87,10 @@ def replay_view(document: dict[str, Any]) -> dict[str, Any]:
         "deals": deals,
         "result": record.result,
         "faults": [
-            {key: fault.get(key) for key in ("seat", "team", "cause", "detail", "deal_number", "substituted")}
+            {
+                key: fault.get(key)
+                for key in ("seat", "team", "cause", "detail", "deal_number", "substituted", "move_number")
+            }
             for fault in faults
             if isinstance(fault, dict)
         ],

@@ -141,10 +141,14 @@ class FaultRecord:
     deal_number: int
     substituted: bool = False
     """Whether a random legal move was played in the bot's place (a strike) instead of a forfeit."""
+    move_number: int | None = None
+    """The moves (calls and cards) made in its deal before it: it happened at the decision for the next
+    one (so a replay can mark it where it happened); None when not known (a fault written before this
+    was kept)."""
 
     def to_json(self) -> dict[str, object]:
         """The fault as a JSON-ready dictionary (for game records and the ladder's storage)."""
-        return {
+        data: dict[str, object] = {
             "seat": self.seat,
             "team": self.team,
             "cause": self.cause.value,
@@ -152,11 +156,15 @@ class FaultRecord:
             "deal_number": self.deal_number,
             "substituted": self.substituted,
         }
+        if self.move_number is not None:
+            data["move_number"] = self.move_number
+        return data
 
     @classmethod
     def from_json(cls, data: object) -> FaultRecord:
         """The fault that `to_json` gave `data` (read back from the ladder's storage). A fault written
-        before strikes existed has no `substituted`: it was a forfeit. Other keys are ignored.
+        before strikes existed has no `substituted`: it was a forfeit; one written before moves were
+        counted has no `move_number`. Other keys are ignored.
 
         :raises ValueError: when `data` is not such a dictionary: a key missing or of the wrong type, a
             negative number, an unknown cause.
@@ -178,7 +186,10 @@ class FaultRecord:
             raise ValueError("a fault's 'detail' must be a string")
         if not isinstance(substituted, bool):
             raise ValueError("a fault's 'substituted' must be true or false")
-        return cls(number("seat"), number("team"), cause, detail, number("deal_number"), substituted)
+        move_number = None if data.get("move_number") is None else number("move_number")
+        return cls(
+            number("seat"), number("team"), cause, detail, number("deal_number"), substituted, move_number
+        )
 
 
 _FAULT_CAUSES: Final = {cause.value: cause for cause in FaultCause}

@@ -83,11 +83,16 @@ def test_time_control_at_the_uint32_limits_encodes() -> None:
 
 @pytest.mark.parametrize("cause", list(FaultCause))
 @pytest.mark.parametrize("substituted", [False, True])
-def test_a_fault_reads_back_from_its_json(cause: FaultCause, substituted: bool) -> None:
+@pytest.mark.parametrize("move_number", [None, 0, 31])
+def test_a_fault_reads_back_from_its_json(
+    cause: FaultCause, substituted: bool, move_number: int | None
+) -> None:
     fault = FaultRecord(
-        seat=3, team=1, cause=cause, detail="late \u00e9", deal_number=7, substituted=substituted
-    )
+        seat=3, team=1, cause=cause, detail="late \u00e9", deal_number=7, substituted=substituted,
+        move_number=move_number,
+    )  # fmt: skip
     assert FaultRecord.from_json(fault.to_json()) == fault
+    assert ("move_number" in fault.to_json()) is (move_number is not None)
 
 
 def test_a_fault_written_before_strikes_was_a_forfeit() -> None:
@@ -113,6 +118,8 @@ GOOD_FAULT = {"seat": 1, "team": 1, "cause": "timeout", "detail": "", "deal_numb
         ({**GOOD_FAULT, "team": True}, "'team' must be a whole number"),
         ({**GOOD_FAULT, "detail": None}, "'detail' must be a string"),
         ({**GOOD_FAULT, "substituted": 0}, "'substituted' must be true or false"),
+        ({**GOOD_FAULT, "move_number": -1}, "'move_number' must be a whole number from 0"),
+        ({**GOOD_FAULT, "move_number": "3"}, "'move_number' must be a whole number"),
     ],
 )
 def test_a_fault_of_the_wrong_shape_is_a_value_error(data: object, message: str) -> None:

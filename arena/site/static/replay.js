@@ -35,14 +35,21 @@
         steps.push({ d, calls, cards: count, trick: t, inTrick: c + 1, id, label: `${seatName(play.seat)} plays ${play.card}${won}` });
       });
     });
-    const faultText = faults.map((fault) => `fault: ${seatName(fault.seat)} ${fault.cause}${fault.substituted ? " (a random move played instead)" : ""}`).join("; ");
+    const describe = (fault) => `fault: ${seatName(fault.seat)} ${fault.cause}${fault.substituted ? " (a random move played instead)" : ""}`;
     if (deal.result) {
       const result = deal.result;
       const contract = result.contract.call ? `${result.contract.call} by seat ${result.contract.bidder}` : "no bid";
-      steps.push({ d, calls, cards: count, end: true, id: `deal-${n}-result`, faults: faultText, label: `Deal ${n} over: ${contract} ${result.made ? "made" : "lost"}; points ${result.points.join(" : ")}; tables ${result.tables.join(" : ")}` });
-    } else if (faultText) {
-      steps[steps.length - 1].faults = faultText;
+      steps.push({ d, calls, cards: count, end: true, id: `deal-${n}-result`, label: `Deal ${n} over: ${contract} ${result.made ? "made" : "lost"}; points ${result.points.join(" : ")}; tables ${result.tables.join(" : ")}` });
     }
+    // A fault is marked where it happened: on the move played in the bot's place (a strike), or on the
+    // last position before the forfeit. A fault kept without its move number goes on the deal's last step.
+    const first = index[`deal-${n}`];
+    const last = steps.length - 1;
+    faults.forEach((fault) => {
+      const known = Number.isInteger(fault.move_number);
+      const at = known ? Math.min(first + fault.move_number + (fault.substituted ? 1 : 0), last) : last;
+      steps[at].faults = steps[at].faults ? `${steps[at].faults}; ${describe(fault)}` : describe(fault);
+    });
     const option = Cards.el("option", "", `deal ${n}`);
     option.value = `deal-${n}`;
     select.append(option);

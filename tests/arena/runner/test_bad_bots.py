@@ -138,6 +138,14 @@ def test_strikes_substitute_random_moves_then_forfeit(good: BotServer, kind: str
     assert outcome.reason == "forfeit"
     assert outcome.forfeited_teams == (1,)
     replay(loads(outcome.record.dumps()))
+    # Each fault knows the moves made in its deal before it: the forfeit came after the last one stored.
+    document = json.loads(outcome.record.dumps())
+    made = {deal["number"]: len(deal["calls"]) + len(deal["cards"]) for deal in document["deals"]}
+    forfeit = outcome.faults[-1]
+    assert forfeit.move_number == made[forfeit.deal_number]
+    strikes = [(fault.deal_number, fault.move_number) for fault in outcome.faults[:-1]]
+    assert all(number is not None and number < made[deal] for deal, number in strikes)
+    assert len(set(strikes)) == 3
 
 
 def test_strikes_are_enough_for_a_bot_that_errs_rarely(good: BotServer) -> None:

@@ -210,6 +210,7 @@ def test_faults_are_marked_where_they_happened(page: Any, site: str, ladder: Lad
     store = LadderStore(ladder.path, read_only=True)
     try:
         match = store.recent_matches("illegal", 1)[0]
+        record = store.match_record(match.id)
     finally:
         store.close()
     page.goto(f"{site}/matches/{match.id}")
@@ -221,6 +222,15 @@ def test_faults_are_marked_where_they_happened(page: Any, site: str, ladder: Lad
     text = label.inner_text()
     assert "fault: seat" in text
     assert "illegal_move" in text
+    # On the card played in the bot's place: the move after the `move_number` moves made before it.
+    fault = next(fault for fault in match.faults if fault.substituted)
+    assert fault.move_number is not None
+    deal = next(deal for deal in record["deals"] if deal["number"] == fault.deal_number)
+    card = fault.move_number + 1 - len(deal["calls"])  # 1-based among the deal's cards
+    players = sum(hand is not None for hand in deal["hands"])
+    trick, in_trick = (card - 1) // players + 1, (card - 1) % players + 1
+    step = f"deal-{fault.deal_number}-trick-{trick}" + ("" if in_trick == players else f"-card-{in_trick}")
+    assert page.locator("#step-link").get_attribute("href") == f"#{step}"
     shot(page, "replay-fault")
 
 

@@ -5,7 +5,7 @@ Persisting: the typed values kept (`entries`), the store that saves and loads th
 SQLite file (`store_file`). Processes: the bots the arena starts itself (`local_bots`), each under a
 `supervisor` that runs as a script by path. Callers import from here."""
 
-from arena.ladder.bot_commands import BotStartError, command_arguments, free_port, wait_until_ready
+from arena.ladder.bot_commands import BotStartError, Launch, command_arguments, free_port, wait_until_ready
 from arena.ladder.entries import (
     DEFAULT_POOL,
     BotEntry,
@@ -39,6 +39,7 @@ __all__ = [
     "LadderReport",
     "LadderSettings",
     "LadderStore",
+    "Launch",
     "LocalBots",
     "RatingChange",
     "RatingsChangedError",

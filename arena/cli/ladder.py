@@ -14,8 +14,10 @@ from typing import Final
 from arena.cli import arguments, options, tables
 from arena.cli.options import Commands, Parents, open_store
 from arena.cli.progress import Progress
+from arena.cli.sandbox_options import add_limits, sandbox_of
 from arena.errors import ArenaError
 from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, idle_limit_for
+from arena.ladder.uploads import Uploads, bundles_folder
 from arena.untrusted import safe_text
 
 SAMPLE_BOTS: Final = {
@@ -142,6 +144,7 @@ def register(commands: Commands, parents: Parents) -> None:
         action="store_true",
         help="register the sample bots (random, rules) if they are not yet",
     )
+    add_limits(run)
     run.set_defaults(handler=run_ladder, prog=run.prog)
 
     show = actions.add_parser(
@@ -209,10 +212,14 @@ def run_ladder(args: argparse.Namespace) -> int:
     Returns 0, or 128 + the signal's number (130 for Ctrl-C) when a second signal stopped the run at
     once (after the report and standings of what finished)."""
     with open_store(args, writes=True) as store:
-        return _run(args, store)
+        uploads = Uploads(store.path)
+        try:
+            return _run(args, store, uploads)
+        finally:
+            uploads.close()
 
 
-def _run(args: argparse.Namespace, store: LadderStore) -> int:
+def _run(args: argparse.Namespace, store: LadderStore, uploads: Uploads) -> int:
     options.configure_logging_from(args)
     if args.sample_bots:
         registered = {bot.name for bot in store.bots()}
@@ -252,6 +259,8 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
             else args.idle_bots
         ),
         port_range=args.port_range,
+        sandbox=sandbox_of(args, hidden=[store.path, bundles_folder(store.path)]),
+        launch_of=uploads.launch_of,
     )
     progress = Progress(settings.matches, duration_s=settings.duration_s)
     ladder = Ladder(

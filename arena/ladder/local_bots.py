@@ -111,12 +111,14 @@ class _Running:
         address: str,
         log_path: Path,
         socket_folder: Path | None = None,
+        sandboxed: bool = False,
     ) -> None:
         self.process = process
         self.address = address
         self.log_path = log_path
         self.socket_folder = socket_folder
-        """The folder of its socket when it runs in the sandbox (removed when it stops)."""
+        """The folder of its socket when it listens on one (removed when it stops)."""
+        self.sandboxed = sandboxed
         self.uid: int | None = None
         """The user id it runs as in the sandbox, when the arena runs as root."""
         self.retire = False
@@ -229,7 +231,7 @@ class LocalBots:
             for running in pool:
                 if running.address in addresses:
                     self._close_channel(running)
-                    running.retire = running.socket_folder is not None
+                    running.retire = running.sandboxed
 
     def _close_channel(self, running: _Running) -> None:
         channel, running.channel = running.channel, None
@@ -324,8 +326,8 @@ class LocalBots:
         self.log_folder.mkdir(parents=True, exist_ok=True)
         self._started += 1
         log_path = self.log_folder / f"{name}-{self._started}.log"
-        if launch.sandboxed:
-            return await self._start_sandboxed(name, launch, log_path)
+        if launch.sandboxed or "{socket}" in launch.command:
+            return await self._start_on_socket(name, launch, log_path)
         command = launch.command
         port_file = self.log_folder / f"{name}-{self._started}.port" if "{port_file}" in command else None
         # Never the port of another process of ours, even one that has not bound it yet: started at
@@ -385,10 +387,15 @@ class LocalBots:
         return running
 
     async def _supervise(
-        self, name: str, arguments: Sequence[str], log_path: Path, sandboxed: bool = False
+        self,
+        name: str,
+        arguments: Sequence[str],
+        log_path: Path,
+        sandboxed: bool = False,
+        folder: Path | None = None,
     ) -> asyncio.subprocess.Process:
-        """Start `arguments` under a supervisor (a sandboxed bot with the sandbox's environment alone and
-        its output counted per match)."""
+        """Start `arguments` under a supervisor, in `folder` when given (a sandboxed bot with the sandbox's
+        environment alone and its output counted per match)."""
         supervisor = [sys.executable, "-I", str(SUPERVISOR)]
         if sandboxed:
             supervisor.append(f"--match-output={self.sandbox.limits.output_bytes}")
@@ -396,7 +403,7 @@ class LocalBots:
             return await asyncio.create_subprocess_exec(
                 *supervisor,
                 str(os.getpid()),
-                str(log_path),
+                str(log_path.resolve()),
                 str(self.log_limit_bytes),
                 str(self.grace),
                 *arguments,
@@ -405,14 +412,16 @@ class LocalBots:
                 stderr=asyncio.subprocess.DEVNULL,
                 start_new_session=True,
                 env=bubblewrap.ENVIRONMENT if sandboxed else None,
+                cwd=folder,
             )
         except OSError as error:
             raise BotStartError(f"cannot start bot {name!r} ({' '.join(arguments)}): {error}") from None
 
-    async def _start_sandboxed(self, name: str, launch: Launch, log_path: Path) -> _Running:
-        """Start one process of `name` in the sandbox, listening on a socket in a folder of its own."""
-        as_root = bubblewrap.privileged()
-        problem = bubblewrap.unavailable_reason(as_root)
+    async def _start_on_socket(self, name: str, launch: Launch, log_path: Path) -> _Running:
+        """Start one process of `name`, in the sandbox when its launch says so, listening on a socket in a
+        folder of its own."""
+        as_root = bubblewrap.privileged() and launch.sandboxed
+        problem = bubblewrap.unavailable_reason(as_root) if launch.sandboxed else None
         if problem is not None:
             raise BotStartError(
                 f"bot {name!r} runs in the sandbox, but {problem}; to run it unsandboxed anyway (only code "
@@ -428,22 +437,27 @@ class LocalBots:
         socket_folder.mkdir(mode=0o700)
         uid = None
         if as_root:
-            uid = random.choice(
-                [uid for uid in bubblewrap.SANDBOX_UIDS[:1000] if uid not in self._uids] or [0]
-            )
-            if uid == 0:
-                raise BotStartError("no free user id for another sandboxed process")
+            # At random: two arenas on one host rarely pick the same (that would only pool their limits).
+            uid = random.choice(bubblewrap.SANDBOX_UIDS)
+            while uid in self._uids:
+                uid = random.choice(bubblewrap.SANDBOX_UIDS)
             self._uids.add(uid)
             os.chown(socket_folder, uid, uid)
-        arguments = command_arguments(launch.command, 0, socket=bubblewrap.SOCKET_PATH)
-        sandboxed = bubblewrap.command_line(self.sandbox, arguments, socket_folder, launch.folder, uid)
+        socket = socket_folder / bubblewrap.SOCKET_NAME
         try:
-            process = await self._supervise(name, sandboxed, log_path, sandboxed=True)
+            if launch.sandboxed:
+                arguments = command_arguments(launch.command, 0, socket=bubblewrap.SOCKET_PATH)
+                sandboxed = bubblewrap.command_line(
+                    self.sandbox, arguments, socket_folder, launch.folder, uid
+                )
+                process = await self._supervise(name, sandboxed, log_path, sandboxed=True)
+            else:
+                arguments = command_arguments(launch.command, 0, socket=str(socket))
+                process = await self._supervise(name, arguments, log_path, folder=launch.folder)
         except BotStartError:
             self._forget_socket(socket_folder, uid)
             raise
-        socket = socket_folder / bubblewrap.SOCKET_NAME
-        running = _Running(process, f"unix:{socket}", log_path, socket_folder)
+        running = _Running(process, f"unix:{socket}", log_path, socket_folder, launch.sandboxed)
         running.uid = uid
         pool = self._pools.setdefault(name, [])
         pool.append(running)
@@ -468,7 +482,7 @@ class LocalBots:
             bot=name,
             supervisor_pid=process.pid,
             address=running.address,
-            sandboxed=True,
+            sandboxed=launch.sandboxed,
             log_file=str(log_path),
             seconds=round(time.monotonic() - started, 2),
         )

@@ -95,11 +95,13 @@ class Sandbox:
 
     limits: Limits = field(default_factory=Limits)
     shared: tuple[Path, ...] = ()
+    share_arena_python: bool = True
 
     def shared_folders(self) -> tuple[Path, ...]:
         """`shared` and the arena's Python installation, resolved, without repeats or what /usr holds."""
         folders: list[Path] = []
-        for folder in (*self.shared, Path(sys.base_prefix), Path(sys.prefix)):
+        python = (Path(sys.base_prefix), Path(sys.prefix)) if self.share_arena_python else ()
+        for folder in (*self.shared, *python):
             resolved = folder.resolve()
             if resolved.is_relative_to("/usr") or resolved in folders:
                 continue
@@ -141,24 +143,29 @@ def command_line(
             "--unshare-cgroup-try",
         ]
         arguments += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
-    arguments += ["--hostname", "bot"]
+    arguments += ["--hostname", "bot", "--clearenv"]
+    for name, value in ENVIRONMENT.items():
+        arguments += ["--setenv", name, value]
     for folder in SYSTEM_FOLDERS:
         path = Path(folder)
         if path.is_symlink():
             arguments += ["--symlink", os.readlink(path), folder]
         elif path.is_dir():
             arguments += ["--ro-bind", folder, folder]
+    made: set[Path] = set()
     for name in SYSTEM_FILES:
-        arguments += ["--ro-bind-try", name, name]
+        arguments += [*_folders_above(Path(name), made), "--ro-bind-try", name, name]
     for shared in sandbox.shared_folders():
-        arguments += [*_folders_above(shared), "--ro-bind", str(shared), str(shared)]
+        arguments += [*_folders_above(shared, made), "--ro-bind", str(shared), str(shared)]
     arguments += ["--proc", "/proc", "--dev", "/dev"]
     arguments += ["--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     if bot_folder is not None:
         arguments += ["--ro-bind", str(bot_folder), BOT_FOLDER, "--chdir", BOT_FOLDER]
     else:
         arguments += ["--chdir", "/tmp"]
-    arguments += [*_folders_above(Path(SOCKET_FOLDER)), "--bind", str(socket_folder), SOCKET_FOLDER]
+    arguments += [*_folders_above(Path(SOCKET_FOLDER), made), "--bind", str(socket_folder), SOCKET_FOLDER]
+    # Last: the sandbox's own root and /dev are memory the bot would own in a user namespace, unbounded.
+    arguments += ["--remount-ro", "/dev", "--remount-ro", "/"]
     arguments += ["--"]
     if uid is not None:
         arguments += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs", "--"]
@@ -176,12 +183,14 @@ def command_line(
     return arguments
 
 
-def _folders_above(path: Path) -> list[str]:
-    """Create the folders above a mount point open to all (bwrap would copy the modes of the host's, and
-    the bot could not reach /root/... as another user)."""
+def _folders_above(path: Path, made: set[Path]) -> list[str]:
+    """Create the folders above a mount point (those not in `made` yet) open to all: bwrap would copy the
+    modes of the host's, and a bot running as a user of its own could not reach /etc/... or /root/...."""
     arguments = []
     for folder in reversed(path.parents[:-1]):
-        arguments += ["--perms", "0755", "--dir", str(folder)]
+        if folder not in made:
+            made.add(folder)
+            arguments += ["--perms", "0755", "--dir", str(folder)]
     return arguments
 
 

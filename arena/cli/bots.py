@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import tempfile
 from pathlib import Path
 
 from arena.cli import arguments, tables
 from arena.cli.options import Commands, Handler, Parents, open_store
-from arena.cli.sandbox_options import describe
-from arena.errors import ArenaError, UsageError
-from arena.ladder import BotEntry, BotStartError, Launch, LocalBots, StoreError, wait_until_ready
-from arena.ladder.uploads import Uploads, socket_command
-from arena.runner import split_addresses
-from arena.sandbox.bundles import Bundle
+from arena.errors import UsageError
+from arena.ladder import Launch
+from arena.ladder.registration import Registration, register_bot, unregister_bot
+from arena.ladder.uploads import socket_command
 from arena.untrusted import safe_text
 
 
@@ -94,59 +91,25 @@ def update_bot(args: argparse.Namespace) -> int:
 
 
 def _register(args: argparse.Namespace, new: bool) -> int:
-    """Add or update a bot: keep its upload first (a refused bundle registers nothing), check that it
-    answers, then register it and record how it starts."""
-    launch = _launch_of(args)
+    """Add or update a bot as the options say (arena/ladder/registration.py does the work)."""
+    wanted = Registration(args.name, args.address, _launch_of(args), args.upload)
     with open_store(args, writes=True) as store:
-        if new and args.name in {bot.name for bot in store.bots()}:
-            raise StoreError(f"a bot named {args.name!r} is already registered")
-        if not new:
-            store.bot(args.name)  # a StoreError if there is no such bot, before any bot is started
-        uploads = Uploads(store.path)
-        try:
-            bundle = uploads.keep(args.upload) if args.upload is not None else None
-            if bundle is not None and launch is not None:
-                launch = Launch(launch.command, launch.sandboxed, bundle.folder)
-            if not args.no_check:
-                asyncio.run(_check_answers(args.name, args.address, launch))
-            command = launch.command if launch is not None else None
-            if new:
-                entry = store.add_bot(args.name, args.address, command)
-            else:
-                entry = store.update_bot(args.name, args.address, command)
-            version = _record_launch(uploads, args.name, launch, bundle, args.run)
-        finally:
-            uploads.close()
-        done = "Registered" if new else "Updated"
-        print(f"{done} {entry.name}: {safe_text(entry.where)}{version}{describe(launch)}")
+        done = asyncio.run(register_bot(store, wanted, new=new, check=not args.no_check))
+    version = ""
+    if done.upload is not None:
+        version = f", version {done.upload.version} (bundle {done.upload.sha256[:12]})"
+    sandboxed = (
+        "" if done.launch is None else " (in the sandbox)" if done.launch.sandboxed else " (unsandboxed)"
+    )
+    action = "Registered" if new else "Updated"
+    print(f"{action} {done.entry.name}: {safe_text(done.entry.where)}{version}{sandboxed}")
     return 0
-
-
-def _record_launch(
-    uploads: Uploads, name: str, launch: Launch | None, bundle: Bundle | None, run: str | None
-) -> str:
-    """Record how `name` starts; the upload's version in words ("" for other bots)."""
-    if launch is None:
-        uploads.forget_launch(name)
-        return ""
-    if bundle is None:
-        uploads.set_launch(name, launch.sandboxed, None)
-        return ""
-    assert run is not None
-    upload = uploads.add_version(name, bundle, launch.command)
-    uploads.set_launch(name, launch.sandboxed, upload.version)
-    return f", version {upload.version} (bundle {bundle.sha256[:12]})"
 
 
 def remove_bot(args: argparse.Namespace) -> int:
     """Unregister a bot; its finished matches stay, and so do its uploads."""
     with open_store(args, writes=True) as store:
-        store.remove_bot(args.name)
-        uploads = Uploads(store.path)
-        try:
-            uploads.forget_launch(args.name)
-        finally:
-            uploads.close()
+        unregister_bot(store, args.name)
         print(f"Removed {safe_text(args.name)} (its finished matches stay in the history)")
     return 0
 
@@ -191,22 +154,3 @@ def _launch_of(args: argparse.Namespace) -> Launch | None:
     if sandboxed and "{socket}" not in args.command:
         raise UsageError("a sandboxed bot has no network: its --command needs {socket} where its socket goes")
     return Launch(args.command, sandboxed)
-
-
-async def _check_answers(name: str, address: str | None, launch: Launch | None) -> None:
-    """Make sure a bot answers the handshake before registering it (a command is started and stopped)."""
-    if address is not None:
-        for one in split_addresses(address):
-            try:
-                await wait_until_ready(one, timeout=3.0)
-            except BotStartError as error:
-                raise ArenaError(
-                    f"cannot reach {name!r} at {one}: {error} (use --no-check to register anyway)"
-                ) from None
-        return
-    assert launch is not None
-    local = LocalBots(Path(tempfile.mkdtemp(prefix="arena-check-")), launch_of=lambda _bot: launch)
-    try:
-        await local.acquire(BotEntry(name, None, launch.command, 0.0, None), 1)
-    finally:
-        await local.stop_all()

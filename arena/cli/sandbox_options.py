@@ -9,7 +9,6 @@ from typing import Final
 
 from arena.cli.arguments import Bounded
 from arena.errors import UsageError
-from arena.ladder import Launch
 from arena.sandbox.bubblewrap import Limits, Sandbox
 
 MIB: Final = 1024 * 1024
@@ -61,10 +60,3 @@ def sandbox_of(args: argparse.Namespace, hidden: list[Path]) -> Sandbox:
     except ValueError as error:
         raise UsageError(f"{error}: move the ladder's file out of the arena's Python installation") from None
     return sandbox
-
-
-def describe(launch: Launch | None) -> str:
-    """How a bot starts, in words, for `bots add` and `bots update`."""
-    if launch is None:
-        return ""
-    return " (in the sandbox)" if launch.sandboxed else " (unsandboxed)"

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Final
 
 import pytest
-from test_hostile_bots import require_bubblewrap
+from sandbox_support import require_bubblewrap
 
 from arena.cli import main
 from arena.sandbox import bubblewrap

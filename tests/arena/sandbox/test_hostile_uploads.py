@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import os
 import shlex
 import socket
 import sqlite3
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Final
 
 import pytest
+from sandbox_support import require_bubblewrap
 
 from arena.ladder import BotEntry, Launch, LocalBots
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
@@ -38,15 +38,6 @@ SANDBOX: Final = Sandbox(
 )
 RULES: Final = MatchRules(4, deal_cap=1)
 TIME: Final = TimeControl(decision_ms=2000, bank_ms=0)
-
-
-def require_bubblewrap() -> None:
-    """Skip where the sandbox cannot run; fail under CI, which must install bubblewrap."""
-    reason = bubblewrap.unavailable_reason()
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"the sandbox cannot run: {reason}; CI must install bubblewrap")
-        pytest.skip(f"the sandbox cannot run here: {reason}")
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 probation (`scheduler`), Elo (`elo`), a set's rating event (`ratings`), the standings (`standings`),
 what a match adds to its bots' running totals (`tally`).
 Persisting: the typed values kept (`entries`), the store that saves and loads them (`store`) in its
-SQLite file (`store_file`). Processes: the bots the arena starts itself (`local_bots`), each under a
+SQLite file (`store_file`); uploaded bots' versions and how each command bot starts, in tables of their
+own (`uploads`); registering a bot, for every front end (`registration`). Processes: the bots the arena
+starts itself (`local_bots`, sandboxed through arena/sandbox when their launch says so), each under a
 `supervisor` that runs as a script by path. Callers import from here."""
 
 from arena.ladder.bot_commands import BotStartError, Launch, command_arguments, free_port, wait_until_ready

@@ -11,10 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 import shlex
+import signal
 import socket
 import sqlite3
+import subprocess
+import sys
 import tarfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -208,3 +213,55 @@ def test_a_hostile_bot_is_contained_and_the_arena_goes_on(
         texts = [log.read_text(errors="replace") for log in logs.glob("attacker-*.log")]
         assert all(len(text) < SANDBOX.limits.output_bytes + 4096 for text in texts)
         assert any("bytes of output dropped" in text for text in texts)
+
+
+ARENA: Final = """
+import asyncio, sys
+from pathlib import Path
+from arena.ladder import BotEntry, Launch, LocalBots
+
+async def main() -> None:
+    launch = Launch(sys.argv[2], sandboxed=True, folder=Path(sys.argv[3]))
+    bots = LocalBots(Path(sys.argv[1]), grace=1.0, launch_of=lambda bot: launch)
+    await bots.acquire(BotEntry("random", None, launch.command, 1500.0, None), 2)
+    print("ready", flush=True)
+    await asyncio.sleep(3600)
+
+asyncio.run(main())
+"""
+
+
+def _descendants(pid: int) -> set[int]:
+    found: set[int] = set()
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            for child in map(int, children.read_text().split()):
+                found |= {child, *_descendants(child)}
+        except OSError:
+            pass
+    return found
+
+
+def test_sandboxed_bots_die_with_a_sigkilled_arena(host: Host) -> None:
+    command = "python -m sample_bots.random_bot --socket {socket}"
+    arena = subprocess.Popen(
+        [sys.executable, "-c", ARENA, str(host.folder / "logs" / "killed"), command, str(host.random)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        assert arena.stdout is not None
+        while arena.stdout.readline() not in ("ready\n", ""):
+            pass  # its log lines
+        started = _descendants(arena.pid)
+        assert len(started) >= 8  # two supervisors, each with bwrap, its init and the bot
+        os.kill(arena.pid, signal.SIGKILL)
+    finally:
+        arena.kill()
+        arena.wait()
+    deadline = time.monotonic() + 15
+    while (left := {pid for pid in started if Path(f"/proc/{pid}").exists()}) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert left == set()

@@ -18,6 +18,7 @@ from arena.cli.sandbox_options import add_limits, sandbox_of
 from arena.errors import ArenaError
 from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, idle_limit_for
 from arena.ladder.uploads import Uploads, bundles_folder
+from arena.sandbox import bubblewrap
 from arena.untrusted import safe_text
 
 SAMPLE_BOTS: Final = {
@@ -219,6 +220,21 @@ def run_ladder(args: argparse.Namespace) -> int:
             uploads.close()
 
 
+def _warn_if_unsandboxable(sandboxed: list[str]) -> None:
+    """Say at once, in one line, when bots that run in the sandbox cannot start here (they are then
+    postponed and marked down like any bot that does not start)."""
+    reason = bubblewrap.unavailable_reason() if sandboxed else None
+    if reason is not None:
+        names = ", ".join(safe_text(name, 64) for name in sandboxed[:5]) + (
+            ", ..." if len(sandboxed) > 5 else ""
+        )
+        print(
+            f"arena ladder run: warning: {len(sandboxed)} bots run in the sandbox ({names}), but {reason}; "
+            "they will not start (register them with --sandbox off only if you trust their code)",
+            file=sys.stderr,
+        )
+
+
 def _run(args: argparse.Namespace, store: LadderStore, uploads: Uploads) -> int:
     options.configure_logging_from(args)
     if args.sample_bots:
@@ -262,6 +278,7 @@ def _run(args: argparse.Namespace, store: LadderStore, uploads: Uploads) -> int:
         sandbox=sandbox_of(args, hidden=[store.path, bundles_folder(store.path)]),
         launch_of=uploads.launch_of,
     )
+    _warn_if_unsandboxable(uploads.sandboxed_bots())
     progress = Progress(settings.matches, duration_s=settings.duration_s)
     ladder = Ladder(
         store,

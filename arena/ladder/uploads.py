@@ -126,6 +126,11 @@ class Uploads:
         )
         return [Upload(*row) for row in rows]
 
+    def sandboxed_bots(self) -> list[str]:
+        """The bots that run in the sandbox, by name."""
+        rows = self._read("SELECT bot FROM bot_launches WHERE sandbox = 1 ORDER BY bot", ())
+        return [str(name) for (name,) in rows]
+
     def launch_of(self, bot: BotEntry) -> Launch:
         """How `bot` (a command bot) starts now.
 

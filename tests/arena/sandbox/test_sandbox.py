@@ -227,3 +227,19 @@ def test_usage_errors_of_uploads(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["bots", "add", "b", "--upload", str(evil), "--run", "python bot.py", "--db", db]) == 1
     assert "leads out of the bundle" in capsys.readouterr().err
     assert not (tmp_path / "escape.py").exists()
+
+
+def test_a_ladder_warns_at_once_when_its_sandboxed_bots_cannot_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    archive, db = str(_upload(tmp_path)), str(tmp_path / "arena.db")
+    for name in ("a", "b"):
+        command = ["bots", "add", name, "--upload", archive, "--run", "python bot.py", "--no-check"]
+        assert main([*command, "--db", db]) == 0
+    monkeypatch.setattr(bubblewrap, "unavailable_reason", lambda as_root=None: "bubblewrap is not installed")
+    assert main(["ladder", "run", "--matches", "1", "--duration", "1s", "--db", db]) == 0
+    warning = [line for line in capsys.readouterr().err.splitlines() if line.startswith("arena ladder run:")]
+    assert warning == [
+        "arena ladder run: warning: 2 bots run in the sandbox (a, b), but bubblewrap is not installed; they "
+        "will not start (register them with --sandbox off only if you trust their code)"
+    ]

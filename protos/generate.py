@@ -4,6 +4,9 @@ Writes `fiftysix/v1/*_pb2.py`, `*_pb2.pyi` and `*_pb2_grpc.py` at the top of the
 they are imported as the `fiftysix` package, and checked in. Reproducible: the output depends only on
 the .proto files and the grpcio-tools version pinned in pyproject.toml;
 tests/fiftysix/test_protocol_generated.py fails when the checked-in code differs from what this writes.
+
+Only the protocol's own files (protos/fiftysix/) are generated: protos/grpc/health/v1/health.proto is
+gRPC's standard health service, kept here for other languages; Python uses grpcio-health-checking's.
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ ROOT = PROTOS.parent
 
 
 def generate(output: Path) -> None:
-    """Generate the code for every .proto under protos/ into `output`."""
-    sources = sorted(str(path.relative_to(PROTOS)) for path in PROTOS.rglob("*.proto"))
+    """Generate the code for every .proto under protos/fiftysix/ into `output`."""
+    sources = sorted(str(path.relative_to(PROTOS)) for path in (PROTOS / "fiftysix").rglob("*.proto"))
     include = str(Path(protoc.__file__).parent / "_proto")
     arguments = [
         "grpc_tools.protoc",

@@ -29,9 +29,11 @@ import grpc
 import grpc.aio
 from grpc_health.v1 import health_pb2
 
-from arena.check.conversation import CheckFailedError, play_script, plural, seats_text
+from arena.check.agreement import ITEM as AGREEMENT_ITEM
+from arena.check.agreement import Audit
+from arena.check.conversation import CheckFailedError, play_script, seats_text
 from arena.check.opponent import CheckOpponent
-from arena.check.report import CheckItem, CheckReport, Status
+from arena.check.report import CheckItem, CheckReport, Status, plural
 from arena.check.situations import (
     ALL_CONFIGS,
     MATCH_ITEMS,
@@ -108,6 +110,7 @@ class _Checker:
         self.only = [name.strip().lower() for name in only if name.strip()]
         self.on_item = on_item
         self.report = CheckReport(address, decision_ms)
+        self.audit = Audit()
 
     def selected(self, name: str) -> bool:
         return not self.only or any(wanted in name for wanted in self.only)
@@ -130,6 +133,8 @@ class _Checker:
             for situation in SITUATIONS:
                 if self.selected(situation.name):
                     self.add(await self.situation(channel, situation, description))
+            if self.selected(AGREEMENT_ITEM):
+                self.add(self.audit.item())
         return self.report
 
     async def health(self, channel: grpc.aio.Channel) -> CheckItem:
@@ -292,7 +297,9 @@ class _Checker:
         }
         match_id = f"check-bot-{name.replace(' ', '-')}"
         try:
-            reason = await play_script(channel, script, description.name, self.decision_ms, match_id)
+            reason = await play_script(
+                channel, script, description.name, self.decision_ms, match_id, self.audit
+            )
         except CheckFailedError as error:
             return CheckItem(name, Status.FAIL, str(error), "situation", details)
         return CheckItem(name, Status.PASS, reason, "situation", details)

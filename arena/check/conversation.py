@@ -12,6 +12,8 @@ from typing import Final
 import grpc
 import grpc.aio
 
+from arena.check.agreement import Audit
+from arena.check.report import plural
 from arena.check.situations import (
     Script,
     checker_move,
@@ -59,8 +61,9 @@ class _Seat:
     """The checker's side of one PlaySeat stream: the arena's own `Conversation`, with every fault told
     as a check failure."""
 
-    def __init__(self, conversation: Conversation) -> None:
+    def __init__(self, conversation: Conversation, audit: Audit) -> None:
         self.conversation = conversation
+        self.audit = audit
 
     async def send(self, request: pb.PlaySeatRequest, what: str) -> None:
         try:
@@ -73,6 +76,7 @@ class _Seat:
     ) -> tuple[Move, float]:
         """Ask one decision; the move the bot chose and how long it took, in seconds."""
         request = decision_message(decision_id, view, legal, decision_ms, 0)
+        self.audit.record(request, view, f"decision {decision_id} ({_where(view)})")
         # Wait a little past the limit, to tell "slow" from "silent".
         grace_ms = min(decision_ms, 1000)
         started = time.monotonic()
@@ -102,10 +106,6 @@ class _Seat:
         ending, detail = await self.conversation.end(end, END_TIMEOUT_S, lost=False)
         if ending is not Ending.CLOSED:
             raise CheckFailedError(f"the bot {detail}")
-
-
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def seats_text(seats: Sequence[int]) -> str:
@@ -148,14 +148,15 @@ def _where(view: View) -> str:
 
 
 async def play_script(
-    channel: grpc.aio.Channel, script: Script, bot_name: str, decision_ms: int, match_id: str
+    channel: grpc.aio.Channel, script: Script, bot_name: str, decision_ms: int, match_id: str, audit: Audit
 ) -> str:
-    """Hold one seat's conversation through `script`; the PASS reason, or raise CheckFailedError."""
+    """Hold one seat's conversation through `script`; the PASS reason, or raise CheckFailedError. Every
+    DecisionRequest sent is checked into `audit` first."""
     match, seat = script.match, script.seat
     rules = match.rules
     names = [bot_name if other == seat else "check-bot" for other in range(rules.players)]
     conversation = Conversation(seat, channel, SEND_TIMEOUT_S)
-    stream = _Seat(conversation)
+    stream = _Seat(conversation, audit)
     try:
         time_control = TimeControl(decision_ms, 0)
         await stream.send(match_start_message(match_id, rules, seat, names, time_control), "MatchStart")

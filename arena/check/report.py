@@ -17,12 +17,18 @@ NOTE: Final = (
 
 
 class Status(Enum):
-    """The verdict of one item. WARN never fails the check; SKIP is only for what the bot does not play."""
+    """The verdict of one item. WARN never fails the check; SKIP is for what the bot does not play (and for
+    the checker's check of its own requests when no scripted situation ran)."""
 
     PASS = "PASS"
     FAIL = "FAIL"
     SKIP = "SKIP"
     WARN = "WARN"
+
+
+def plural(count: int, word: str) -> str:
+    """`1 answer`, `2 answers`."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +39,8 @@ class CheckItem:
     status: Status
     reason: str
     kind: str
-    """`handshake`, `match` or `situation`: the part of the check the item belongs to."""
+    """`handshake`, `match`, `situation` or `arena` (the checker's check of its own requests): the part of
+    the check the item belongs to."""
     details: Mapping[str, object] = field(default_factory=dict)
     """Machine-readable extras for --json (the configuration a situation was played in, its seat)."""
 

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from arena.check.agreement import ITEM as AGREEMENT_ITEM
 from fiftysix.engine import (
     PASS,
     Card,
@@ -268,7 +269,13 @@ SITUATIONS: Final = (
         _match_end_with_faults,
     ),
 )
-ITEM_NAMES: Final = ("handshake", "health", *MATCH_ITEMS, *(situation.name for situation in SITUATIONS))
+ITEM_NAMES: Final = (
+    "handshake",
+    "health",
+    *MATCH_ITEMS,
+    *(situation.name for situation in SITUATIONS),
+    AGREEMENT_ITEM,
+)
 """Every item of the check, in report order (`--only` filters by these names)."""
 
 

@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Final, NoReturn
 
-from arena.cli import bots, check_bot, ladder, match, play, replay
+from arena.cli import bots, check_bot, ladder, match, play, replay, sprt, tournament
 from arena.cli.options import Commands, Handler, Parents
 from arena.errors import ArenaError
 from arena.untrusted import safe_text
@@ -22,6 +22,8 @@ COMMANDS: Final[tuple[Callable[[Commands, Parents], None], ...]] = (
     match.register,
     bots.register,
     ladder.register,
+    sprt.register,
+    tournament.register,
     check_bot.register,
     replay.register,
 )

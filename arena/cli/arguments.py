@@ -8,11 +8,13 @@ a SQLite integer or a sensible budget is refused before any bot is started or an
 from __future__ import annotations
 
 import argparse
+import math
 import re
 from dataclasses import dataclass
 from typing import Final
 
 from arena.ladder.bot_commands import command_arguments
+from arena.ladder.entries import event_name
 from arena.runner import BotAddress, check_address, split_addresses
 from arena.untrusted import safe_text
 from fiftysix.engine import MAX_DEAL_CAP, Ruleset
@@ -70,6 +72,37 @@ down_after: Final = Bounded(1, 10_000)
 idle_bots: Final = Bounded(0, 1_024)
 limit: Final = Bounded(1, 100_000)
 """Rows listed at once."""
+
+
+@dataclass(frozen=True, slots=True)
+class BoundedReal:
+    """An argument type for a number (decimals allowed) from `low` to `high`; its error names the range."""
+
+    low: float
+    high: float
+
+    @property
+    def range(self) -> str:
+        """The range as people read it, e.g. `-1000 to 1000`."""
+        return f"{self.low:g} to {self.high:g}"
+
+    def __call__(self, text: str) -> float:
+        expected = f"expected a number from {self.range}"
+        try:
+            value = float(text) if len(text) <= _SHOWN_CHARS else math.nan
+        except ValueError:
+            value = math.nan
+        if not self.low <= value <= self.high:  # NaN and infinities too
+            raise argparse.ArgumentTypeError(f"{expected}, got {_shown(text)}")
+        return value
+
+
+elo: Final = BoundedReal(-1000.0, 1000.0)
+"""An Elo difference: beyond 1,000 the weaker side never scores."""
+error_rate: Final = BoundedReal(0.0001, 0.4999)
+"""An SPRT's alpha or beta: a chance above 0 and below a half."""
+sets: Final = Bounded(1, 10_000_000)
+"""Duplicate sets an event may play."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +191,16 @@ def bot_name(text: str) -> str:
             f"got {_shown(text)}"
         )
     return text
+
+
+def event(text: str) -> str:
+    """An event's name: 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit."""
+    try:
+        return event_name(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"an event name is 1-64 letters, digits, '_', '.' or '-'; got {_shown(text)}"
+        ) from None
 
 
 def bot_command(text: str) -> str:

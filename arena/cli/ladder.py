@@ -4,18 +4,16 @@ standings and the finished matches back."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
-import signal
 import sys
 from pathlib import Path
 from typing import Final
 
-from arena.cli import arguments, options, tables
+from arena.cli import arguments, export, options, runs, tables
 from arena.cli.options import Commands, Parents, open_store
 from arena.cli.progress import Progress
 from arena.cli.sandbox_options import add_limits, sandbox_of
-from arena.errors import ArenaError
+from arena.errors import ArenaError, UsageError
 from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, idle_limit_for
 from arena.ladder.uploads import Uploads, bundles_folder
 from arena.sandbox import bubblewrap
@@ -159,6 +157,11 @@ def register(commands: Commands, parents: Parents) -> None:
         "--pool", metavar="POOL", help="the pool, such as 6p-pairs (default: the pool with the most matches)"
     )
     show.add_argument("--json", action="store_true", help="print JSON (each line names its pool)")
+    show.add_argument(
+        "--crosstable",
+        action="store_true",
+        help="print the head-to-head results of each pair of bots instead (summed set scores and sets)",
+    )
     show.set_defaults(handler=show_standings, prog=show.prog)
 
     matches = actions.add_parser(
@@ -178,11 +181,30 @@ def register(commands: Commands, parents: Parents) -> None:
     record.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     record.set_defaults(handler=export_record, prog=record.prog)
 
+    export = actions.add_parser(
+        "export",
+        help="write every game record as JSON lines, or a pool's standings as CSV",
+        description="Write the ladder's data for other programs: --jsonl every stored game record, oldest "
+        "first, one JSON document a line (streamed: memory stays flat however long the history); --csv "
+        "the standings of a pool with a header line. FILE `-` is standard output.",
+        parents=[parents.database],
+    )
+    what = export.add_mutually_exclusive_group(required=True)
+    what.add_argument("--jsonl", metavar="FILE", help="every game record, one a line (`-`: standard output)")
+    what.add_argument("--csv", metavar="FILE", help="the standings of a pool (`-`: standard output)")
+    export.add_argument(
+        "--pool", metavar="POOL", help="with --csv: the pool, such as 6p-pairs (default: the most matches)"
+    )
+    export.set_defaults(handler=export_data, prog=export.prog)
+
 
 def show_standings(args: argparse.Namespace) -> int:
     """Print the standings."""
     with open_store(args, writes=False) as store:
-        tables.print_standings(store, as_json=args.json, pool=args.pool)
+        if args.crosstable:
+            tables.print_crosstable(store, as_json=args.json, pool=args.pool)
+        else:
+            tables.print_standings(store, as_json=args.json, pool=args.pool)
     return 0
 
 
@@ -208,16 +230,30 @@ def export_record(args: argparse.Namespace) -> int:
     return 0
 
 
+def export_data(args: argparse.Namespace) -> int:
+    """Write every game record as JSON lines (--jsonl) or a pool's standings as CSV (--csv)."""
+    if args.pool is not None and args.csv is None:
+        raise UsageError("--pool goes with --csv (the records of every pool are exported)")
+    with open_store(args, writes=False) as store:
+        if args.jsonl is not None:
+            with export.output(args.jsonl) as out:
+                count = export.write_records(store, out)
+            said = f"Exported {count} game records to {safe_text(args.jsonl)}"
+        else:
+            with export.output(args.csv) as out:
+                pool, count = export.write_standings(store, args.pool, out)
+            said = f"Exported the standings of {pool} ({count} bots) to {safe_text(args.csv)}"
+    if "-" not in (args.jsonl, args.csv):
+        print(said)
+    return 0
+
+
 def run_ladder(args: argparse.Namespace) -> int:
     """Play rated matches with a progress line on standard error; then print the report and standings.
     Returns 0, or 128 + the signal's number (130 for Ctrl-C) when a second signal stopped the run at
     once (after the report and standings of what finished)."""
     with open_store(args, writes=True) as store:
-        uploads = Uploads(store.path)
-        try:
-            return _run(args, store, uploads)
-        finally:
-            uploads.close()
+        return _run(args, store)
 
 
 def _warn_if_unsandboxable(sandboxed: list[str]) -> None:
@@ -235,8 +271,9 @@ def _warn_if_unsandboxable(sandboxed: list[str]) -> None:
         )
 
 
-def _run(args: argparse.Namespace, store: LadderStore, uploads: Uploads) -> int:
+def _run(args: argparse.Namespace, store: LadderStore) -> int:
     options.configure_logging_from(args)
+    uploads = Uploads(store.path)
     if args.sample_bots:
         registered = {bot.name for bot in store.bots()}
         for name, command in SAMPLE_BOTS.items():
@@ -287,28 +324,6 @@ def _run(args: argparse.Namespace, store: LadderStore, uploads: Uploads) -> int:
         on_match=lambda outcome, _report: progress.advance(len(outcome.faults), ladder.planned_matches),
     )
     ladder.pairing.check()
-    signals: list[int] = []
-
-    def on_signal(signum: int) -> None:
-        # First: start no new match, let the running ones finish. Second: cancel them and stop now.
-        # Later ones change nothing: the bots are being stopped (at most their grace period).
-        signals.append(signum)
-        if len(signals) == 1:
-            print("\nStopping after the matches in progress (Ctrl-C again to stop now)...", file=sys.stderr)
-            ladder.stop()
-        elif len(signals) == 2:
-            print("\nStopping now: the matches in progress are cancelled...", file=sys.stderr)
-            ladder.stop(now=True)
-
-    async def run() -> None:
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, on_signal, signum)
-        try:
-            await ladder.run()
-        finally:
-            await local_bots.stop_all()
-
     what = "until stopped (Ctrl-C)" if settings.matches is None else f"{settings.matches} matches"
     if args.duration is not None:
         what = f"{what} for at most {arguments.span(args.duration)}"
@@ -316,7 +331,7 @@ def _run(args: argparse.Namespace, store: LadderStore, uploads: Uploads) -> int:
             what = f"for {arguments.span(args.duration)} (Ctrl-C stops earlier)"
     print(f"Playing {what}, {settings.concurrency} at a time; results in {args.db}", file=sys.stderr)
     try:
-        asyncio.run(run())
+        signals = runs.play(ladder, local_bots)
     finally:
         progress.close()  # before any error line, so that the error is a line of its own
     report = ladder.report
@@ -348,4 +363,4 @@ def _run(args: argparse.Namespace, store: LadderStore, uploads: Uploads) -> int:
         )
     print("")
     tables.print_standings(store, as_json=False, pool=settings.pool)
-    return 128 + signals[1] if len(signals) >= 2 else 0
+    return runs.interrupted(signals) or 0

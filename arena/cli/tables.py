@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from arena.errors import ArenaError
-from arena.ladder import LadderStore, Standing, default_pool, ladder_standings
+from arena.ladder import START_RATING, LadderStore, Standing, default_pool, event_name, ladder_standings
+from arena.ladder.standings import HeadToHead, crosstable
 from arena.untrusted import safe_text
 from fiftysix.engine import MatchRules, Ruleset
 
@@ -57,6 +58,7 @@ def format_standings(standings: Sequence[Standing]) -> list[str]:
         "bot",
         "elo",
         "95% interval",
+        "LOS",
         "matches",
         "wins",
         "losses",
@@ -67,6 +69,7 @@ def format_standings(standings: Sequence[Standing]) -> list[str]:
     rows = [header]
     for line in standings:
         interval = "-" if line.interval == float("inf") else f"+/- {line.interval:.0f}"
+        superiority = "-" if line.superiority is None else f"{100 * line.superiority:.0f}%"
         name = safe_text(line.bot, 64) + (" (probation)" if line.probation else "")
         name += " (down)" if line.down_since is not None else ""
         rows.append(
@@ -75,6 +78,7 @@ def format_standings(standings: Sequence[Standing]) -> list[str]:
                 name,
                 f"{line.rating:.0f}",
                 interval,
+                superiority,
                 str(line.matches),
                 str(line.wins),
                 str(line.losses),
@@ -83,7 +87,12 @@ def format_standings(standings: Sequence[Standing]) -> list[str]:
                 str(line.crashes),
             )
         )
-    widths = [max(len(row[column]) for row in rows) for column in range(len(header))]
+    return _aligned(rows)
+
+
+def _aligned(rows: Sequence[Sequence[str]]) -> list[str]:
+    """`rows` as aligned text: the second column (names) to the left, the others to the right."""
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
     lines = []
     for row in rows:
         cells = [
@@ -94,16 +103,46 @@ def format_standings(standings: Sequence[Standing]) -> list[str]:
     return lines
 
 
+def format_crosstable(
+    bots: Sequence[str], cells: Sequence[HeadToHead], ratings: dict[str, float]
+) -> list[str]:
+    """A crosstable as aligned text: a row per bot, best first, and a column per opponent (numbered as the
+    rows), each cell the row's summed set score against the column's over their sets ("2.5/4")."""
+    by_pair = {(cell.bot, cell.opponent): cell for cell in cells}
+    rows = [("", "bot", "elo", "score", *(str(number) for number in range(1, len(bots) + 1)))]
+    for number, bot in enumerate(bots, start=1):
+        mine = [cell for cell in cells if cell.bot == bot]
+        total = f"{_number(sum(cell.score for cell in mine))}/{sum(cell.sets for cell in mine)}"
+        row = [str(number), safe_text(bot, 64), f"{ratings.get(bot, START_RATING):.0f}", total]
+        for opponent in bots:
+            cell = by_pair.get((bot, opponent))
+            row.append(
+                "x" if opponent == bot else "-" if cell is None else f"{_number(cell.score)}/{cell.sets}"
+            )
+        rows.append(tuple(row))
+    return _aligned(rows)
+
+
+def _number(value: float) -> str:
+    """A score as people write it: 3, 2.5, 1.25."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
 def check_pool(pool: str) -> str:
-    """`pool` if it names a format (`<players>p-<ruleset>`, such as 6p-partnership), else an ArenaError."""
-    players, _, ruleset = pool.partition("p-")
+    """`pool` if it names a format (`<players>p-<ruleset>`, such as 6p-partnership), perhaps of an event
+    (`4p-pairs@sprt-20261130-120000`), else an ArenaError."""
+    shape, at, event = pool.partition("@")
+    players, _, ruleset = shape.partition("p-")
     try:
         MatchRules(int(players), Ruleset.parse(ruleset))
+        if at:
+            event_name(event)
     except ValueError:
         raise ArenaError(
-            f"no pool {safe_text(pool, 64)!r}: a pool is a format such as 4p-pairs or 6p-partnership"
+            f"no pool {safe_text(pool, 64)!r}: a pool is a format such as 4p-pairs or 6p-partnership, "
+            "or an event's, such as 4p-pairs@sprt-20261130-120000"
         ) from None
-    return f"{int(players)}p-{Ruleset.parse(ruleset).value}"
+    return f"{int(players)}p-{Ruleset.parse(ruleset).value}{at}{event}"
 
 
 def pools_line(pools: dict[str, int], shown: str) -> str:
@@ -133,6 +172,34 @@ def print_standings(store: LadderStore, *, as_json: bool, pool: str | None = Non
                     f"{safe_text(line.bot, 64)} is down since {_when(line.down_since)}: the arena could not "
                     "reach or start it when its sets started; it is skipped until it answers again"
                 )
+
+
+def print_event(store: LadderStore, pool: str, bots: Sequence[str]) -> None:
+    """An event's report (a tournament's): its crosstable, then the ratings of its bots fitted over its
+    own sets, with intervals and likelihoods of superiority."""
+    print_crosstable(store, as_json=False, pool=pool)
+    print("")
+    print(f"Ratings over the sets of {pool} only:")
+    print("\n".join(format_standings(ladder_standings(store, pool, only=set(bots)))))
+
+
+def print_crosstable(store: LadderStore, *, as_json: bool, pool: str | None = None) -> None:
+    """The head-to-head results of `pool` (default: the pool with the most matches), from its sums: a
+    table of bots against bots, or JSON (a line per ordered pair that met)."""
+    pools = store.pools()
+    shown = default_pool(pools) if pool is None else check_pool(pool)
+    fitted = store.fitted_ratings(shown)
+    bots, cells = crosstable(store.pool_sums(shown).pairs, fitted)
+    if as_json:
+        print(json.dumps([{"pool": shown, **cell.to_json()} for cell in cells], indent=1))
+    elif not bots:
+        print(f"No rated sets in {shown} yet.")
+    else:
+        print(
+            f"Crosstable of {shown}: the row's summed set score against the column's / the sets they played"
+        )
+        ratings = {bot: line.rating for bot, line in fitted.items()}
+        print("\n".join(format_crosstable(bots, cells, ratings)))
 
 
 def print_matches(store: LadderStore, bot: str | None, limit: int, *, as_json: bool) -> None:

@@ -1,6 +1,6 @@
 """The Elo ladder. Computing: which bots play which duplicate sets and when, with containment and
-probation (`scheduler`), Elo (`elo`), a set's rating event (`ratings`), the standings (`standings`),
-what a match adds to its bots' running totals (`tally`).
+probation (`scheduler`), ratings by maximum likelihood (`fit`), a set's rating event (`ratings`), the
+standings (`standings`), what a match and a rated set add to the running totals and sums (`tally`).
 Persisting: the typed values kept (`entries`), the store that saves and loads them (`store`) in its
 SQLite file (`store_file`); uploaded bots' versions and how each command bot starts, in tables of their
 own (`uploads`); registering a bot, for every front end (`registration`). Processes: the bots the arena
@@ -10,15 +10,20 @@ starts itself (`local_bots`, sandboxed through arena/sandbox when their launch s
 from arena.ladder.bot_commands import BotStartError, Launch, command_arguments, free_port, wait_until_ready
 from arena.ladder.entries import (
     DEFAULT_POOL,
+    START_RATING,
     BotEntry,
     BotTotals,
     DuplicateSet,
+    FittedRating,
+    PairResult,
     RatingChange,
     StoredMatch,
+    event_name,
     pool_name,
 )
+from arena.ladder.fit import Fit, fit_pool
 from arena.ladder.local_bots import IDLE_LIMIT, LocalBots, idle_limit_for
-from arena.ladder.ratings import rate_set, rating_event
+from arena.ladder.ratings import rate_set
 from arena.ladder.run_settings import LadderError, LadderReport, LadderSettings
 from arena.ladder.scheduler import Ladder
 from arena.ladder.schema import DEFAULT_DB, SCHEMA_VERSION
@@ -31,11 +36,14 @@ __all__ = [
     "DEFAULT_POOL",
     "IDLE_LIMIT",
     "SCHEMA_VERSION",
+    "START_RATING",
     "BotEntry",
     "BotStartError",
     "BotTotals",
     "DuplicateMatchError",
     "DuplicateSet",
+    "Fit",
+    "FittedRating",
     "Ladder",
     "LadderError",
     "LadderReport",
@@ -43,6 +51,7 @@ __all__ = [
     "LadderStore",
     "Launch",
     "LocalBots",
+    "PairResult",
     "RatingChange",
     "RatingsChangedError",
     "Standing",
@@ -50,12 +59,13 @@ __all__ = [
     "StoredMatch",
     "command_arguments",
     "default_pool",
+    "event_name",
+    "fit_pool",
     "free_port",
     "idle_limit_for",
     "ladder_standings",
     "matches_per_bot",
     "pool_name",
     "rate_set",
-    "rating_event",
     "wait_until_ready",
 ]

@@ -1,22 +1,44 @@
 """What the ladder keeps, as typed values: a registered bot, a duplicate set, a finished match (with
-its faults as FaultRecords), one bot's part in a set's rating event. The store saves and loads them; the
+its faults as FaultRecords), one bot's part in a set's rating event, the sums a pool's ratings are
+fitted from, a fitted rating. The store saves and loads them; the
 scheduler, the ratings and the standings work on them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from fiftysix.wire import FaultRecord
 
 DEFAULT_POOL: Final = "4p-pairs"
 """The pool of the default format (4 players, pairs): the one read when no other is named."""
+START_RATING: Final = 1500.0
+"""The mean rating of every pool, and the rating of a bot not yet rated in a pool."""
+
+FinishingOrder = tuple[tuple[str, ...], ...]
+"""A match's bots in the order they finished, best first: groups of bots tied for a place, each group's
+names sorted."""
 
 
-def pool_name(players: int, ruleset: str) -> str:
+EVENT_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def event_name(text: str) -> str:
+    """`text` if it may name an event (letters, digits, `.`, `_`, `-`; at most 64), else a ValueError."""
+    if EVENT_NAME.fullmatch(text) is None:
+        raise ValueError(
+            f"an event name is letters, digits, '.', '_' and '-' (at most 64), got {text[:64]!r}"
+        )
+    return text
+
+
+def pool_name(players: int, ruleset: str, event: str | None = None) -> str:
     """The rating pool of a format: its players and ruleset, such as `4p-pairs` or `6p-partnership`.
-    Every format is rated apart: a bot's 4-player rating says little of its 6-player play."""
-    return f"{players}p-{ruleset}"
+    Every format is rated apart: a bot's 4-player rating says little of its 6-player play. The sets of an
+    event (an SPRT, a tournament) are rated in a pool of their own, `4p-pairs@EVENT`, apart from the
+    ladder's."""
+    return f"{players}p-{ruleset}" + ("" if event is None else f"@{event}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,11 +68,13 @@ class DuplicateSet:
     seed: int
     bots: tuple[str, ...]
     rotations: int
+    event: str | None = None
+    """The event the set was played for (an SPRT, a tournament), None for the ladder's sets."""
 
     @property
     def pool(self) -> str:
         """The rating pool the set belongs to."""
-        return pool_name(self.players, self.ruleset)
+        return pool_name(self.players, self.ruleset, self.event)
 
     def team_bots(self, rotation: int) -> tuple[str, ...]:
         """The bot of each team in a rotation: rotation r moves every bot r teams on."""
@@ -65,6 +89,55 @@ class RatingChange:
     bot: str
     before: float
     after: float
+
+
+@dataclass(frozen=True, slots=True)
+class PairResult:
+    """Two bots' head-to-head in a pool: the sets they played together, the summed score of the first
+    (a set's score being its mean result over its matches: 1 ranked above, 0.5 equal, 0 below) and the
+    sum of the squares of those scores (for the spread of the scores around the fit)."""
+
+    sets: int
+    score: float
+    squares: float
+
+
+@dataclass(frozen=True, slots=True)
+class SetResult:
+    """What a rated set adds to its pool's sums: the score of each pair of its bots (first < second by
+    name, the score of first), and with three or more bots what its matches' finishing orders add to the
+    choices and places of PoolSums."""
+
+    scores: dict[tuple[str, str], float]
+    choices: dict[tuple[str, ...], float]
+    places: dict[str, float]
+
+
+@dataclass(frozen=True, slots=True)
+class PoolSums:
+    """What a pool's ratings are fitted from, and all of it (fit.py): each pair's head-to-head (first <
+    second by name); in three- and four-team pools, the finishing orders of the rated sets' matches as
+    Plackett-Luce reads them, a place at a time: `choices`, how often each group of bots (names sorted)
+    was the group still unplaced when a place was given, and `places`, how many of those places each bot
+    took (fractions when bots tied: see fit.py); and the number of rated sets. Their size is bounded by
+    the groups of bots that met, not by the number of sets."""
+
+    pairs: dict[tuple[str, str], PairResult] = field(default_factory=dict)
+    choices: dict[tuple[str, ...], float] = field(default_factory=dict)
+    places: dict[str, float] = field(default_factory=dict)
+    rated_sets: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FittedRating:
+    """A bot's rating in a pool as the maximum-likelihood fit gives it (fit.py): the rating, the half
+    width of its 95% interval, and the likelihood that it is stronger than the next bot below it in the
+    pool's ratings (None for the last)."""
+
+    bot: str
+    rating: float
+    margin: float
+    superiority: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,8 +175,7 @@ class StoredMatch:
 class BotTotals:
     """A bot's running totals in one pool, kept up to date as each match and each rating event is
     stored, so that the standings and the pairing read them instead of the history: its matches, wins,
-    losses and faults by group, and the count, mean and sum of squared deviations (Welford's running
-    form of sum and sum of squares) of its pairwise scores in rated sets, which its interval rests on."""
+    losses and faults by group."""
 
     matches: int = 0
     wins: int = 0
@@ -111,6 +183,3 @@ class BotTotals:
     timeouts: int = 0
     illegal_moves: int = 0
     crashes: int = 0
-    pair_count: int = 0
-    pair_mean: float = 0.0
-    pair_m2: float = 0.0

@@ -258,7 +258,8 @@ class LocalBots:
         lock = self._locks.setdefault(bot.name, asyncio.Lock())
         async with lock:
             pool = self._pools.setdefault(bot.name, [])
-            for running in [running for running in pool if running.process.returncode is not None]:
+            dead = [running for running in pool if running.process.returncode is not None]
+            for running in dead:
                 log.warning(
                     "local_bot_restarted",
                     bot=bot.name,
@@ -266,6 +267,7 @@ class LocalBots:
                     log_file=str(running.log_path),
                 )
                 pool.remove(running)
+            await asyncio.gather(*(self._stop(running) for running in dead))  # its pipe and channel
             # Newest first, so that the least recently used stay idle and are stopped first.
             taken = sorted((running for running in pool if not running.busy), key=lambda r: -r.released_at)
             taken = taken[:count]

@@ -12,8 +12,9 @@ The runner (scheduler.py) asks a `Pairing` for the bots of each new set, so a ru
 
 from __future__ import annotations
 
+import itertools
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Final, Protocol
 
 from arena.ladder.entries import BotEntry, DuplicateSet
@@ -71,8 +72,9 @@ class RatingPairing:
             )
 
     def may_resume(self, duplicate: DuplicateSet) -> bool:
-        """Every unfinished set is the ladder's to finish, whatever its format."""
-        return True
+        """Every unfinished set of the ladder is its to finish, whatever its format (an event's sets are
+        not: an SPRT or a tournament finishes its own)."""
+        return duplicate.event == self.settings.event
 
     def next_bots(self) -> list[str] | None:
         """The least-played bot and opponents close to it in rating; None when too few bots are up."""
@@ -92,3 +94,85 @@ class RatingPairing:
             others.remove(pick)
         self.rng.shuffle(chosen)
         return [bot.name for bot in chosen]
+
+
+class EventPairing:
+    """The pairing of an event (an SPRT, a tournament): the sets of `plan` in order, while `go_on()` says
+    so, between `bots` only. The run's settings name the event: its sets are rated in the event's own pool
+    (`4p-pairs@EVENT`), and only they are resumed (an event stopped and run again under the same name
+    finishes them)."""
+
+    def __init__(
+        self,
+        store: LadderStore,
+        settings: LadderSettings,
+        bots: Sequence[str],
+        plan: Iterator[list[str]],
+        go_on: Callable[[], bool] = lambda: True,
+    ) -> None:
+        if settings.event is None:
+            raise ValueError("an event's run names its event")
+        self.store = store
+        self.settings = settings
+        self.bots = list(bots)
+        self.plan = plan
+        self.go_on = go_on
+        self.down: list[str] = []
+        """The bots marked down that stopped the event (the host could not reach or start them)."""
+
+    def check(self) -> None:
+        """Refuse an event with a bot that is not registered or is on probation, or too few bots."""
+        registered = {bot.name: bot for bot in self.store.bots(self.settings.pool)}
+        for name in self.bots:
+            if name not in registered:
+                raise LadderError(f"no bot named {name!r} is registered (see `arena bots list`)")
+            if registered[name].probation is not None:
+                raise LadderError(
+                    f"{name} is on probation ({registered[name].probation}); take it back with "
+                    f"`arena bots probation {name} --clear`"
+                )
+        teams = self.settings.rules.team_count
+        if len(set(self.bots)) < teams:
+            raise LadderError(
+                f"a {self.settings.players}-player {self.settings.ruleset.value} set needs {teams} bots"
+            )
+
+    def next_bots(self) -> list[str] | None:
+        """The next set of the plan, or None when the plan is done, `go_on()` says stop, or a bot of the
+        set is marked down (then `down` names them: an event plays its plan as planned, or stops)."""
+        if not self.go_on():
+            return None
+        bots = next(self.plan, None)
+        if bots is not None:
+            self.down = sorted(set(bots) & self.store.down_bots().keys())
+            if self.down:
+                return None
+        return bots
+
+    def may_resume(self, duplicate: DuplicateSet) -> bool:
+        """Only the event's own unfinished sets."""
+        return duplicate.event == self.settings.event
+
+
+TOURNAMENT_FORMATS: Final = ("round-robin", "gauntlet")
+
+
+def tournament_plan(form: str, bots: Sequence[str], teams: int, rounds: int = 1) -> list[list[str]]:
+    """The sets of a tournament, round after round: a set is a group of `teams` bots (one a team), played
+    once per rotation over the seats. `round-robin`: every group of `teams` of the bots (with two teams,
+    every pair); `gauntlet`: the first bot with every group of `teams` - 1 of the others (with two teams,
+    the first against each other). Groups keep the order the bots were given in.
+
+    :raises ValueError: for another format, a bot named twice, or too few bots to fill the teams.
+    """
+    if form not in TOURNAMENT_FORMATS:
+        raise ValueError(f"the format is round-robin or gauntlet, got {form!r}")
+    if len(set(bots)) != len(bots):
+        raise ValueError("a bot is named twice")
+    if len(bots) < teams:
+        raise ValueError(f"{teams} teams need at least {teams} bots, got {len(bots)}")
+    if form == "round-robin":
+        groups = [list(group) for group in itertools.combinations(bots, teams)]
+    else:
+        groups = [[bots[0], *group] for group in itertools.combinations(bots[1:], teams - 1)]
+    return [list(group) for _round in range(rounds) for group in groups]

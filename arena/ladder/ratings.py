@@ -1,53 +1,54 @@
-"""A finished duplicate set's rating event: which bots it moves and by how much.
+"""A finished duplicate set's rating event: the set added to its pool's sums, and the pool refitted.
 
-The event is computed here with elo.py from the matches of the set and the ratings before it, and the
-store saves it in one transaction that also marks the set rated, refusing a set rated or made void
-meanwhile. So a set is rated exactly once: a ladder killed before that transaction commits (even by
-SIGKILL) leaves the set unrated for the next run to rate, one killed after it finds the set rated.
+The ratings are a maximum-likelihood fit over every rated set of the pool (fit.py), computed from the
+pool's sums (per pair of bots, per finishing order), never from the history. Here the set's result is
+computed from its matches, added to the sums read from the store, and the pool refitted; the store saves
+it all in one transaction that also marks the set rated, refusing a set rated or made void meanwhile.
+So a set is rated exactly once: a ladder killed before that transaction commits (even by SIGKILL)
+leaves the set unrated for the next run to rate, one killed after it finds the set rated.
 
-The ratings are read before the transaction: another runner on the same file may rate another set of
-the same bots in between. The store then refuses the event (RatingsChangedError) and it is computed
-again from the new ratings, so no set is rated from stale ratings and no other set's change is lost.
-A bot removed since the set was played counts with its last rating, and one never rated with the
-starting rating. Ratings are per pool (a format: players x ruleset): a set moves the ratings of its own
-pool only.
+The sums are read before the transaction: another runner on the same file may rate another set of the
+same pool in between. The store then refuses the event (RatingsChangedError: the pool's count of rated
+sets moved) and it is computed again from the new sums, so no fit misses a set. Ratings are per pool (a
+format: players x ruleset): a set moves the ratings of its own pool only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Final
 
-from arena.ladder.elo import START_RATING, rating_changes
-from arena.ladder.entries import DuplicateSet, RatingChange
+from arena.ladder.entries import START_RATING, DuplicateSet, RatingChange
+from arena.ladder.fit import fit_pool
 from arena.ladder.store import LadderStore
 from arena.ladder.store_file import RatingsChangedError
+from arena.ladder.tally import add_set, set_result
 
 ATTEMPTS: Final = 5
-"""How many times a set's rating event is computed while other runners keep changing the ratings of its
-bots first; then the RatingsChangedError (a StoreError) stops the run."""
-
-
-def rating_event(ratings: Mapping[str, float], rankings: Sequence[Mapping[str, int]]) -> list[RatingChange]:
-    """The rating event of a set whose matches ranked its bots as `rankings` (one mapping per match: bot
-    name -> rank, 1 best), from the `ratings` before it (a bot without one starts at START_RATING)."""
-    before = {bot: ratings.get(bot, START_RATING) for bot in sorted(rankings[0])}
-    changes = rating_changes(before, rankings)
-    return [RatingChange(bot, before[bot], before[bot] + changes[bot]) for bot in before]
+"""How many times a set's rating event is computed while other runners keep rating sets of its pool
+first; then the RatingsChangedError (a StoreError) stops the run."""
 
 
 def rate_set(store: LadderStore, duplicate: DuplicateSet) -> list[RatingChange] | None:
-    """Rate a finished set once: its rating event, or None when the set is not finished yet, is void,
-    or was rated already (by another runner, perhaps)."""
+    """Rate a finished set once: the ratings of its bots before and after the refit, or None when the set
+    is not finished yet, is void, or was rated already (by another runner, perhaps)."""
     matches = store.matches(duplicate.id)
     if len(matches) < duplicate.rotations:
         return None
-    rankings = [match.bot_ranks for match in matches]
+    result = set_result([match.bot_ranks for match in matches])
+    bots = sorted(matches[0].bot_ranks)
     attempt = 1
     while True:
-        event = rating_event(store.ratings(rankings[0], duplicate.pool), rankings)
+        sums = store.pool_sums(duplicate.pool)
+        before = store.fitted_ratings(duplicate.pool)
+        start = {bot: line.rating for bot, line in before.items()}
+        fitted = fit_pool(add_set(sums, result), start).fitted()
+        after = {line.bot: line.rating for line in fitted}
+        event = [
+            RatingChange(bot, before[bot].rating if bot in before else START_RATING, after[bot])
+            for bot in bots
+        ]
         try:
-            saved = store.save_rating_event(duplicate.id, event)
+            saved = store.save_rating_event(duplicate.id, sums.rated_sets, result, fitted, event)
         except RatingsChangedError:
             if attempt == ATTEMPTS:
                 raise

@@ -53,39 +53,32 @@ async def register_bot(store: LadderStore, wanted: Registration, new: bool, chec
     if not new:
         store.bot(wanted.name)  # a StoreError if there is no such bot, before any bot is started
     uploads = Uploads(store.path)
-    try:
-        launch = wanted.launch
-        bundle = uploads.keep(wanted.bundle) if wanted.bundle is not None else None
-        if bundle is not None and launch is not None:
-            launch = Launch(launch.command, launch.sandboxed, bundle.folder)
-        if check:
-            await check_answers(wanted.name, wanted.address, launch)
-        command = launch.command if launch is not None else None
-        if new:
-            entry = store.add_bot(wanted.name, wanted.address, command)
-        else:
-            entry = store.update_bot(wanted.name, wanted.address, command)
-        upload = None
-        if launch is None:
-            uploads.forget_launch(wanted.name)
-        elif bundle is None:
-            uploads.set_launch(wanted.name, launch.sandboxed, None)
-        else:
-            upload = uploads.add_version(wanted.name, bundle, launch.command)
-            uploads.set_launch(wanted.name, launch.sandboxed, upload.version)
-        return Registered(entry, upload, launch)
-    finally:
-        uploads.close()
+    launch = wanted.launch
+    bundle = uploads.keep(wanted.bundle) if wanted.bundle is not None else None
+    if bundle is not None and launch is not None:
+        launch = Launch(launch.command, launch.sandboxed, bundle.folder)
+    if check:
+        await check_answers(wanted.name, wanted.address, launch)
+    command = launch.command if launch is not None else None
+    if new:
+        entry = store.add_bot(wanted.name, wanted.address, command)
+    else:
+        entry = store.update_bot(wanted.name, wanted.address, command)
+    upload = None
+    if launch is None:
+        uploads.forget_launch(wanted.name)
+    elif bundle is None:
+        uploads.set_launch(wanted.name, launch.sandboxed, None)
+    else:
+        upload = uploads.add_version(wanted.name, bundle, launch.command)
+        uploads.set_launch(wanted.name, launch.sandboxed, upload.version)
+    return Registered(entry, upload, launch)
 
 
 def unregister_bot(store: LadderStore, name: str) -> None:
     """Remove a bot from the register; its finished matches and its uploads stay."""
     store.remove_bot(name)
-    uploads = Uploads(store.path)
-    try:
-        uploads.forget_launch(name)
-    finally:
-        uploads.close()
+    Uploads(store.path).forget_launch(name)
 
 
 async def check_answers(name: str, address: str | None, launch: Launch | None) -> None:

@@ -49,6 +49,9 @@ class LadderSettings:
     (at least 1)."""
     down_recheck_s: float = 60.0
     """How often the down bots are checked during a run."""
+    event: str | None = None
+    """The event whose sets the run plays (an SPRT, a tournament: rated in a pool of their own); None for
+    the ladder."""
 
     @property
     def rules(self) -> MatchRules:
@@ -58,7 +61,7 @@ class LadderSettings:
     @property
     def pool(self) -> str:
         """The rating pool of the new sets this run creates."""
-        return pool_name(self.players, self.ruleset.value)
+        return pool_name(self.players, self.ruleset.value, self.event)
 
 
 VOIDED_SETS_KEPT: Final = 20

@@ -94,6 +94,7 @@ class Ladder:
                 self.rng.randrange(2**31),
                 bots,
                 lease=(self.sets_held.owner, self.settings.lease_s),
+                event=self.settings.event,
             )
             yield self.sets_held.hold(duplicate, range(duplicate.rotations))
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Final
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 DEFAULT_DB: Final = "arena.db"
 
 _TABLES: Final = """
@@ -79,32 +79,72 @@ CREATE TABLE IF NOT EXISTS bot_totals (
     timeouts INTEGER NOT NULL,
     illegal_moves INTEGER NOT NULL,
     crashes INTEGER NOT NULL,
-    pair_count INTEGER NOT NULL,
-    pair_mean REAL NOT NULL,
-    pair_m2 REAL NOT NULL,
     PRIMARY KEY (pool, bot)
 );
+CREATE TABLE IF NOT EXISTS pools (
+    name TEXT PRIMARY KEY,
+    matches INTEGER NOT NULL,
+    rated_sets INTEGER NOT NULL DEFAULT 0
+);
+"""
+"""match_records: the game record of each match, kept out of `matches` so that no read of matches walks
+through it. match_bots: one row per bot of each match, read newest first by (bot, finished_at) for the
+probation check. bot_totals: each bot's running totals per pool (entries.BotTotals). pools: the matches
+of each pool (and from version 4 its rated sets)."""
+
+_RATINGS_TABLE: Final = """
 CREATE TABLE IF NOT EXISTS ratings (
     bot TEXT NOT NULL,
     pool TEXT NOT NULL,
     rating REAL NOT NULL,
+    margin REAL,
+    superiority REAL,
     PRIMARY KEY (bot, pool)
 );
-CREATE TABLE IF NOT EXISTS pools (name TEXT PRIMARY KEY, matches INTEGER NOT NULL);
 """
-"""match_records: the game record of each match, kept out of `matches` so that no read of matches walks
-through it. match_bots: one row per bot of each match, read newest first by (bot, finished_at) for the
-probation check. bot_totals: each bot's running totals per pool (entries.BotTotals). ratings: each bot's
-rating per pool (a bot without a row there has the starting rating). pools: the matches of each pool."""
+"""Each bot's rating per pool (version 3); from version 4 the pool's maximum-likelihood fit, rewritten
+whole after each rated set, with the 95% `margin` and the likelihood of `superiority` over the next bot
+below (entries.FittedRating). A bot without a row has the starting rating."""
+
+# Version 4 (ratings by maximum likelihood): the sums the fit reads, a row per pair and per order.
+_FIT_TABLES: Final = """
+CREATE TABLE IF NOT EXISTS pair_results (
+    pool TEXT NOT NULL,
+    first TEXT NOT NULL,
+    second TEXT NOT NULL,
+    sets INTEGER NOT NULL,
+    score REAL NOT NULL,
+    squares REAL NOT NULL,
+    PRIMARY KEY (pool, first, second)
+);
+CREATE TABLE IF NOT EXISTS choice_sets (
+    pool TEXT NOT NULL,
+    bots TEXT NOT NULL,
+    weight REAL NOT NULL,
+    PRIMARY KEY (pool, bots)
+);
+CREATE TABLE IF NOT EXISTS places (
+    pool TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    taken REAL NOT NULL,
+    PRIMARY KEY (pool, bot)
+);
+"""
+"""pair_results: per pool and pair of bots (first < second by name) the rated sets they played together,
+the summed score of first and the sum of its squares (entries.PairResult). choice_sets and places: the
+finishing orders of three- and four-team pools read a place at a time (entries.PoolSums): how often each
+group of bots (JSON, names sorted) was still unplaced when a place was given, how many places each bot
+took."""
 
 _SCALE_INDEXES: Final = """
 CREATE INDEX IF NOT EXISTS match_bots_by_bot ON match_bots (bot, finished_at, match_id);
 CREATE INDEX IF NOT EXISTS matches_by_time ON matches (finished_at, id);
 CREATE INDEX IF NOT EXISTS sets_open ON sets (id) WHERE rated_at IS NULL AND void_reason IS NULL;
+CREATE INDEX IF NOT EXISTS ratings_by_pool ON ratings (pool, bot);
 """
 """Created after an upgrade has added the columns they name."""
 
-_SCHEMA: Final = _TABLES + _SCALE_TABLES
+_SCHEMA: Final = _TABLES + _SCALE_TABLES + _RATINGS_TABLE + _FIT_TABLES
 
 
 _ADDED_COLUMNS: Final = {
@@ -121,16 +161,33 @@ _ADDED_COLUMNS: Final = {
         ("bots", "down_since", "REAL"),
         ("bots", "host_failures", "INTEGER NOT NULL DEFAULT 0"),
     ),
+    # Version 4, ratings by maximum likelihood: each rating's interval and likelihood of superiority, and
+    # each pool's count of rated sets (which a rating event checks, to refit from sums no other runner
+    # changed meanwhile).
+    # And the event a set was played for (an SPRT, a tournament: rated in a pool of its own).
+    4: (
+        ("sets", "event", "TEXT"),
+        ("ratings", "margin", "REAL"),
+        ("ratings", "superiority", "REAL"),
+        ("pools", "rated_sets", "INTEGER NOT NULL DEFAULT 0"),
+    ),
 }
 """For each schema version, the columns it added to tables of the version before: `_upgrade` adds them
 (to a new file too, when its CREATE TABLE does not have them), and a read-only file of an older version
 is read without them."""
 
-_ADDED_TABLES: Final = {3: ("match_records", "match_bots", "bot_totals", "ratings", "pools")}
+_ADDED_TABLES: Final = {
+    3: ("match_records", "match_bots", "bot_totals", "ratings", "pools"),
+    4: ("pair_results", "choice_sets", "places"),
+}
 """For each schema version, the tables it added: a read-only file of an older version has them computed
 into temporary tables (`_DERIVED`) instead."""
 
-_REMOVED_COLUMNS: Final = {3: (("matches", "record"), ("bots", "rating"))}
+_REMOVED_COLUMNS: Final = {
+    3: (("matches", "record"), ("bots", "rating")),
+    # The running moments of each bot's pairwise scores, which the sequential Elo's interval rested on.
+    4: (("bot_totals", "pair_count"), ("bot_totals", "pair_mean"), ("bot_totals", "pair_m2")),
+}
 """For each schema version, the columns it took away (after moving what they held): a read-only file of
 an older version still has them, and they are read from there."""
 

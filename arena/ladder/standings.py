@@ -1,18 +1,24 @@
-"""The standings of one rating pool, computed from the running totals the store keeps: every registered
-bot with its rating in the pool, the 95% interval of that rating, its matches, wins, losses and faults
-there (counted as tally.py says, when each match was stored). The interval rests on the bot's pairwise
-scores in the pool's rated sets only (elo.py says how), kept as a running count, mean and sum of squared
-deviations. Reading them costs a row per bot, whatever the length of the history.
+"""The standings of one rating pool, computed from what the store keeps: every registered bot with its
+fitted rating in the pool (fit.py: the 95% interval and the likelihood of superiority over the next bot
+below come with it), its matches, wins, losses and faults there (counted as tally.py says, when each
+match was stored). Reading them costs a row per bot, whatever the length of the history.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arena.ladder.elo import interval_from_moments
-from arena.ladder.entries import DEFAULT_POOL, BotEntry, BotTotals, StoredMatch
+from arena.ladder.entries import (
+    DEFAULT_POOL,
+    START_RATING,
+    BotEntry,
+    BotTotals,
+    FittedRating,
+    PairResult,
+    StoredMatch,
+)
 from arena.ladder.store import LadderStore
 from arena.ladder.tally import CRASH_CAUSES, ILLEGAL_MOVE_CAUSES, TIMEOUT_CAUSES
 
@@ -20,7 +26,9 @@ __all__ = [
     "CRASH_CAUSES",
     "ILLEGAL_MOVE_CAUSES",
     "TIMEOUT_CAUSES",
+    "HeadToHead",
     "Standing",
+    "crosstable",
     "default_pool",
     "ladder_standings",
     "matches_per_bot",
@@ -44,6 +52,9 @@ class Standing:
     crashes: int
     probation: str | None
     pool: str = DEFAULT_POOL
+    superiority: float | None = None
+    """The likelihood that the bot is stronger than the next bot below it in the pool's ratings (a
+    removed bot counts), from the fit; None for the last and for a bot not rated yet."""
     down_since: float | None = None
     """When the bot was marked down (the host could not reach or start it; the ladder skips it until it
     answers), in seconds since the epoch; None when it is up."""
@@ -56,6 +67,7 @@ class Standing:
             "pool": self.pool,
             "elo": round(self.rating, 1),
             "interval": None if self.interval == float("inf") else round(self.interval, 1),
+            "superiority": None if self.superiority is None else round(self.superiority, 3),
             "matches": self.matches,
             "wins": self.wins,
             "losses": self.losses,
@@ -71,36 +83,44 @@ class Standing:
 
 
 def default_pool(pools: Mapping[str, int]) -> str:
-    """The pool shown when none is named: the one with the most matches (the default format's when
-    nothing was played yet). `pools` is the store's, most matches first."""
-    return next(iter(pools), DEFAULT_POOL)
+    """The pool shown when none is named: the ladder's pool with the most matches (an event's pool, such
+    as 4p-pairs@sprt-..., only when there is no other; the default format's when nothing was played yet).
+    `pools` is the store's, most matches first."""
+    return next((pool for pool in pools if "@" not in pool), next(iter(pools), DEFAULT_POOL))
 
 
-def ladder_standings(store: LadderStore, pool: str | None = None) -> list[Standing]:
+def ladder_standings(
+    store: LadderStore, pool: str | None = None, only: Collection[str] | None = None
+) -> list[Standing]:
     """The standings of `pool` (default: the pool with the most matches) in `store`: every registered
-    bot, best rating first."""
+    bot (or those of `only`, as an event's report wants them), best rating first."""
     if pool is None:
         pool = default_pool(store.pools())
-    return rank_bots(store.bots(pool), store.totals(pool), pool, store.down_bots())
+    bots = [bot for bot in store.bots(pool) if only is None or bot.name in only]
+    return rank_bots(bots, store.totals(pool), store.fitted_ratings(pool), pool, store.down_bots())
 
 
 def rank_bots(
     bots: Sequence[BotEntry],
     totals: Mapping[str, BotTotals],
+    fitted: Mapping[str, FittedRating],
     pool: str = DEFAULT_POOL,
     down: Mapping[str, float] | None = None,
 ) -> list[Standing]:
     """Every bot of `bots`, best rating first (equal ratings share a rank), with its totals in
-    `totals` (none for a bot without any); the bots of `down` (name: since when) are shown down."""
+    `totals` (none for a bot without any) and its fitted rating in `fitted` (an infinite interval for a
+    bot not rated yet); the bots of `down` (name: since when) are shown down."""
     lines = []
     for entry in bots:
         counted = totals.get(entry.name, BotTotals())
+        fit = fitted.get(entry.name)
         lines.append(
             Standing(
                 rank=0,
                 bot=entry.name,
                 rating=entry.rating,
-                interval=interval_from_moments(counted.pair_count, counted.pair_mean, counted.pair_m2),
+                interval=float("inf") if fit is None else fit.margin,
+                superiority=None if fit is None else fit.superiority,
                 matches=counted.matches,
                 wins=counted.wins,
                 losses=counted.losses,
@@ -118,6 +138,41 @@ def rank_bots(
         tied = index > 0 and line.rating == lines[index - 1].rating
         ranked.append(replace(line, rank=ranked[-1].rank if tied else index + 1))
     return ranked
+
+
+@dataclass(frozen=True, slots=True)
+class HeadToHead:
+    """One cell of a crosstable: `bot`'s summed set score against `opponent` over the rated sets they
+    played together (a set's score being its mean result over its matches: 1 above, 0.5 equal, 0 below)."""
+
+    bot: str
+    opponent: str
+    sets: int
+    score: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The cell as a JSON-ready dictionary."""
+        return {"bot": self.bot, "opponent": self.opponent, "sets": self.sets, "score": round(self.score, 3)}
+
+
+def crosstable(
+    pairs: Mapping[tuple[str, str], PairResult], fitted: Mapping[str, FittedRating]
+) -> tuple[list[str], list[HeadToHead]]:
+    """A pool's head-to-head results from its sums: the bots best rated first (every bot that played a
+    rated set there, removed or not), and a cell for each ordered pair that met, in that order."""
+    bots = sorted({bot for pair in pairs for bot in pair}, key=lambda bot: (-_rating_of(fitted, bot), bot))
+    place = {bot: index for index, bot in enumerate(bots)}
+    cells = []
+    for (first, second), line in pairs.items():
+        cells.append(HeadToHead(first, second, line.sets, line.score))
+        cells.append(HeadToHead(second, first, line.sets, line.sets - line.score))
+    cells.sort(key=lambda cell: (place[cell.bot], place[cell.opponent]))
+    return bots, cells
+
+
+def _rating_of(fitted: Mapping[str, FittedRating], bot: str) -> float:
+    line = fitted.get(bot)
+    return START_RATING if line is None else line.rating
 
 
 def matches_per_bot(matches: Iterable[StoredMatch]) -> dict[str, int]:

@@ -23,15 +23,19 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from arena.ladder.elo import START_RATING
 from arena.ladder.entries import (
     DEFAULT_POOL,
+    START_RATING,
     BotEntry,
     DuplicateSet,
+    FittedRating,
+    PairResult,
+    PoolSums,
     RatingChange,
+    SetResult,
     StoredMatch,
     pool_name,
 )
@@ -46,13 +50,17 @@ from arena.ladder.store_file import (
 from arena.ladder.store_leases import LeaseStore
 from arena.ladder.store_rows import MatchRows
 from arena.ladder.store_totals import TotalsStore
-from arena.ladder.tally import add_match, add_pair_score, match_tallies, set_pair_scores
+from arena.ladder.tally import add_match, add_set, match_tallies
 from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.wire import FaultRecord
 
 
 def _is_list_of(value: Any, kind: type) -> bool:
     return isinstance(value, list) and all(isinstance(item, kind) for item in value)
+
+
+def _are_numbers(*values: Any) -> bool:
+    return all(is_number(value) for value in values)
 
 
 def _are_rules(players: int, ruleset: str, deal_cap: int | None) -> bool:
@@ -172,28 +180,42 @@ class LadderStore(LeaseStore, TotalsStore, MatchRows):
         seed: int,
         bots: Sequence[str],
         lease: tuple[str, float] | None = None,
+        event: str | None = None,
     ) -> DuplicateSet:
         """Record a new duplicate set before its first match is played; with `lease` (owner, seconds),
-        claimed by that owner already (see `claim_set`)."""
+        claimed by that owner already (see `claim_set`); with `event`, played for that event and rated
+        in its pool."""
         now = time.time()
         owner, until = (None, None) if lease is None else (lease[0], now + lease[1])
         with self._transaction():
             cursor = self._db.execute(
                 "INSERT INTO sets (created_at, players, ruleset, deal_cap, seed, bots, rotations,"
-                " lease_owner, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (now, players, ruleset, deal_cap, seed, json.dumps(list(bots)), len(bots), owner, until),
+                " lease_owner, lease_until, event) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    now,
+                    players,
+                    ruleset,
+                    deal_cap,
+                    seed,
+                    json.dumps(list(bots)),
+                    len(bots),
+                    owner,
+                    until,
+                    event,
+                ),
             )
         assert cursor.lastrowid is not None
-        return DuplicateSet(cursor.lastrowid, players, ruleset, deal_cap, seed, tuple(bots), len(bots))
+        return DuplicateSet(cursor.lastrowid, players, ruleset, deal_cap, seed, tuple(bots), len(bots), event)
 
     def unfinished_sets(self) -> list[tuple[DuplicateSet, list[int]]]:
         """Sets not rated yet, each with the rotations still to play (possibly none)."""
+        event_column = "event" if self._has_column("sets", "event") else "NULL"  # a read-only older file
         rows = self._db.execute(
-            "SELECT id, players, ruleset, deal_cap, seed, bots, rotations FROM sets"
+            f"SELECT id, players, ruleset, deal_cap, seed, bots, rotations, {event_column} FROM sets"
             " WHERE rated_at IS NULL AND void_reason IS NULL ORDER BY id"
         ).fetchall()
         unfinished = []
-        for set_id, players, ruleset, deal_cap, seed, bots_json, rotations in rows:
+        for set_id, players, ruleset, deal_cap, seed, bots_json, rotations, event in rows:
             bots = self._decoded(bots_json, f"the bots of set {set_id}")
             if not (
                 all(is_integer(value) for value in (set_id, players, seed, rotations))
@@ -202,9 +224,10 @@ class LadderStore(LeaseStore, TotalsStore, MatchRows):
                 and _is_list_of(bots, str)
                 and rotations == len(bots)
                 and _are_rules(players, ruleset, deal_cap)
+                and (event is None or isinstance(event, str))
             ):
                 raise self._damaged(f"set {set_id}")
-            duplicate = DuplicateSet(set_id, players, ruleset, deal_cap, seed, tuple(bots), rotations)
+            duplicate = DuplicateSet(set_id, players, ruleset, deal_cap, seed, tuple(bots), rotations, event)
             done = {
                 played
                 for (played,) in self._db.execute(
@@ -262,7 +285,8 @@ class LadderStore(LeaseStore, TotalsStore, MatchRows):
                     )
                     self._save_totals(tally.bot, pool, add_match(self._totals(tally.bot, pool), tally))
                 self._db.execute(
-                    "INSERT INTO pools VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET matches = matches + 1",
+                    "INSERT INTO pools (name, matches) VALUES (?, 1)"
+                    " ON CONFLICT (name) DO UPDATE SET matches = matches + 1",
                     (pool,),
                 )
         except sqlite3.IntegrityError:
@@ -334,65 +358,129 @@ class LadderStore(LeaseStore, TotalsStore, MatchRows):
             raise self._damaged(f"the record of match {match_id!r}")
         return record
 
-    def ratings(self, bots: Iterable[str], pool: str = DEFAULT_POOL) -> dict[str, float]:
-        """The current rating in `pool` of each of `bots` that has one: a registered bot's (the starting
-        rating until it is rated there), or a removed bot's last. A bot neither registered nor ever rated
-        in `pool` is left out."""
-        known = {bot: self._rating(bot, pool) for bot in bots}
-        return {bot: rating for bot, rating in known.items() if rating is not None}
+    def game_records(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Every stored match's id and game record, oldest first, read one at a time from a cursor: the
+        whole history never sits in memory. A damaged record, or an SQLite error while reading, is a
+        StoreError (raised by the iteration)."""
+        cursor = self._db.execute(
+            "SELECT matches.id, match_records.record FROM matches"
+            " JOIN match_records ON match_records.match_id = matches.id"
+            " ORDER BY matches.finished_at, matches.id"
+        )
+        return self._records_of(cursor)
 
-    def _rating(self, bot: str, pool: str) -> float | None:
-        """The bot's rating in `pool`: the starting rating for a registered bot never rated there, None
-        for a bot neither registered nor ever rated there."""
-        row = self._db.execute(
-            "SELECT rating FROM ratings WHERE bot = ? AND pool = ?", (bot, pool)
-        ).fetchone()
-        if row is None:
-            registered = self._db.execute("SELECT 1 FROM bots WHERE name = ?", (bot,)).fetchone()
-            return START_RATING if registered else None
-        if not is_number(row[0]):
-            raise self._damaged(f"the rating of {bot!r}")
-        return float(row[0])
+    def _records_of(self, cursor: sqlite3.Cursor) -> Iterator[tuple[str, dict[str, Any]]]:
+        # A generator runs after the method that made it returned: its SQLite errors are turned into
+        # StoreErrors here, not by the wrapper of every public method.
+        try:
+            for match_id, text in cursor:
+                record = self._decoded(text, f"the record of match {match_id!r}")
+                if not isinstance(record, dict):
+                    raise self._damaged(f"the record of match {match_id!r}")
+                yield match_id, record
+        except sqlite3.Error as error:
+            raise StoreError(self._explain(error)) from None
 
-    def save_rating_event(self, set_id: int, changes: Sequence[RatingChange]) -> bool:
-        """Apply a set's rating event in one transaction: its rows of `rating_events`, each bot's new
-        rating, the set marked rated. Returns False and changes nothing when the set is rated or void
-        already (or unknown), so a set is rated exactly once, whoever tries and whenever they are killed.
+    def pool_sums(self, pool: str) -> PoolSums:
+        """The sums `pool`'s ratings are fitted from (a row per pair of bots, per group of bots that met
+        and per bot, whatever the length of the history), and its count of rated sets."""
+        pairs: dict[tuple[str, str], PairResult] = {}
+        for first, second, sets, score, squares in self._db.execute(
+            "SELECT first, second, sets, score, squares FROM pair_results WHERE pool = ?", (pool,)
+        ):
+            if not (_is_list_of([first, second], str) and is_integer(sets) and _are_numbers(score, squares)):
+                raise self._damaged(f"the results of {first!r} and {second!r} in {pool}")
+            pairs[(first, second)] = PairResult(sets, float(score), float(squares))
+        choices: dict[tuple[str, ...], float] = {}
+        for text, weight in self._db.execute("SELECT bots, weight FROM choice_sets WHERE pool = ?", (pool,)):
+            group = self._decoded(text, f"a group of bots of {pool}")
+            if not (_is_list_of(group, str) and len(group) > 1 and is_number(weight)):
+                raise self._damaged(f"a group of bots of {pool}")
+            choices[tuple(group)] = float(weight)
+        places = {}
+        for bot, taken in self._db.execute("SELECT bot, taken FROM places WHERE pool = ?", (pool,)):
+            if not (isinstance(bot, str) and is_number(taken)):
+                raise self._damaged(f"the places of {bot!r} in {pool}")
+            places[bot] = float(taken)
+        row = self._db.execute("SELECT rated_sets FROM pools WHERE name = ?", (pool,)).fetchone()
+        return PoolSums(pairs, choices, places, 0 if row is None else int(row[0]))
 
-        :raises RatingsChangedError: changing nothing, when a bot's rating is no longer its `before`
-            (another runner rated a set of that bot since it was read).
+    def fitted_ratings(self, pool: str) -> dict[str, FittedRating]:
+        """Each bot's fitted rating in `pool` (every bot rated there, registered or not)."""
+        fitted = {}
+        rows = self._db.execute(
+            "SELECT bot, rating, margin, superiority FROM ratings WHERE pool = ?", (pool,)
+        )
+        for bot, rating, margin, superiority in rows:
+            if not (is_number(rating) and (margin is None or is_number(margin))) or not (
+                superiority is None or is_number(superiority)
+            ):
+                raise self._damaged(f"the rating of {bot!r}")
+            width = float("inf") if margin is None else float(margin)
+            fitted[bot] = FittedRating(bot, float(rating), width, superiority)
+        return fitted
+
+    def save_rating_event(
+        self,
+        set_id: int,
+        rated_sets: int,
+        result: SetResult,
+        fitted: Sequence[FittedRating],
+        changes: Sequence[RatingChange],
+    ) -> bool:
+        """Apply a set's rating event in one transaction: the set's `result` added to its pool's sums, the
+        pool's ratings replaced by `fitted` (the fit of those sums), the set's bots' `changes` kept in
+        `rating_events`, the set marked rated. Returns False and changes nothing when the set is rated or
+        void already (or unknown), so a set is rated exactly once, whoever tries and whenever they are
+        killed.
+
+        :raises RatingsChangedError: changing nothing, when the pool no longer has `rated_sets` rated sets
+            (another runner rated a set of the pool since its sums were read: the fit is stale).
         """
         with self._transaction():
             row = self._db.execute(
-                "SELECT rated_at, void_reason, players, ruleset FROM sets WHERE id = ?", (set_id,)
+                "SELECT rated_at, void_reason, players, ruleset, event FROM sets WHERE id = ?", (set_id,)
             ).fetchone()
             if row is None or row[0] is not None or row[1] is not None:
                 return False
-            pool = pool_name(row[2], row[3])
-            # A bot with no rating at all (neither registered nor rated) has none that could have moved.
-            moved = [
-                change.bot
-                for change in changes
-                if self._rating(change.bot, pool) not in (None, change.before)
-            ]
-            if moved:
+            pool = pool_name(row[2], row[3], row[4])
+            counted = self._db.execute("SELECT rated_sets FROM pools WHERE name = ?", (pool,)).fetchone()
+            now = 0 if counted is None else counted[0]
+            if now != rated_sets:
                 raise RatingsChangedError(
-                    f"{self.path}: ratings changed while set {set_id} was being rated (of {', '.join(moved)})"
+                    f"{self.path}: ratings changed while set {set_id} was being rated "
+                    f"({now - rated_sets} other sets of {pool} rated meanwhile)"
                 )
-            for change in changes:
-                self._db.execute(
-                    "INSERT INTO rating_events VALUES (?, ?, ?, ?)",
-                    (set_id, change.bot, change.before, change.after),
-                )
-                self._db.execute(
-                    "INSERT INTO ratings VALUES (?, ?, ?)"
-                    " ON CONFLICT (bot, pool) DO UPDATE SET rating = excluded.rating",
-                    (change.bot, pool, change.after),
-                )
-            rankings = [match.bot_ranks for match in self.matches(set_id)]
-            if rankings:
-                for bot, score in set_pair_scores(rankings):
-                    self._save_totals(bot, pool, add_pair_score(self._totals(bot, pool), score))
+            before = PoolSums(rated_sets=rated_sets)
+            for first, second in result.scores:
+                line = self._db.execute(
+                    "SELECT sets, score, squares FROM pair_results"
+                    " WHERE pool = ? AND first = ? AND second = ?",
+                    (pool, first, second),
+                ).fetchone()
+                if line is not None:
+                    before.pairs[(first, second)] = PairResult(int(line[0]), float(line[1]), float(line[2]))
+            for group in result.choices:
+                line = self._db.execute(
+                    "SELECT weight FROM choice_sets WHERE pool = ? AND bots = ?", (pool, json.dumps(group))
+                ).fetchone()
+                before.choices[group] = 0.0 if line is None else float(line[0])
+            for bot in result.places:
+                line = self._db.execute(
+                    "SELECT taken FROM places WHERE pool = ? AND bot = ?", (pool, bot)
+                ).fetchone()
+                before.places[bot] = 0.0 if line is None else float(line[0])
+            self._save_sums(pool, add_set(before, result))
+            self._save_fit(pool, fitted)
+            self._db.executemany(
+                "INSERT INTO rating_events VALUES (?, ?, ?, ?)",
+                [(set_id, change.bot, change.before, change.after) for change in changes],
+            )
+            self._db.execute(
+                "INSERT INTO pools (name, matches, rated_sets) VALUES (?, 0, ?)"
+                " ON CONFLICT (name) DO UPDATE SET rated_sets = excluded.rated_sets",
+                (pool, rated_sets + 1),
+            )
             self._db.execute("UPDATE sets SET rated_at = ? WHERE id = ?", (time.time(), set_id))
         return True
 

@@ -10,9 +10,11 @@ write-ahead log; a read-only file is read through a writer's shared memory when 
 Schema versions: 1 (first release); 2 adds `sets.void_reason`; 3 keeps game records in their own table,
 each match's bots in an indexed membership table, running totals per bot and pool, and ratings per pool
 (see `_SCALE_TABLES`), and adds the leases of sets (several runners on one file) and the health of bots
-(see `_ADDED_COLUMNS`). A file of an older version is upgraded in place when it is opened for writing,
-and read as it is when opened read-only (the tables it lacks are then computed from it into temporary
-tables, at a cost that grows with its history: upgrading it once makes reads cheap).
+(see `_ADDED_COLUMNS`); 4 keeps the sums the ratings are fitted from (`_FIT_TABLES`) and each rating's
+interval and likelihood of superiority, and drops the moments of pairwise scores. A file of an older
+version is upgraded in place when it is opened for writing, and read as it is when opened read-only (the
+tables it lacks are then computed from it into temporary tables, at a cost that grows with its history:
+upgrading it once makes reads cheap).
 """
 
 from __future__ import annotations
@@ -23,18 +25,21 @@ import json
 import math
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import astuple
 from pathlib import Path
 from typing import Any, Final, TypeVar, cast
 
 from arena.errors import ArenaError
-from arena.ladder.entries import DEFAULT_POOL, BotTotals, pool_name
+from arena.ladder.entries import BotTotals, FittedRating, PoolSums, pool_name
+from arena.ladder.fit import fit_pool
 from arena.ladder.schema import (
     _ADDED_COLUMNS,
     _ADDED_TABLES,
     _COLUMNS,
+    _FIT_TABLES,
+    _RATINGS_TABLE,
     _REMOVED_COLUMNS,
     _SCALE_INDEXES,
     _SCALE_TABLES,
@@ -42,7 +47,7 @@ from arena.ladder.schema import (
     DEFAULT_DB,
     SCHEMA_VERSION,
 )
-from arena.ladder.tally import add_match, add_pair_score, match_tallies, set_pair_scores
+from arena.ladder.tally import add_match, add_set, match_tallies, set_result
 from fiftysix.wire import FaultRecord
 
 
@@ -255,13 +260,16 @@ class StoreFile:
     # Version 3 (scale): moving an older file's data into the new tables, or reading an older file.
 
     def _upgrade_scale(self) -> None:
-        """Move the game records into `match_records`, fill the membership, totals, pools and ratings
-        from the history, and drop the columns moved."""
+        """Move the game records into `match_records`, fill the membership, totals and pools from the
+        history, and drop the columns moved."""
         # A file of version 1 without a match (or a bot) got its table created in the new shape.
         if "record" in self._columns("matches"):
             self._db.execute("INSERT INTO match_records SELECT id, record FROM matches")
         self._fill_scale_tables()
-        for table, column in _REMOVED_COLUMNS[3]:
+        self._drop_removed_columns(3)
+
+    def _drop_removed_columns(self, version: int) -> None:
+        for table, column in _REMOVED_COLUMNS[version]:
             if column in self._columns(table):
                 self._db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
 
@@ -271,8 +279,9 @@ class StoreFile:
         return {row[1] for row in self._db.execute(f"PRAGMA main.table_info({table})")}
 
     def _derive_for_reading(self, version: int) -> None:
-        """Read an older file as it is: its version-3 tables computed into temporary ones (which shadow
-        nothing: the file has none of that name), its records read where they are."""
+        """Read an older file as it is: the tables of later versions computed into temporary ones, its
+        records read where they are. A temporary `ratings` (the fit's) shadows a version-3 file's own (the
+        sequential Elo's): SQLite reads the temporary schema first."""
         if version < 3:
             self._db.execute(
                 "CREATE TEMP VIEW match_records AS SELECT id AS match_id, record FROM main.matches"
@@ -281,22 +290,25 @@ class StoreFile:
                 if "match_records" not in statement and statement.strip():
                     self._db.execute(statement.replace("CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE"))
             self._fill_scale_tables()
+        for statement in (_RATINGS_TABLE + _FIT_TABLES).split(";"):
+            if statement.strip():
+                self._db.execute(statement.replace("CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE"))
+        if version == 3:  # its pools lack the count of rated sets
+            self._db.execute(
+                "CREATE TEMP TABLE pools AS SELECT name, matches, 0 AS rated_sets FROM main.pools"
+            )
+        for pool, rated_sets in self._fill_fit_tables().items():
+            self._db.execute("UPDATE pools SET rated_sets = ? WHERE name = ?", (rated_sets, pool))
 
     def _fill_scale_tables(self) -> None:
-        """Compute `match_bots`, `bot_totals`, `pools` and `ratings` from the matches, sets, rating events
-        and bots of a version-2 file: the totals as the standings counted them from the history, and each
-        bot's one rating as its rating in the pool where it played most (the default pool if it played
-        none; other pools start over at the starting rating)."""
+        """Compute `match_bots`, `bot_totals` and `pools` from the matches and sets of a version-2 file:
+        the totals as the standings counted them from the history (the ratings are the fit's, version 4)."""
         pools = {
             set_id: pool_name(players, ruleset)
             for set_id, players, ruleset in self._db.execute("SELECT id, players, ruleset FROM main.sets")
         }
-        rated = {
-            set_id for (set_id,) in self._db.execute("SELECT id FROM main.sets WHERE rated_at IS NOT NULL")
-        }
         totals: dict[tuple[str, str], BotTotals] = {}
         pool_matches: dict[str, int] = {}
-        rated_rankings: dict[int, list[dict[str, int]]] = {}
         rows = self._db.execute(
             "SELECT id, set_id, team_bots, bot_ranks, faults, finished_at FROM main.matches"
             " ORDER BY finished_at, id"
@@ -314,8 +326,6 @@ class StoreFile:
             if pool is None:
                 raise self._damaged(what)
             pool_matches[pool] = pool_matches.get(pool, 0) + 1
-            if set_id in rated:
-                rated_rankings.setdefault(set_id, []).append(bot_ranks)
             for tally in tallies:
                 key = (tally.bot, pool)
                 totals[key] = add_match(totals.get(key, BotTotals()), tally)
@@ -323,29 +333,78 @@ class StoreFile:
                     "INSERT INTO match_bots VALUES (?, ?, ?, ?, ?)",
                     (match_id, tally.bot, tally.rank, tally.own_forfeit, finished_at),
                 )
-        for set_id in sorted(rated_rankings):
-            for bot, score in set_pair_scores(rated_rankings[set_id]):
-                key = (bot, pools[set_id])
-                totals[key] = add_pair_score(totals.get(key, BotTotals()), score)
         for (bot, pool), line in totals.items():
             self._db.execute(
-                "INSERT INTO bot_totals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO bot_totals VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (bot, pool, *astuple(line)),
             )
-        self._db.executemany("INSERT INTO pools VALUES (?, ?)", pool_matches.items())
-        # Each bot's one rating: a registered bot's, else a removed bot's last rating event.
-        ratings = dict(
-            self._db.execute(
-                "SELECT bot, after FROM main.rating_events AS event WHERE set_id ="
-                " (SELECT max(set_id) FROM main.rating_events WHERE bot = event.bot)"
-            ).fetchall()
+        self._db.executemany("INSERT INTO pools (name, matches) VALUES (?, ?)", pool_matches.items())
+
+    # Version 4 (ratings by maximum likelihood): the sums of the rated sets, and the ratings fitted.
+
+    def _upgrade_fit(self) -> None:
+        """Fill the sums the fit reads from the rated sets of the history (once), count each pool's rated
+        sets, and replace the sequential Elo ratings with each pool's fit."""
+        for pool, rated_sets in self._fill_fit_tables().items():
+            self._db.execute("UPDATE pools SET rated_sets = ? WHERE name = ?", (rated_sets, pool))
+        self._drop_removed_columns(4)
+
+    def _fill_fit_tables(self) -> dict[str, int]:
+        """Compute `pair_results`, `choice_sets`, `places` and `ratings` from the rated, not void, sets of the
+        history (every earlier rating is replaced); returns each pool's number of rated sets."""
+        pools = {
+            set_id: pool_name(players, ruleset)
+            for set_id, players, ruleset in self._db.execute(
+                "SELECT id, players, ruleset FROM main.sets WHERE rated_at IS NOT NULL"
+                + (" AND void_reason IS NULL" if self._has_column("sets", "void_reason") else "")
+            )
+        }
+        rankings: dict[int, list[dict[str, int]]] = {}
+        for set_id, bot_ranks_json in self._db.execute(
+            "SELECT set_id, bot_ranks FROM main.matches ORDER BY set_id, rotation"
+        ):
+            if set_id in pools:
+                ranks = self._decoded(bot_ranks_json, f"the ranks of a match of set {set_id}")
+                rankings.setdefault(set_id, []).append(ranks)
+        sums: dict[str, PoolSums] = {}
+        for set_id, ranks in sorted(rankings.items()):
+            try:
+                result = set_result(ranks)
+            except (TypeError, ValueError, KeyError, AttributeError):
+                raise self._damaged(f"the ranks of the matches of set {set_id}") from None
+            pool = pools[set_id]
+            sums[pool] = add_set(sums.get(pool, PoolSums()), result)
+        self._db.execute("DELETE FROM ratings")
+        for pool, pool_sums in sums.items():
+            self._save_sums(pool, pool_sums)
+            self._save_fit(pool, fit_pool(pool_sums).fitted())
+        return {pool: pool_sums.rated_sets for pool, pool_sums in sums.items()}
+
+    def _save_sums(self, pool: str, sums: PoolSums) -> None:
+        """Write the rows of `sums` into `pool`'s sums (each row given replaced)."""
+        self._db.executemany(
+            "INSERT OR REPLACE INTO pair_results VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (pool, first, second, line.sets, line.score, line.squares)
+                for (first, second), line in sums.pairs.items()
+            ],
         )
-        if "rating" in self._columns("bots"):
-            ratings.update(self._db.execute("SELECT name, rating FROM main.bots").fetchall())
-        for bot, rating in ratings.items():
-            played = sorted((-line.matches, pool) for (name, pool), line in totals.items() if name == bot)
-            pool = played[0][1] if played else DEFAULT_POOL
-            self._db.execute("INSERT INTO ratings VALUES (?, ?, ?)", (bot, pool, rating))
+        self._db.executemany(
+            "INSERT OR REPLACE INTO choice_sets VALUES (?, ?, ?)",
+            [(pool, json.dumps(group), weight) for group, weight in sums.choices.items()],
+        )
+        self._db.executemany(
+            "INSERT OR REPLACE INTO places VALUES (?, ?, ?)",
+            [(pool, bot, taken) for bot, taken in sums.places.items()],
+        )
+
+    def _save_fit(self, pool: str, fitted: Sequence[FittedRating]) -> None:
+        """Replace the ratings of `pool` with `fitted`."""
+        self._db.execute("DELETE FROM ratings WHERE pool = ?", (pool,))
+        self._db.executemany(
+            "INSERT INTO ratings (bot, pool, rating, margin, superiority) VALUES (?, ?, ?, ?, ?)",
+            [(line.bot, pool, line.rating, line.margin, line.superiority) for line in fitted],
+        )
 
     def _explain(self, error: sqlite3.Error) -> str:
         """One line for a SQLite error: what it means for this file."""
@@ -392,5 +451,8 @@ class StoreFile:
         return StoreError(f"{self.path} is damaged: {what} does not hold what the arena wrote")
 
 
-_DATA_UPGRADES: Final[dict[int, tuple[Callable[[StoreFile], None], ...]]] = {3: (StoreFile._upgrade_scale,)}
+_DATA_UPGRADES: Final[dict[int, tuple[Callable[[StoreFile], None], ...]]] = {
+    3: (StoreFile._upgrade_scale,),
+    4: (StoreFile._upgrade_fit,),
+}
 """For each schema version, what `_upgrade` does after adding its columns: moving data into new tables."""

@@ -8,7 +8,7 @@ from dataclasses import astuple
 from typing import Any
 
 from arena.ladder.entries import BotTotals
-from arena.ladder.store_file import StoreFile, every_method_store_errors, is_integer, is_number
+from arena.ladder.store_file import StoreFile, every_method_store_errors, is_integer
 
 
 @every_method_store_errors
@@ -31,9 +31,7 @@ class TotalsStore(StoreFile):
         rows = self._db.execute("SELECT name, matches FROM pools ORDER BY matches DESC, name")
         return {name: int(matches) for name, matches in rows}
 
-    _TOTALS_COLUMNS = (
-        "matches, wins, losses, timeouts, illegal_moves, crashes, pair_count, pair_mean, pair_m2"
-    )
+    _TOTALS_COLUMNS = "matches, wins, losses, timeouts, illegal_moves, crashes"
 
     def _totals(self, bot: str, pool: str) -> BotTotals:
         row = self._db.execute(
@@ -42,23 +40,12 @@ class TotalsStore(StoreFile):
         return BotTotals() if row is None else self._bot_totals(bot, row)
 
     def _bot_totals(self, bot: str, row: Sequence[Any]) -> BotTotals:
-        if not (all(is_integer(value) for value in row[:7]) and all(is_number(value) for value in row[7:])):
+        if not all(is_integer(value) for value in row):
             raise self._damaged(f"the totals of {bot!r}")
-        matches, wins, losses, timeouts, illegal_moves, crashes, pair_count, pair_mean, pair_m2 = row
-        return BotTotals(
-            matches,
-            wins,
-            losses,
-            timeouts,
-            illegal_moves,
-            crashes,
-            pair_count,
-            float(pair_mean),
-            float(pair_m2),
-        )
+        return BotTotals(*row)
 
     def _save_totals(self, bot: str, pool: str, totals: BotTotals) -> None:
         self._db.execute(
-            "INSERT OR REPLACE INTO bot_totals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO bot_totals VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (bot, pool, *astuple(totals)),
         )

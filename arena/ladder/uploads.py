@@ -12,9 +12,11 @@ needed for tables of our own), and a file without them reads as a ladder without
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -75,19 +77,13 @@ def socket_command(run: str) -> str:
 
 
 class Uploads:
-    """The uploads and launch settings of the ladder in `db` (a connection of its own)."""
+    """The uploads and launch settings of the ladder in `db`. Each call opens a connection of its own and
+    closes it (the store's connection is the store's; these calls are rare: one per start of a bot)."""
 
     def __init__(self, db: Path, limits: BundleLimits | None = None) -> None:
         self.db = db
         self.folder = bundles_folder(db)
         self.limits = limits if limits is not None else BundleLimits()
-        try:
-            self._db = sqlite3.connect(db, isolation_level=None, timeout=30.0)
-        except sqlite3.Error as error:
-            raise StoreError(f"cannot open {db}: {error}") from None
-
-    def close(self) -> None:
-        self._db.close()
 
     def keep(self, archive: Path) -> Bundle:
         """Keep and unpack a bundle (BundleError when it is refused), before any bot is registered."""
@@ -96,18 +92,18 @@ class Uploads:
     def add_version(self, bot: str, bundle: Bundle, run: str) -> Upload:
         """Record a kept bundle as the next version of `bot`."""
         now = time.time()
-        with self._writing():
-            row = self._db.execute("SELECT max(version) FROM bot_uploads WHERE bot = ?", (bot,)).fetchone()
+        with self._writing() as db:
+            row = db.execute("SELECT max(version) FROM bot_uploads WHERE bot = ?", (bot,)).fetchone()
             version = (row[0] or 0) + 1
-            self._db.execute(
+            db.execute(
                 "INSERT INTO bot_uploads VALUES (?, ?, ?, ?, ?)", (bot, version, bundle.sha256, run, now)
             )
         return Upload(bot, version, bundle.sha256, run, now)
 
     def set_launch(self, bot: str, sandbox: bool, version: int | None) -> None:
         """How `bot` starts from now on: in the sandbox or not, and which upload (None: its command)."""
-        with self._writing():
-            self._db.execute(
+        with self._writing() as db:
+            db.execute(
                 "INSERT INTO bot_launches VALUES (?, ?, ?) ON CONFLICT (bot) DO UPDATE"
                 " SET sandbox = excluded.sandbox, version = excluded.version",
                 (bot, int(sandbox), version),
@@ -115,8 +111,8 @@ class Uploads:
 
     def forget_launch(self, bot: str) -> None:
         """`bot` no longer starts from here (removed, or reached at an address); its uploads stay."""
-        with self._writing():
-            self._db.execute("DELETE FROM bot_launches WHERE bot = ?", (bot,))
+        with self._writing() as db:
+            db.execute("DELETE FROM bot_launches WHERE bot = ?", (bot,))
 
     def versions(self, bot: str) -> list[Upload]:
         """Every upload of `bot`, oldest first."""
@@ -154,34 +150,32 @@ class Uploads:
         return Launch(run, bool(sandbox), folder)
 
     def _read(self, query: str, parameters: tuple[object, ...]) -> list[Any]:
+        if not self.db.exists():
+            return []
         try:
-            return self._db.execute(query, parameters).fetchall()
+            db = sqlite3.connect(f"{self.db.resolve().as_uri()}?mode=ro", uri=True, timeout=30.0)
+            try:
+                return db.execute(query, parameters).fetchall()
+            finally:
+                db.close()
         except sqlite3.OperationalError as error:
             if "no such table" in str(error):
                 return []  # a ladder without uploads
             raise StoreError(f"cannot read {self.db}: {error}") from None
 
-    def _writing(self) -> _Transaction:
-        return _Transaction(self._db, self.db)
-
-
-class _Transaction:
-    """The tables made when missing, then one transaction; sqlite errors as StoreErrors."""
-
-    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
-        self.db = db
-        self.path = path
-
-    def __enter__(self) -> None:
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """A connection in one transaction, the tables made first when missing; errors as StoreErrors."""
         try:
-            self.db.executescript(_TABLES)
-            self.db.execute("BEGIN IMMEDIATE")
+            db = sqlite3.connect(self.db, isolation_level=None, timeout=30.0)
         except sqlite3.Error as error:
-            raise StoreError(f"cannot write {self.path}: {error}") from None
-
-    def __exit__(self, kind: object, error: object, traceback: object) -> None:
+            raise StoreError(f"cannot open {self.db}: {error}") from None
         try:
-            self.db.execute("COMMIT" if kind is None else "ROLLBACK")
-        except sqlite3.Error as failure:
-            if kind is None:
-                raise StoreError(f"cannot write {self.path}: {failure}") from None
+            db.executescript(_TABLES)
+            db.execute("BEGIN IMMEDIATE")
+            yield db
+            db.execute("COMMIT")
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot write {self.db}: {error}") from None
+        finally:
+            db.close()  # without a COMMIT, the transaction is rolled back

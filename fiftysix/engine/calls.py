@@ -152,6 +152,7 @@ for _increment in range(1, MAX_BID - MIN_BID + 1):
     for _suit in Suit:
         Call._make(CallKind.BID, BidForm.PLUS_SUIT, _increment, _suit)
 Call._make(CallKind.BID, BidForm.PLUS_NOES, 2, None)
+_CALL_BY_TEXT: Final = {str(call): call for call in _CALLS.values()}
 
 
 def bid(number: int, suit: Suit | None, form: BidForm) -> Call:
@@ -210,6 +211,9 @@ def parse_call(text: str) -> Call:
 
     Only the syntax and the range are checked here; whether the call is legal now is the auction's job.
     """
+    call = _CALL_BY_TEXT.get(text)
+    if call is not None:  # canonical, as the arena sends every call: one lookup
+        return call
     cleaned = text.strip().upper()
     for plain in (PASS, DOUBLE, REDOUBLE):
         if cleaned == str(plain).upper():

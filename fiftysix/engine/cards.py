@@ -154,6 +154,7 @@ def ranks_for(players: int) -> tuple[Rank, ...]:
 
 _SUIT_BY_LETTER: Final = {suit.letter: suit for suit in Suit}
 _RANK_BY_TEXT: Final = {rank.letter: rank for rank in Rank} | {"10": Rank.TEN}
+_CARD_BY_TEXT: Final = {str(card): card for card in _CARDS}
 
 
 def parse_suit(text: str) -> Suit:
@@ -166,6 +167,9 @@ def parse_suit(text: str) -> Suit:
 
 def parse_card(text: str) -> Card:
     """Parse a card in canonical notation (any case; `10` accepted for the ten): `JS`, `9h`, `10D`."""
+    card = _CARD_BY_TEXT.get(text)
+    if card is not None:  # canonical, as the arena sends every card: one lookup
+        return card
     cleaned = text.strip().upper()
     rank = _RANK_BY_TEXT.get(cleaned[:-1])
     suit = _SUIT_BY_LETTER.get(cleaned[-1:])

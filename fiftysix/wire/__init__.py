@@ -9,6 +9,7 @@ engine; everything public is importable from `fiftysix.wire`.
 from fiftysix.wire.decode import (
     deal_result_from_message,
     fault_cause_from_message,
+    move_from_message,
     moves_text,
     read_answer,
     rules_from_message,
@@ -21,6 +22,7 @@ from fiftysix.wire.encode import (
     fill_view,
     match_end_message,
     match_start_message,
+    move_message,
     rules_message,
 )
 from fiftysix.wire.terms import (
@@ -55,6 +57,8 @@ __all__ = [
     "fill_view",
     "match_end_message",
     "match_start_message",
+    "move_from_message",
+    "move_message",
     "moves_text",
     "read_answer",
     "rules_from_message",

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from google.protobuf import text_format
+
 from fiftysix.engine import (
     Bid,
+    Call,
+    CallKind,
     CallMade,
     Card,
     Contract,
@@ -25,13 +29,56 @@ from fiftysix.engine import (
 from fiftysix.engine.errors import quoted
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.wire.terms import (
+    BID_FORMS_BY_VALUE,
+    CALL_KINDS_BY_VALUE,
     DENOMINATIONS_BY_VALUE,
     PHASES_BY_VALUE,
+    RANKS_BY_VALUE,
     RULESETS_BY_VALUE,
+    SUITS_BY_VALUE,
     AnswerError,
     FaultCause,
     MessageError,
 )
+
+
+def move_from_message(message: pb.Move) -> Move:
+    """The engine's `Card` or `Call` of a structured move (the inverse of `move_message`).
+
+    Read from the fields that define the move (suit and rank; kind, form, number and denomination); the
+    derived ones (a card's points, a bid's contract number) are not looked at.
+
+    :raises MessageError: when the message holds no move, an unknown enum value, or a combination that is
+        no card or call (a bid without a form, a pass with a number, `28` of a plus form, ...).
+    """
+    which = message.WhichOneof("move")
+    if which == "card":
+        card = message.card
+        suit, rank = SUITS_BY_VALUE.get(card.suit), RANKS_BY_VALUE.get(card.rank)
+        if suit is None or rank is None:
+            raise MessageError(f"not a card: {_one_line(card)}")
+        return Card(rank, suit)
+    if which == "call":
+        return _call_from(message.call)
+    raise MessageError("a Move holds neither a card nor a call")
+
+
+def _call_from(message: pb.Call) -> Call:
+    kind = CALL_KINDS_BY_VALUE.get(message.kind)
+    form = BID_FORMS_BY_VALUE.get(message.form)
+    bid = kind is CallKind.BID
+    # A bid names its form and denomination; pass, double and redouble leave them unspecified.
+    named = (form is not None, message.denomination != pb.DENOMINATION_UNSPECIFIED)
+    if kind is None or named != (bid, bid) or (message.form and form is None):
+        raise MessageError(f"not a call: {_one_line(message)}")
+    try:
+        return Call(kind, form, message.number, DENOMINATIONS_BY_VALUE[message.denomination] if bid else None)
+    except (KeyError, ValueError):
+        raise MessageError(f"not a call: {_one_line(message)}") from None
+
+
+def _one_line(message: pb.Card | pb.Call) -> str:
+    return "{" + text_format.MessageToString(message, as_one_line=True) + "}"
 
 
 def moves_text(legal_moves: Sequence[Move], limit: int = 20) -> str:

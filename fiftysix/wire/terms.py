@@ -8,7 +8,10 @@ from enum import Enum
 from typing import Final
 
 from fiftysix.engine import (
+    BidForm,
+    CallKind,
     Phase,
+    Rank,
     Ruleset,
     Suit,
 )
@@ -41,6 +44,41 @@ DENOMINATION_VALUES: Final = {
     None: pb.DENOMINATION_NO_TRUMPS,
 }
 DENOMINATIONS_BY_VALUE: Final = {value: key for key, value in DENOMINATION_VALUES.items()}
+SUIT_VALUES: Final = {
+    Suit.SPADES: pb.SUIT_SPADES,
+    Suit.HEARTS: pb.SUIT_HEARTS,
+    Suit.DIAMONDS: pb.SUIT_DIAMONDS,
+    Suit.CLUBS: pb.SUIT_CLUBS,
+}
+SUITS_BY_VALUE: Final = {value: key for key, value in SUIT_VALUES.items()}
+# The protocol numbers ranks high to low from 1 (a lower number is a higher card), the engine low to high.
+RANK_VALUES: Final = {
+    Rank.JACK: pb.RANK_JACK,
+    Rank.NINE: pb.RANK_NINE,
+    Rank.ACE: pb.RANK_ACE,
+    Rank.TEN: pb.RANK_TEN,
+    Rank.KING: pb.RANK_KING,
+    Rank.QUEEN: pb.RANK_QUEEN,
+    Rank.EIGHT: pb.RANK_EIGHT,
+    Rank.SEVEN: pb.RANK_SEVEN,
+}
+RANKS_BY_VALUE: Final = {value: key for key, value in RANK_VALUES.items()}
+CALL_KIND_VALUES: Final = {
+    CallKind.PASS: pb.CALL_KIND_PASS,
+    CallKind.DOUBLE: pb.CALL_KIND_DOUBLE,
+    CallKind.REDOUBLE: pb.CALL_KIND_REDOUBLE,
+    CallKind.BID: pb.CALL_KIND_BID,
+}
+CALL_KINDS_BY_VALUE: Final = {value: key for key, value in CALL_KIND_VALUES.items()}
+BID_FORM_VALUES: Final = {
+    BidForm.NUMBER_SUIT: pb.BID_FORM_NUMBER_SUIT,
+    BidForm.SUIT_NUMBER: pb.BID_FORM_SUIT_NUMBER,
+    BidForm.NO_TRUMPS: pb.BID_FORM_NO_TRUMPS,
+    BidForm.NOES: pb.BID_FORM_NOES,
+    BidForm.PLUS_SUIT: pb.BID_FORM_PLUS_SUIT,
+    BidForm.PLUS_NOES: pb.BID_FORM_PLUS_NOES,
+}
+BID_FORMS_BY_VALUE: Final = {value: key for key, value in BID_FORM_VALUES.items()}
 
 
 class MessageError(ValueError):

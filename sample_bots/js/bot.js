@@ -6,6 +6,9 @@
 //
 // Run it: `npm ci && node bot.js --port 50051` (or `npm start -- --port 50051`).
 //
+// It picks its move from the structured moves (DecisionRequest.moves: Card and Call values with enums)
+// and reads the trump and the trick's winner from the View, so it parses no notation but its hand.
+//
 // Strategy (simple on purpose):
 // - Auction: pass unless the hand holds at least two jacks; then bid the lowest legal bid in the longest
 //   suit (`28S` form when holding that suit's jack, `S28` otherwise), never above MAX_BID and never over a
@@ -33,7 +36,8 @@ const PROTO_FILE = 'fiftysix/v1/bot.proto';
 // longs: String: uint64 decision_id arrives as a string and is echoed back unchanged.
 // enums: String: enum values arrive by name (PHASE_AUCTION, DENOMINATION_SPADES, ...).
 // oneofs: true: a message with a oneof gets a virtual field naming the member that is set
-//   (request.event is 'match_start', 'decision', 'deal_end' or 'match_end').
+//   (request.event is 'match_start', 'decision', 'deal_end' or 'match_end'); a proto3 `optional` field
+//   (view.trick_winner) is undefined when absent.
 const LOADER_OPTIONS = {
   keepCase: true,
   longs: String,
@@ -49,16 +53,39 @@ const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 // The highest number this bot ever bids (a contract of 28-39 costs 2 tables when lost, 40 or more 3).
 const MAX_BID = 32;
 
-// Ranks high to low (docs/rules.md#rank-and-points); a lower index is a higher card.
-const RANK_ORDER = 'J9ATKQ87';
-const SUITS = 'SHDC';
-const POINTS = { J: 3, 9: 2, A: 1, T: 1 };
-const TRUMP_OF_DENOMINATION = {
-  DENOMINATION_SPADES: 'S',
-  DENOMINATION_HEARTS: 'H',
-  DENOMINATION_DIAMONDS: 'D',
-  DENOMINATION_CLUBS: 'C',
+// The contract, loaded once: the service for the server, the enums for the strategy.
+const DEFINITION = protoLoader.loadSync(PROTO_FILE, LOADER_OPTIONS);
+
+// An enum's numbers by name, from the .proto itself (enums arrive by name, see LOADER_OPTIONS).
+function enumNumbers(name) {
+  const numbers = {};
+  for (const value of DEFINITION[`fiftysix.v1.${name}`].type.value) numbers[value.name] = value.number;
+  return numbers;
+}
+
+// Rank numbers go high to low (docs/rules.md#rank-and-points; RANK_JACK 1 .. RANK_SEVEN 8: a lower number
+// is a higher card); Suit and Denomination share their numbers, so a card's suit is trumps when the two
+// numbers are equal.
+const RANK = enumNumbers('Rank');
+const SUIT = enumNumbers('Suit');
+const DENOMINATION = enumNumbers('Denomination');
+const SUITS = ['SUIT_SPADES', 'SUIT_HEARTS', 'SUIT_DIAMONDS', 'SUIT_CLUBS'];
+const POINTS = { RANK_JACK: 3, RANK_NINE: 2, RANK_ACE: 1, RANK_TEN: 1 };
+
+// The hand is the one list this bot reads in notation (`JS`, `9H`, `TD`: View.hand has no structured
+// form); it is read into the shape of a structured Card.
+const SUIT_OF_LETTER = { S: 'SUIT_SPADES', H: 'SUIT_HEARTS', D: 'SUIT_DIAMONDS', C: 'SUIT_CLUBS' };
+const RANK_OF_LETTER = {
+  J: 'RANK_JACK',
+  9: 'RANK_NINE',
+  A: 'RANK_ACE',
+  T: 'RANK_TEN',
+  K: 'RANK_KING',
+  Q: 'RANK_QUEEN',
+  8: 'RANK_EIGHT',
+  7: 'RANK_SEVEN',
 };
+const cardOfText = (text) => ({ rank: RANK_OF_LETTER[text[0]], suit: SUIT_OF_LETTER[text[1]] });
 
 // ---------------------------------------------------------------------------------------------------
 // Logging: one JSON object per line on stderr, like the Python bots.
@@ -68,59 +95,15 @@ function log(event, fields = {}) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Cards.
-
-const rankOf = (card) => card[0];
-const suitOf = (card) => card[1];
-const rankIndex = (card) => RANK_ORDER.indexOf(rankOf(card));
-const pointsOf = (card) => POINTS[rankOf(card)] || 0;
-
-// The trump suit of the contract ('S', 'H', 'D', 'C'), or null for no trumps or no contract yet.
-function trumpOf(view) {
-  const contract = view.contract;
-  return (contract && TRUMP_OF_DENOMINATION[contract.denomination]) || null;
-}
-
-// The play currently winning the trick on the table, or null if it is empty
-// (docs/rules.md#who-wins-a-trick).
-function winningPlay(trick, trump) {
-  let best = null;
-  for (const play of trick) {
-    if (best === null) {
-      best = play;
-      continue;
-    }
-    const card = play.card;
-    const bestCard = best.card;
-    if (suitOf(card) === suitOf(bestCard)) {
-      // Strictly higher: of two identical cards the one played first wins.
-      if (rankIndex(card) < rankIndex(bestCard)) best = play;
-    } else if (trump !== null && suitOf(card) === trump) {
-      best = play;
-    }
-  }
-  return best;
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Decisions: each returns an index into legal_moves.
-
-// Parse a plain suit bid: `28S` (holds the jack) or `S28` (no jack). Other forms give null.
-function parseSuitBid(call) {
-  let match = /^(\d+)([SHDC])$/.exec(call);
-  if (match) return { number: Number(match[1]), suit: match[2], withJack: true };
-  match = /^([SHDC])(\d+)$/.exec(call);
-  if (match) return { number: Number(match[2]), suit: match[1], withJack: false };
-  return null;
-}
+// Decisions: each returns an index into the decision's `moves`, which is the same index in `legal_moves`.
 
 // The suit with the most cards; ties go to the one with more points, then to the first in S H D C.
 function longestSuit(hand) {
   let best = null;
   let bestKey = null;
   for (const suit of SUITS) {
-    const cards = hand.filter((card) => suitOf(card) === suit);
-    const key = [cards.length, cards.reduce((sum, card) => sum + pointsOf(card), 0)];
+    const cards = hand.filter((card) => card.suit === suit);
+    const key = [cards.length, cards.reduce((sum, card) => sum + (POINTS[card.rank] || 0), 0)];
     if (bestKey === null || key[0] > bestKey[0] || (key[0] === bestKey[0] && key[1] > bestKey[1])) {
       best = suit;
       bestKey = key;
@@ -129,50 +112,56 @@ function longestSuit(hand) {
   return best;
 }
 
-function chooseCall(view, legal, teamOf) {
-  const passIndex = legal.indexOf('pass');
+function chooseCall(view, calls, teamOf) {
+  const passIndex = calls.findIndex((call) => call.kind === 'CALL_KIND_PASS');
   const fallback = passIndex >= 0 ? passIndex : 0;
-  const hand = view.hand;
-  const jacks = hand.filter((card) => rankOf(card) === 'J').length;
+  const hand = view.hand.map(cardOfText);
+  const jacks = hand.filter((card) => card.rank === 'RANK_JACK').length;
   if (jacks < 2) return fallback;
   const highBid = view.high_bid;
   if (highBid && teamOf[highBid.seat] === teamOf[view.seat]) return fallback; // never bid over partner
   const suit = longestSuit(hand);
-  const holdsJack = hand.includes(`J${suit}`);
+  const holdsJack = hand.some((card) => card.suit === suit && card.rank === 'RANK_JACK');
   let bestIndex = -1;
   let bestNumber = Infinity;
-  legal.forEach((call, index) => {
-    const bid = parseSuitBid(call);
-    if (bid === null || bid.suit !== suit || bid.number > MAX_BID) return;
+  calls.forEach((call, index) => {
+    // Only the plain suit bids: `28S` (BID_FORM_NUMBER_SUIT: holds the jack) and `S28` (SUIT_NUMBER).
+    const withJack = call.form === 'BID_FORM_NUMBER_SUIT';
+    if (!withJack && call.form !== 'BID_FORM_SUIT_NUMBER') return;
+    if (DENOMINATION[call.denomination] !== SUIT[suit] || call.contract_number > MAX_BID) return;
     // The lowest number; of its two forms, the one that tells partner the truth about the jack.
-    if (bid.number < bestNumber || (bid.number === bestNumber && bid.withJack === holdsJack)) {
+    const number = call.contract_number;
+    if (number < bestNumber || (number === bestNumber && withJack === holdsJack)) {
       bestIndex = index;
-      bestNumber = bid.number;
+      bestNumber = number;
     }
   });
   return bestIndex >= 0 ? bestIndex : fallback;
 }
 
-function chooseCard(view, legal, teamOf) {
-  const trump = trumpOf(view);
-  const winning = winningPlay(view.trick, trump);
+function chooseCard(view, cards, teamOf) {
+  // The arena tells who is winning the trick so far (absent when the table is empty) and the trump.
+  const winner = view.trick_winner;
   const partnerWinning =
-    winning !== null && winning.seat !== view.seat && teamOf[winning.seat] === teamOf[view.seat];
+    typeof winner === 'number' && winner !== view.seat && teamOf[winner] === teamOf[view.seat];
+  const trump = DENOMINATION[view.trump];
   // Strength of a card: its rank first (J strongest, 7 weakest); of two cards of one rank the trump
   // counts as the higher, so playing low spends a plain card and playing high a trump.
-  const strength = (card) => 2 * (RANK_ORDER.length - rankIndex(card)) + (suitOf(card) === trump ? 1 : 0);
+  const strength = (card) =>
+    2 * (RANK.RANK_SEVEN + 1 - RANK[card.rank]) + (SUIT[card.suit] === trump ? 1 : 0);
   let bestIndex = 0;
-  legal.forEach((card, index) => {
-    const difference = strength(card) - strength(legal[bestIndex]);
+  cards.forEach((card, index) => {
+    const difference = strength(card) - strength(cards[bestIndex]);
     if (partnerWinning ? difference < 0 : difference > 0) bestIndex = index;
   });
   return bestIndex;
 }
 
-function decide(view, legal, teamOf) {
-  if (legal.length === 0) throw new Error('a decision with no legal moves');
-  if (view.phase === 'PHASE_PLAY') return chooseCard(view, legal, teamOf);
-  return chooseCall(view, legal, teamOf);
+// Chooses from the structured moves, not the notation: a Card each in the play, a Call each in the auction.
+function decide(view, moves, teamOf) {
+  if (moves.length === 0) throw new Error('a decision with no structured moves');
+  if (view.phase === 'PHASE_PLAY') return chooseCard(view, moves.map((move) => move.card), teamOf);
+  return chooseCall(view, moves.map((move) => move.call), teamOf);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -203,7 +192,7 @@ class Seat {
       case 'decision': {
         if (!this.started) throw new ProtocolError('decision before match_start');
         const decision = request.decision;
-        const index = decide(decision.view, decision.legal_moves, this.teamOf);
+        const index = decide(decision.view, decision.moves, this.teamOf);
         return { move: { decision_id: decision.decision_id, move_index: index } };
       }
       case 'deal_end':
@@ -280,8 +269,7 @@ function describe(call, callback) {
 // The server.
 
 function loadService() {
-  const definition = protoLoader.loadSync(PROTO_FILE, LOADER_OPTIONS);
-  return grpc.loadPackageDefinition(definition).fiftysix.v1.BotService.service;
+  return grpc.loadPackageDefinition(DEFINITION).fiftysix.v1.BotService.service;
 }
 
 function parseCommandLine(argv) {
@@ -359,7 +347,7 @@ function main() {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-module.exports = { chooseCall, chooseCard, decide, longestSuit, winningPlay, Seat };
+module.exports = { chooseCall, chooseCard, decide, longestSuit, Seat };
 
 if (require.main === module) {
   main();

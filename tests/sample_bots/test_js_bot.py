@@ -226,6 +226,50 @@ def test_stream_answers_by_index_with_the_same_decision_id_and_ends_after_match_
             requests.close()
 
 
+def _notation_stripped(request: pb.PlaySeatRequest) -> pb.PlaySeatRequest:
+    """The request without the notation a bot could work the structured fields out from: no legal_moves,
+    no contract, no calls, no tricks, no cards on the table (the hand and the high bid's seat stay)."""
+    stripped = pb.PlaySeatRequest()
+    stripped.CopyFrom(request)
+    decision = stripped.decision
+    del decision.legal_moves[:]
+    for name in ("contract", "calls", "tricks", "trick"):
+        decision.view.ClearField(name)
+    return stripped
+
+
+def test_js_bot_chooses_from_the_structured_moves_and_view_fields(js_bot: JsBot) -> None:
+    # Asked every decision of a match twice, whole and without the notation, it gives the same answer: it
+    # picks from `moves` and reads `trump` and `trick_winner` instead of legal_moves, contract and trick.
+    rules = MatchRules(4, Ruleset.PAIRS, deal_cap=2)
+    match = Match(rules, seed=21)
+    requests = _Requests()
+    answered = 0
+    with grpc.insecure_channel(js_bot.address) as channel:
+        call = rpc.BotServiceStub(channel).PlaySeat(iter(requests), timeout=60)
+        responses = iter(call)
+        try:
+            requests.send(match_start_message("stripped", rules, 0, ["a", "b", "c", "d"], TimeControl()))
+            assert next(responses).WhichOneof("answer") == "ready"
+            while not match.is_over:
+                seat = match.deal.to_act
+                view = match.view(seat)
+                request = decision_message(answered, view, view.legal_moves, 1000, 5000)
+                answers = []
+                for sent in (request, _notation_stripped(request)):
+                    requests.send(sent)
+                    answers.append(next(responses).move.move_index)
+                assert answers[0] == answers[1], f"decision {answered}: {view.legal_moves}"
+                match.apply(seat, view.legal_moves[answers[0]])
+                answered += 1
+            requests.send(match_end_message(EndReason.DEAL_CAP, (1, 2), (12, 12), ()))
+            assert list(responses) == []
+        finally:
+            requests.close()
+    assert answered > 50
+    assert js_bot.errors() == []
+
+
 def test_cancelled_stream_does_not_hurt_the_bot(js_bot: JsBot, random_bot: BotServer) -> None:
     rules = MatchRules(4)
     requests = _Requests()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import arguments, build_parser, main, sandbox_options
+from arena.cli import arguments, build_parser, main, sandbox_options, tables, tournament
 from arena.cli import ladder as ladder_command
 from arena.cli import play as play_command
 from arena.cli import replay as replay_command
@@ -119,6 +119,17 @@ def parse_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
 
 
 BOTS = ["--bot", "a=127.0.0.1:1", "--bot", "b=127.0.0.1:2"]
+SPRT = ["sprt", "a", "b", "--elo0", "0", "--elo1", "10"]
+TOURNAMENT = ["tournament", "--format", "gauntlet", "--bots", "a,b"]
+RUN_OPTIONS = [
+    ("--seed", arguments.seed),
+    ("--deal-cap", arguments.deal_cap),
+    ("--decision-ms", arguments.decision_ms),
+    ("--bank-ms", arguments.bank_ms),
+    ("--strikes", arguments.strikes),
+    ("--concurrency", arguments.concurrency),
+]
+"""The numbers of every command that plays sets of an event."""
 BOUNDED_OPTIONS = [
     (["play"], "--seed", arguments.seed),
     (["play"], "--deal-cap", arguments.deal_cap),
@@ -144,6 +155,10 @@ BOUNDED_OPTIONS = [
     (["ladder", "run"], "--bot-processes", sandbox_options.processes),
     (["ladder", "run"], "--bot-tmp", sandbox_options.tmp_mib),
     (["ladder", "run"], "--bot-output", sandbox_options.output_kib),
+    *((SPRT, option, bounds) for option, bounds in RUN_OPTIONS),
+    (SPRT, "--max-sets", arguments.sets),
+    *((TOURNAMENT, option, bounds) for option, bounds in RUN_OPTIONS),
+    (TOURNAMENT, "--rounds", tournament.rounds),
 ]
 
 
@@ -181,6 +196,11 @@ def test_no_number_option_is_unbounded_and_help_states_every_range() -> None:
     assert len(bounded) == len(BOUNDED_OPTIONS)
     for action in bounded:
         assert isinstance(action.type, arguments.Bounded)
+        assert action.type.range in (action.help or ""), action.option_strings
+    reals = [action for action in actions if isinstance(action.type, arguments.BoundedReal)]
+    assert [action.option_strings[0] for action in reals] == ["--elo0", "--elo1", "--alpha", "--beta"]
+    for action in reals:
+        assert isinstance(action.type, arguments.BoundedReal)
         assert action.type.range in (action.help or ""), action.option_strings
     durations = [action for action in actions if isinstance(action.type, arguments.Duration)]
     assert [action.option_strings[0] for action in durations] == [
@@ -714,3 +734,21 @@ def test_the_host_side_options_reach_the_run(tmp_path: Path, monkeypatch: pytest
     assert (defaults.settings.check_timeout_s, defaults.settings.retry_s) == (5.0, 30.0)
     assert (defaults.settings.down_after, defaults.settings.retry_max_s) == (3, 3600.0)
     assert defaults.player.local_bots.idle_limit == 3 * 4
+
+
+@pytest.mark.parametrize(
+    ("given", "pool"),
+    [
+        ("4p-pairs", "4p-pairs"),
+        ("06p-partnership", "6p-partnership"),
+        ("8p-pairs@rr-1.b_c", "8p-pairs@rr-1.b_c"),
+    ],
+)
+def test_a_pool_is_a_format_perhaps_of_an_event(given: str, pool: str) -> None:
+    assert tables.check_pool(given) == pool
+
+
+@pytest.mark.parametrize("given", ["5p-pairs", "4p-bridge", "4p-pairs@", "4p-pairs@a b", "pairs"])
+def test_a_pool_that_is_no_format_is_refused(given: str) -> None:
+    with pytest.raises(ArenaError, match="no pool"):
+        tables.check_pool(given)

@@ -14,10 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.cli import main
-from arena.ladder.entries import DuplicateSet
+from arena.ladder.entries import DuplicateSet, PoolSums
 from arena.ladder.ratings import rate_set
 from arena.ladder.standings import ladder_standings
 from arena.ladder.store import LadderStore
+from arena.ladder.tally import add_set, set_result
 from fiftysix.wire import FaultCause, FaultRecord
 from tests.arena.ladder.test_standings import scanned_totals
 
@@ -59,7 +60,7 @@ def test_running_totals_equal_the_scan_of_the_whole_history(
                 store.save_match(match_id, duplicate, rotation, "r", ranking, faults[rotation], {}, 1, 0.1)
             if rate and rate_set(store, duplicate) is not None:
                 rated.add(duplicate.id)
-        expected = scanned_totals(store.matches(), rated)
+        expected = scanned_totals(store.matches())
         stored = store.totals("6p-pairs")
         assert stored.keys() == expected.keys()
         for name, line in expected.items():
@@ -72,12 +73,22 @@ def test_running_totals_equal_the_scan_of_the_whole_history(
                 line.illegal_moves,
                 line.crashes,
             )
-            assert got.pair_count == line.pair_count
-            assert abs(got.pair_mean - line.pair_mean) < 1e-9
-            assert abs(got.pair_m2 - line.pair_m2) < 1e-9
-            assert (got.pair_m2 == 0.0) == (line.pair_m2 == 0.0)  # the interval's fallback needs it exact
         assert store.matches_played("6p-pairs") == {name: line.matches for name, line in expected.items()}
         assert store.pools() == {"6p-pairs": 3 * len(sets)}
+        # The fit's sums equal those of a scan of the rated sets.
+        expected_sums = PoolSums()
+        for set_id in sorted(rated):
+            expected_sums = add_set(expected_sums, set_result([m.bot_ranks for m in store.matches(set_id)]))
+        sums = store.pool_sums("6p-pairs")
+        assert sums.rated_sets == len(rated)
+        assert sums.choices == pytest.approx(expected_sums.choices)
+        assert sums.places == pytest.approx(expected_sums.places)
+        assert sums.pairs.keys() == expected_sums.pairs.keys()
+        for pair, line in expected_sums.pairs.items():
+            assert sums.pairs[pair].sets == line.sets
+            assert (sums.pairs[pair].score, sums.pairs[pair].squares) == pytest.approx(
+                (line.score, line.squares)
+            )
         store.close()
 
 
@@ -146,6 +157,17 @@ def test_the_queries_of_each_match_and_set_search_indexes(tmp_path: Path) -> Non
         "pairing counts": ("SELECT bot, matches FROM bot_totals WHERE pool = ?", ("4p-pairs",)),
         "totals of a bot": ("SELECT matches FROM bot_totals WHERE bot = ? AND pool = ?", ("a", "4p-pairs")),
         "rating": ("SELECT rating FROM ratings WHERE bot = ? AND pool = ?", ("a", "4p-pairs")),
+        "ratings of a pool": ("SELECT bot, rating FROM ratings WHERE pool = ?", ("4p-pairs",)),
+        "pair results": (
+            "SELECT sets FROM pair_results WHERE pool = ? AND first = ? AND second = ?",
+            ("4p-pairs", "a", "b"),
+        ),
+        "sums of a pool": ("SELECT first, sets FROM pair_results WHERE pool = ?", ("4p-pairs",)),
+        "groups of a pool": ("SELECT bots, weight FROM choice_sets WHERE pool = ?", ("6p-pairs",)),
+        "group": ("SELECT weight FROM choice_sets WHERE pool = ? AND bots = ?", ("6p-pairs", '["a", "b"]')),
+        "places of a pool": ("SELECT bot, taken FROM places WHERE pool = ?", ("6p-pairs",)),
+        "places of a bot": ("SELECT taken FROM places WHERE pool = ? AND bot = ?", ("6p-pairs", "a")),
+        "rated sets": ("SELECT rated_sets FROM pools WHERE name = ?", ("4p-pairs",)),
         "set": ("SELECT rated_at, void_reason, players, ruleset FROM sets WHERE id = ?", (1,)),
         "unfinished sets": (
             "SELECT id FROM sets WHERE rated_at IS NULL AND void_reason IS NULL ORDER BY id",

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder.elo import pair_scores
-from arena.ladder.entries import BotTotals
+from arena.ladder.entries import BotTotals, FittedRating
 from arena.ladder.standings import (
     CRASH_CAUSES,
     ILLEGAL_MOVE_CAUSES,
     TIMEOUT_CAUSES,
+    default_pool,
     ladder_standings,
     matches_per_bot,
     rank_bots,
@@ -40,17 +40,9 @@ def stored(
     )
 
 
-def scanned_totals(matches: Sequence[StoredMatch], rated_sets: set[int]) -> dict[str, BotTotals]:
+def scanned_totals(matches: Sequence[StoredMatch]) -> dict[str, BotTotals]:
     """Each bot's totals as the standings counted them from the whole history before version 3: the
     reference the running totals must equal."""
-    by_set: dict[int, list[StoredMatch]] = {}
-    for match in matches:
-        if match.set_id in rated_sets:
-            by_set.setdefault(match.set_id, []).append(match)
-    scores: dict[str, list[float]] = {}
-    for stored_set in by_set.values():
-        for (name, _other), score in pair_scores([match.bot_ranks for match in stored_set]).items():
-            scores.setdefault(name, []).append(score)
     totals = {}
     for name in {name for match in matches for name in match.bot_ranks}:
         played = [match for match in matches if name in match.bot_ranks]
@@ -65,8 +57,6 @@ def scanned_totals(matches: Sequence[StoredMatch], rated_sets: set[int]) -> dict
         causes = [
             fault.cause for match in played for fault in match.faults if match.team_bots[fault.team] == name
         ]
-        own = scores.get(name, [])
-        mean = sum(own) / len(own) if own else 0.0
         totals[name] = BotTotals(
             len(played),
             wins,
@@ -74,11 +64,11 @@ def scanned_totals(matches: Sequence[StoredMatch], rated_sets: set[int]) -> dict
             sum(cause in TIMEOUT_CAUSES for cause in causes),
             sum(cause in ILLEGAL_MOVE_CAUSES for cause in causes),
             sum(cause in CRASH_CAUSES for cause in causes),
-            len(own),
-            mean,
-            sum((score - mean) ** 2 for score in own),
         )
     return totals
+
+
+FITTED = {"a": FittedRating("a", 1516.0, 120.0, 0.75), "b": FittedRating("b", 1484.0, 120.0, None)}
 
 
 def bot(name: str, rating: float = 1500.0, probation: str | None = None) -> BotEntry:
@@ -95,7 +85,8 @@ def test_wins_losses_and_faults_count_for_the_bot_of_the_team() -> None:
         stored(1, 1, {"b": 2, "a": 1}, [fault(0, FaultCause.ILLEGAL_MOVE)]),  # b is team 0 now
     ]
     lines = {
-        line.bot: line for line in rank_bots([bot("a", 1516), bot("b", 1484)], scanned_totals(matches, {1}))
+        line.bot: line
+        for line in rank_bots([bot("a", 1516), bot("b", 1484)], scanned_totals(matches), FITTED)
     }
     assert lines["a"].rank == 1
     assert (lines["a"].matches, lines["a"].wins, lines["a"].losses) == (2, 2, 0)
@@ -112,7 +103,7 @@ def test_a_win_is_first_alone_and_a_loss_last_alone() -> None:
         stored(1, 1, {"c": 1, "a": 2, "b": 3}),  # c wins, a neither, b loses
     ]
     lines = {
-        line.bot: line for line in rank_bots([bot("a"), bot("b"), bot("c")], scanned_totals(matches, set()))
+        line.bot: line for line in rank_bots([bot("a"), bot("b"), bot("c")], scanned_totals(matches), {})
     }
     assert [(lines[name].wins, lines[name].losses) for name in "abc"] == [(0, 0), (0, 1), (1, 1)]
 
@@ -122,22 +113,24 @@ def test_every_fault_cause_counts_in_exactly_one_group(cause: FaultCause) -> Non
     assert [cause in group for group in (TIMEOUT_CAUSES, ILLEGAL_MOVE_CAUSES, CRASH_CAUSES)].count(True) == 1
     [line] = rank_bots(
         [bot("a")],
-        scanned_totals([stored(1, 0, {"a": 2, "b": 1}, [fault(0, cause, substituted=True)])], set()),
+        scanned_totals([stored(1, 0, {"a": 2, "b": 1}, [fault(0, cause, substituted=True)])]),
+        {},
     )
     assert line.timeouts + line.illegal_moves + line.crashes == 1
 
 
-def test_the_interval_rests_on_rated_sets_only() -> None:
+def test_the_interval_and_superiority_come_from_the_fit() -> None:
     matches = [stored(1, 0, {"a": 1, "b": 2}), stored(1, 1, {"b": 2, "a": 1})]
-    [unrated, _] = rank_bots([bot("a"), bot("b")], scanned_totals(matches, set()))
-    assert unrated.interval == float("inf")
-    assert unrated.to_json()["interval"] is None
-    [rated, _] = rank_bots([bot("a"), bot("b")], scanned_totals(matches, {1}))
-    assert rated.interval < float("inf")
+    [unrated, _] = rank_bots([bot("a"), bot("b")], scanned_totals(matches), {})
+    assert (unrated.interval, unrated.superiority) == (float("inf"), None)
+    assert (unrated.to_json()["interval"], unrated.to_json()["superiority"]) == (None, None)
+    [rated, last] = rank_bots([bot("a", 1516), bot("b", 1484)], scanned_totals(matches), FITTED)
+    assert (rated.interval, rated.superiority, last.superiority) == (120.0, 0.75, None)
+    assert rated.to_json()["superiority"] == 0.75
 
 
 def test_best_rating_first_and_equal_ratings_share_a_rank() -> None:
-    lines = rank_bots([bot("d", 1400), bot("c", 1500), bot("b", 1600), bot("a", 1500)], {})
+    lines = rank_bots([bot("d", 1400), bot("c", 1500), bot("b", 1600), bot("a", 1500)], {}, {})
     assert [(line.rank, line.bot) for line in lines] == [(1, "b"), (2, "a"), (2, "c"), (4, "d")]
 
 
@@ -160,3 +153,16 @@ def test_the_standings_of_a_store_list_every_registered_bot(tmp_path: Path) -> N
         ("b", 1, 0, "crashed"),
     ]
     store.close()
+
+
+@pytest.mark.parametrize(
+    ("pools", "shown"),
+    [
+        ({}, "4p-pairs"),
+        ({"6p-pairs": 9, "4p-pairs": 3}, "6p-pairs"),
+        ({"4p-pairs@sprt-x": 50, "6p-pairs": 9}, "6p-pairs"),  # an event's pool only when alone
+        ({"4p-pairs@sprt-x": 50}, "4p-pairs@sprt-x"),
+    ],
+)
+def test_the_default_pool_is_the_ladders_with_the_most_matches(pools: dict[str, int], shown: str) -> None:
+    assert default_pool(pools) == shown

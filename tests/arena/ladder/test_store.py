@@ -12,8 +12,15 @@ from typing import Any
 import pytest
 
 import arena.ladder
-from arena.ladder.elo import START_RATING
-from arena.ladder.entries import DuplicateSet, RatingChange
+from arena.ladder.entries import (
+    START_RATING,
+    DuplicateSet,
+    FittedRating,
+    PairResult,
+    PoolSums,
+    RatingChange,
+    SetResult,
+)
 from arena.ladder.store import LadderStore
 from arena.ladder.store_file import DuplicateMatchError, RatingsChangedError, StoreError, StoreFile
 from fiftysix.wire import FaultCause, FaultRecord
@@ -78,6 +85,13 @@ def save(
 
 EVENT = [RatingChange("a", START_RATING, 1516.0), RatingChange("b", START_RATING, 1484.0)]
 """A rating event of a set of bots a and b, both at the starting rating before it."""
+RESULT = SetResult({("a", "b"): 1.0}, {}, {})
+FITTED = [FittedRating("a", 1516.0, 200.0, 0.9), FittedRating("b", 1484.0, 200.0, None)]
+
+
+def save_event(store: LadderStore, set_id: int, rated_sets: int = 0) -> bool:
+    """Save the rating event of a set that a won against b (EVENT), fitted from `rated_sets` sets."""
+    return store.save_rating_event(set_id, rated_sets, RESULT, FITTED, EVENT)
 
 
 def rating_events(store: LadderStore) -> list[tuple[int, str, float, float]]:
@@ -94,29 +108,29 @@ def test_a_set_is_unfinished_until_its_rating_event_is_saved_once(store: LadderS
     assert store.unfinished_sets() == [(duplicate, [1])]
     save(store, duplicate, 1, [2, 1])
     assert store.unfinished_sets() == [(duplicate, [])]
-    assert store.save_rating_event(duplicate.id, EVENT) is True
+    assert save_event(store, duplicate.id) is True
     assert (store.bot("a").rating, store.bot("b").rating) == (1516.0, 1484.0)
+    assert store.fitted_ratings("4p-pairs") == {line.bot: line for line in FITTED}
+    assert store.pool_sums("4p-pairs") == PoolSums({("a", "b"): PairResult(1, 1.0, 1.0)}, rated_sets=1)
     assert store.rated_sets() == {duplicate.id}
     assert store.unfinished_sets() == []
     assert rating_events(store) == [(1, "a", 1500.0, 1516.0), (1, "b", 1500.0, 1484.0)]
-    assert store.save_rating_event(duplicate.id, [RatingChange("a", 1516.0, 1600.0)]) is False
+    assert save_event(store, duplicate.id, 1) is False
     assert store.bot("a").rating == 1516.0
-    assert store.save_rating_event(99, EVENT) is False  # no such set
+    assert store.pool_sums("4p-pairs").rated_sets == 1
+    assert save_event(store, 99, 1) is False  # no such set
 
 
 def test_a_rating_event_from_ratings_that_changed_is_refused(store: LadderStore) -> None:
     store.add_bot("a", address="h:1")
     store.add_bot("b", address="h:2")
     duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
-    writer = sqlite3.connect(store.path)
-    writer.execute("INSERT INTO ratings VALUES ('b', '4p-pairs', 1510)")  # another runner rated b meanwhile
-    writer.commit()
-    writer.close()
-    with pytest.raises(RatingsChangedError, match=r"ratings changed while set 1 was being rated \(of b\)"):
-        store.save_rating_event(duplicate.id, EVENT)
-    assert rating_events(store) == []
-    assert store.bot("a").rating == START_RATING
-    assert store.rated_sets() == set()
+    other = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    assert save_event(store, other.id) is True  # another runner rated a set of the pool meanwhile
+    with pytest.raises(RatingsChangedError, match=r"while set 1 was being rated \(1 other sets of 4p-pairs"):
+        save_event(store, duplicate.id)
+    assert store.pool_sums("4p-pairs").pairs == {("a", "b"): PairResult(1, 1.0, 1.0)}
+    assert store.rated_sets() == {other.id}
 
 
 def test_a_rating_event_is_saved_whole_or_not_at_all(store: LadderStore) -> None:
@@ -131,24 +145,27 @@ def test_a_rating_event_is_saved_whole_or_not_at_all(store: LadderStore) -> None
     )
     writer.commit()
     with pytest.raises(StoreError, match="disk gone"):
-        store.save_rating_event(duplicate.id, EVENT)
+        save_event(store, duplicate.id)
     assert rating_events(store) == []
     assert [bot.rating for bot in store.bots()] == [START_RATING, START_RATING]
     assert store.rated_sets() == set()
+    assert store.pool_sums("4p-pairs") == PoolSums()
     writer.execute("DROP TRIGGER fail")
     writer.commit()
     writer.close()
-    assert store.save_rating_event(duplicate.id, EVENT) is True
+    assert save_event(store, duplicate.id) is True
     assert len(rating_events(store)) == 2
 
 
 def test_the_ratings_of_registered_removed_and_unknown_bots(store: LadderStore) -> None:
     store.add_bot("a", address="h:1")
     store.add_bot("b", address="h:2")
+    store.add_bot("new", address="h:3")
     duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
-    store.save_rating_event(duplicate.id, EVENT)
+    save_event(store, duplicate.id)
     store.remove_bot("b")
-    assert store.ratings(["a", "b", "never"]) == {"a": 1516.0, "b": 1484.0}
+    assert store.fitted_ratings("4p-pairs").keys() == {"a", "b"}  # b, removed, stays in the fit
+    assert [(bot.name, bot.rating) for bot in store.bots()] == [("a", 1516.0), ("new", START_RATING)]
 
 
 def test_removing_a_bot_voids_its_unfinished_sets_only(store: LadderStore) -> None:
@@ -157,7 +174,7 @@ def test_removing_a_bot_voids_its_unfinished_sets_only(store: LadderStore) -> No
     rated = store.create_set(4, "pairs", None, 1, ["a", "b"])
     save(store, rated, 0, [1, 2])
     save(store, rated, 1, [2, 1])
-    store.save_rating_event(rated.id, EVENT)
+    save_event(store, rated.id)
     begun = store.create_set(4, "pairs", None, 2, ["b", "a"])
     save(store, begun, 0, [1, 2])
     other = store.create_set(4, "pairs", None, 3, ["a", "c"])
@@ -186,7 +203,7 @@ def test_a_void_set_is_never_rated_nor_resumed(store: LadderStore) -> None:
     store.void_set(duplicate.id, "arena error in rotation 1")
     assert store.unfinished_sets() == []
     save(store, duplicate, 1, [2, 1])
-    assert store.save_rating_event(duplicate.id, EVENT) is False
+    assert save_event(store, duplicate.id) is False
     assert store.bot("a").rating == START_RATING
     assert store.void_reason(duplicate.id) == "arena error in rotation 1"
     assert len(store.matches(duplicate.id)) == 2  # kept in the history
@@ -277,7 +294,7 @@ def test_a_set_the_ladder_could_not_play_is_a_store_error(store: LadderStore, ch
 def test_a_bot_row_of_the_wrong_types_is_a_store_error(store: LadderStore, rating: str) -> None:
     store.add_bot("a", address="h:1")
     writer = sqlite3.connect(store.path)
-    writer.execute(f"INSERT INTO ratings VALUES ('a', '4p-pairs', {rating})")
+    writer.execute(f"INSERT INTO ratings (bot, pool, rating) VALUES ('a', '4p-pairs', {rating})")
     writer.commit()
     writer.close()
     with pytest.raises(StoreError, match=r"is damaged: the row of bot 'a'"):
@@ -302,8 +319,10 @@ PUBLIC_CALLS: dict[str, Any] = {
     "matches": lambda s: s.matches(),
     "recent_matches": lambda s: s.recent_matches(None, 5),
     "match_record": lambda s: s.match_record("m"),
-    "ratings": lambda s: s.ratings(["a"]),
-    "save_rating_event": lambda s: s.save_rating_event(1, []),
+    "pool_sums": lambda s: s.pool_sums("4p-pairs"),
+    "game_records": lambda s: list(s.game_records()),
+    "fitted_ratings": lambda s: s.fitted_ratings("4p-pairs"),
+    "save_rating_event": lambda s: save_event(s, 1),
     "rated_sets": lambda s: s.rated_sets(),
     "claim_set": lambda s: s.claim_set(1, "me", 1.0),
     "renew_leases": lambda s: s.renew_leases("me", [1], 1.0),
@@ -342,10 +361,11 @@ def test_every_public_method_turns_sqlite_errors_into_store_errors(tmp_path: Pat
 
 def test_the_store_persists_and_computes_nothing() -> None:
     """The store's modules import nothing of the ladder that computes (the scheduler, the ratings, the
-    standings): of elo.py they take the starting rating of a new bot, of arena.errors the error family,
+    standings): of arena.errors they take the error family,
     nothing else. tally.py is on the store's side: the counting rules of the running totals that the
     store updates in the transaction of each match and rating event (so that nothing has to read the
-    history); it takes only elo.py's pairwise scores."""
+    history). The upgrade to version 4 refits each pool once from the sums it builds from the history,
+    so store_file takes fit_pool (pure: no I/O)."""
     folder = Path(arena.ladder.__file__).parent
     persisting = {
         "arena.ladder.entries",
@@ -365,8 +385,7 @@ def test_the_store_persists_and_computes_nothing() -> None:
             elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("arena"):
                 names = [alias.name for alias in node.names]
                 allowed = node.module in persisting or (node.module, names) in (
-                    ("arena.ladder.elo", ["START_RATING"]),
-                    ("arena.ladder.elo", ["pair_scores"]),
+                    ("arena.ladder.fit", ["fit_pool"]),
                     ("arena.errors", ["ArenaError"]),
                 )
                 assert allowed, f"{module} imports {names} from {node.module}"

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from arena.ladder.entries import RatingChange
+from arena.ladder.entries import PairResult, PoolSums, SetResult
+from arena.ladder.fit import fit_pool
+from arena.ladder.ratings import rate_set
 from arena.ladder.schema import SCHEMA_VERSION
 from arena.ladder.standings import ladder_standings
 from arena.ladder.store import LadderStore
@@ -151,8 +153,10 @@ def test_a_version_2_file_keeps_its_history_records_and_ratings(tmp_path: Path, 
     assert [match.id for match in store.matches()] == ["m1-0", "m1-1", "m2-0"]
     assert store.match_record("m1-1") == {"r": 11}
     assert store.pools() == {"4p-pairs": 2, "6p-pairs": 1}
-    # Each bot's one rating went to the pool where it played most: 4p-pairs for both.
-    assert store.bot("a", "4p-pairs").rating == 1516
+    # The sequential Elo ratings are replaced by the fit of the rated sets: a won set 1 against b.
+    expected = fit_pool(PoolSums({("a", "b"): PairResult(1, 1.0, 1.0)}))
+    assert store.bot("a", "4p-pairs").rating == pytest.approx(expected.ratings[0])
+    assert store.bot("a", "4p-pairs").rating > 1500 > store.bot("b", "4p-pairs").rating
     assert store.bot("b", "6p-pairs").rating == 1500
     lines = {line.bot: line for line in ladder_standings(store)}
     assert {line.pool for line in lines.values()} == {"4p-pairs"}
@@ -178,6 +182,60 @@ def test_a_version_2_file_keeps_its_history_records_and_ratings(tmp_path: Path, 
         again.close()
 
 
+VERSION_3 = Path(__file__).parent / "fixtures" / "ladder-v3.sql"
+"""A file written by the version-3 arena: bots a, b and c (c removed since); in 4p-pairs two rated sets
+of a and b (a won one, the other split), one of b and c (b won), a void set and an unfinished one; in
+6p-pairs two rated sets of a, b and c."""
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+def test_a_version_3_file_keeps_its_history_and_is_rated_by_the_fit(tmp_path: Path, read_only: bool) -> None:
+    """Read-write, it is upgraded in place: the sums built once from its rated sets, the ratings replaced
+    by the fit of each pool, the moments of version 3 dropped; read-only, the same answers, unchanged."""
+    path = tmp_path / "v3.db"
+    db = sqlite3.connect(path)
+    db.executescript(VERSION_3.read_text(encoding="utf-8"))
+    db.close()
+    store = LadderStore(path, read_only=read_only)
+    assert len(store.matches()) == 2 + 2 + 2 + 2 + 3 + 3 + 1
+    assert store.match_record("m1-1") == {"r": 11}
+    sums = store.pool_sums("4p-pairs")
+    assert sums.pairs == {("a", "b"): PairResult(2, 1.5, 1.25), ("b", "c"): PairResult(1, 1.0, 1.0)}
+    assert (sums.choices, sums.rated_sets) == ({}, 3)
+    expected = fit_pool(sums)
+    fitted = store.fitted_ratings("4p-pairs")
+    assert fitted.keys() == {"a", "b", "c"}  # c, removed, keeps its rating in the fit
+    for bot, rating, margin in zip(expected.bots, expected.ratings, expected.margins, strict=True):
+        assert (fitted[bot].rating, fitted[bot].margin) == pytest.approx((rating, margin))
+    # Two sets of three matches of three bots: two places given in each match.
+    assert sum(store.pool_sums("6p-pairs").places.values()) == pytest.approx(2 * 3 * 2)
+    assert [line.bot for line in ladder_standings(store, "4p-pairs")] == ["a", "b"]
+    assert len(store.recent_matches("c", 20)) == 2 + 2 + 3 + 3 + 1
+    store.close()
+    db = sqlite3.connect(path)
+    columns = {row[1] for row in db.execute("PRAGMA table_info(bot_totals)")}
+    if read_only:
+        assert schema_version(path) == "3"
+        assert "pair_m2" in columns
+    else:
+        assert schema_version(path) == str(SCHEMA_VERSION)
+        assert "pair_m2" not in columns
+        assert db.execute("SELECT name, rated_sets FROM pools ORDER BY name").fetchall() == [
+            ("4p-pairs", 3),
+            ("6p-pairs", 2),
+        ]
+        db.close()
+        again = LadderStore(path)  # rating goes on from the sums
+        duplicate = again.create_set(4, "pairs", None, 1, ["a", "b"])
+        for rotation in range(2):
+            again.save_match(
+                f"n{rotation}", duplicate, rotation, "r", [2, 1], [], {}, 1, 0.1
+            )  # b, then a: split
+        assert rate_set(again, duplicate) is not None
+        assert again.pool_sums("4p-pairs").pairs[("a", "b")] == PairResult(3, 2.0, 1.5)
+        again.close()
+
+
 # Files the store cannot use: every SQLite error is a StoreError that names the file.
 
 
@@ -190,9 +248,9 @@ def filled_store(path: Path, bots: int = 400) -> None:
 
 
 def damage_the_end(path: Path) -> None:
-    """Overwrite the last half of the file with garbage: page 1 (the schema) stays readable."""
+    """Overwrite the last quarter of the file with garbage: the schema (its first pages) stays readable."""
     data = bytearray(path.read_bytes())
-    middle = len(data) // 2
+    middle = len(data) * 3 // 4
     data[middle:] = bytes(range(256)) * ((len(data) - middle) // 256 + 1)
     path.write_bytes(bytes(data[: len(data)]))
 
@@ -295,7 +353,7 @@ def test_read_only_reads_and_refuses_every_write(tmp_path: Path) -> None:
         lambda: store.create_set(4, "pairs", None, 1, ["a", "b"]),
         lambda: store.save_match("m1-1", duplicate, 1, "one_team_left", [2, 1], [], {}, 10, 0.5),
         lambda: store.void_set(duplicate.id, "why"),
-        lambda: store.save_rating_event(duplicate.id, [RatingChange("a", 1500.0, 1516.0)]),
+        lambda: store.save_rating_event(duplicate.id, 0, SetResult({}, {}, {}), [], []),
     ):
         with pytest.raises(
             StoreError, match=rf"^{path} is read-only \(opened read-only\); nothing was changed"
@@ -316,7 +374,8 @@ def test_a_read_only_file_of_version_1_is_read_without_upgrading(tmp_path: Path)
     )
     db.close()
     store = LadderStore(path, read_only=True)
-    assert [(line.bot, line.rating) for line in ladder_standings(store)] == [("a", 1510)]
+    # Its one sequential Elo rating is gone: no rated set, so the starting rating.
+    assert [(line.bot, line.rating) for line in ladder_standings(store)] == [("a", 1500)]
     version = sqlite3.connect(path).execute("SELECT value FROM meta WHERE key = 'schema_version'")
     assert version.fetchone() == ("1",)
 

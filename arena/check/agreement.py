@@ -1,0 +1,122 @@
+"""The item `structured moves agree with the notation`: the checker checks its own requests.
+
+A bot may pick its move from `DecisionRequest.moves` instead of parsing `legal_moves`, and read
+`view.led_suit`, `view.trump` and `view.trick_winner` instead of working them out. Every DecisionRequest
+the checker sends in the scripted situations is read back from its bytes, as a bot reads it, and compared
+with the notation and with the rules engine, so that a bot author knows the structured fields are safe to
+use: `moves[i]` is the move `legal_moves[i]` names (with a card's points and a bid's contract number
+right), the led suit and the trump are the engine's, and the trick winner is the engine's reading of
+the trick on the table. A disagreement is a bug in the arena, never in the bot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from arena.check.report import CheckItem, Status, plural
+from fiftysix.engine import Card, Move, NotationError, Phase, View, parse_call, parse_card
+from fiftysix.engine.errors import quoted
+from fiftysix.v1 import bot_pb2 as pb
+from fiftysix.wire import MessageError, move_from_message
+
+ITEM: Final = "structured moves agree with the notation"
+
+
+def _suit_name(value: int) -> str:
+    return pb.Suit.Name(value) if value in pb.Suit.values() else str(value)  # type: ignore[arg-type]
+
+
+def _denomination_name(value: int) -> str:
+    return pb.Denomination.Name(value) if value in pb.Denomination.values() else str(value)  # type: ignore[arg-type]
+
+
+def _move_problem(index: int, text: str, message: pb.Move, phase: Phase, current: int) -> str | None:
+    """What is wrong with `moves[index]` beside `legal_moves[index]`, or None."""
+    try:
+        named: Move = parse_card(text) if phase is Phase.PLAY else parse_call(text)
+    except NotationError as error:
+        return f"legal_moves[{index}] is {quoted(text)}, not in notation ({error})"
+    try:
+        move = move_from_message(message)
+    except MessageError as error:
+        return f"moves[{index}] beside {quoted(text)}: {error}"
+    if move is not named:
+        return f"moves[{index}] is {move} but legal_moves[{index}] is {quoted(text)}"
+    if isinstance(move, Card):
+        if message.card.points != move.points:
+            return f"moves[{index}] ({move}) has {message.card.points} points, not {move.points}"
+    elif move.is_bid and message.call.contract_number != move.contract_number(current):
+        return (
+            f"moves[{index}] ({move} over {current}) makes contract_number {message.call.contract_number}, "
+            f"not {move.contract_number(current)}"
+        )
+    return None
+
+
+def disagreement(request: pb.PlaySeatRequest, view: View) -> str | None:
+    """What in the DecisionRequest `request`, built from `view`, disagrees with its notation or with the
+    engine, in one line; None when everything agrees."""
+    decision = pb.PlaySeatRequest.FromString(request.SerializeToString()).decision
+    message = decision.view
+    texts, moves = decision.legal_moves, decision.moves
+    if len(moves) != len(texts):
+        return f"{len(moves)} structured moves for {len(texts)} legal moves"
+    current = view.high_bid.number if view.high_bid is not None else 0
+    for index, (text, move) in enumerate(zip(texts, moves, strict=True)):
+        problem = _move_problem(index, text, move, view.phase, current)
+        if problem is not None:
+            return problem
+    led = view.led_suit
+    expected_led = f"SUIT_{led.name}" if led is not None else "SUIT_UNSPECIFIED"
+    if _suit_name(message.led_suit) != expected_led:
+        return f"led_suit is {_suit_name(message.led_suit)}, the engine says {expected_led}"
+    contract = view.contract
+    if contract is None:
+        expected_trump = "DENOMINATION_UNSPECIFIED"
+    else:
+        expected_trump = f"DENOMINATION_{contract.trump.name if contract.trump is not None else 'NO_TRUMPS'}"
+    if _denomination_name(message.trump) != expected_trump:
+        return f"trump is {_denomination_name(message.trump)}, the engine says {expected_trump}"
+    winning = view.winning_play
+    sent = message.trick_winner if message.HasField("trick_winner") else None
+    if sent != (winning.seat if winning is not None else None):
+        expected = f"seat {winning.seat}" if winning is not None else "absent (no card on the table)"
+        return f"trick_winner is {'absent' if sent is None else f'seat {sent}'}, the engine says {expected}"
+    return None
+
+
+@dataclass
+class Audit:
+    """The checker's own DecisionRequests, each checked as it is sent; the item sums them up."""
+
+    decisions: int = 0
+    moves: int = 0
+    problem: str | None = None
+    """The first disagreement found, with where it was."""
+
+    def record(self, request: pb.PlaySeatRequest, view: View, where: str) -> None:
+        """Check one request the checker is about to send (built from `view`)."""
+        self.decisions += 1
+        self.moves += len(request.decision.legal_moves)
+        if self.problem is None:
+            problem = disagreement(request, view)
+            if problem is not None:
+                self.problem = f"{where}: {problem}"
+
+    def item(self) -> CheckItem:
+        """The verdict over every request recorded."""
+        if self.problem is not None:
+            reason = f"{self.problem} (a bug in the arena, not in the bot: please report it)"
+            return CheckItem(ITEM, Status.FAIL, reason, "arena")
+        if not self.decisions:
+            return CheckItem(
+                ITEM, Status.SKIP, "no scripted situation sent a decision in this check", "arena"
+            )
+        return CheckItem(
+            ITEM,
+            Status.PASS,
+            f"{plural(self.decisions, 'DecisionRequest')} of the scripted situations ({self.moves} legal "
+            "moves): every moves[i] is legal_moves[i], and led_suit, trump and trick_winner are the engine's",
+            "arena",
+        )

@@ -168,7 +168,8 @@ def command_line(
     arguments += ["--remount-ro", "/dev", "--remount-ro", "/"]
     arguments += ["--"]
     if uid is not None:
-        arguments += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs", "--"]
+        arguments += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all"]
+        arguments += ["--no-new-privs", "--"]
     arguments += [
         "prlimit",
         f"--as={limits.memory_bytes}",

@@ -63,6 +63,9 @@ results["processes"] = len(children)
 results["pid"] = os.getpid()
 results["uid"] = os.getuid()
 results["environment"] = sorted(os.environ)
+status = dict(line.split(":\t", 1) for line in open("/proc/self/status").read().splitlines())
+keys = ("CapInh", "CapPrm", "CapEff", "CapAmb", "NoNewPrivs")
+results["status"] = {key: status[key].strip() for key in keys}
 print(json.dumps(results))
 """
 
@@ -148,6 +151,13 @@ def test_inside_the_sandbox(
     assert results["pid"] < 10  # its own PID namespace
     assert results["uid"] != 0
     assert "SECRET_TOKEN" not in results["environment"]
+    assert results["status"] == {
+        "CapInh": "0000000000000000",
+        "CapPrm": "0000000000000000",
+        "CapEff": "0000000000000000",
+        "CapAmb": "0000000000000000",
+        "NoNewPrivs": "1",
+    }
     assert not (bot / "evil").exists()
     assert list(sockets.iterdir()) == []
 
@@ -168,7 +178,7 @@ def test_the_command_line_keeps_the_bot_apart() -> None:
         assert part in text
     as_root = " ".join(bubblewrap.command_line(Sandbox(), ["run"], Path("/s"), None, uid=3_000_123))
     assert "--unshare-net" in as_root
-    assert "setpriv --reuid=3000123 --regid=3000123 --clear-groups --no-new-privs" in as_root
+    assert "setpriv --reuid=3000123 --regid=3000123 --clear-groups --inh-caps=-all --no-new-privs" in as_root
     assert "--unshare-user" not in as_root
     with pytest.raises(ValueError, match="processes"):
         Limits(processes=1)

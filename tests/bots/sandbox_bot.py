@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import socket
 import sys
 from collections.abc import Callable
@@ -56,6 +57,24 @@ def write(target: str) -> None:
         raise RuntimeError("nothing written")
 
 
+def processes(target: str) -> None:
+    """Look for the other bots' processes and the arena's, then signal every process it may."""
+    seen = []
+    for entry in os.listdir("/proc"):
+        # Not itself, nor its sandbox's first process (bwrap's): both name the target on their command line.
+        if entry.isdigit() and int(entry) not in (1, os.getpid()):
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as file:
+                    seen.append(file.read())
+            except OSError:
+                pass
+    if any(target.encode() in command for command in seen):
+        return
+    with contextlib.suppress(ProcessLookupError):  # none at all: all it sees is itself and init
+        os.kill(-1, signal.SIGKILL)  # every process it may signal but itself and its namespace's init
+    raise RuntimeError(f"{len(seen)} processes seen, none of them {target}")
+
+
 def fork_bomb(_target: str) -> None:
     """Fork for ever, in every process."""
     while True:
@@ -82,6 +101,7 @@ ATTACKS: dict[str, Callable[[str], None]] = {
     "network": network,
     "read": read,
     "write": write,
+    "processes": processes,
     "fork_bomb": fork_bomb,
     "memory": memory,
     "output": output,

@@ -1,7 +1,8 @@
 """Hostile uploaded bots in the sandbox (issue 15): a bot that tries to reach the network, read
-/etc/shadow, the ladder's database or another bot's files, write outside /tmp, fork-bomb, allocate 8 GB
-or print 1 GB is contained; its match ends with a typed fault of its own; a match played at the same time
-and the next match go on without a fault; nothing of the host changed, and no process is left.
+/etc/shadow, the ladder's database or another bot's files, write outside /tmp, find and kill other
+processes, fork-bomb, allocate 8 GB or print 1 GB is contained; its match ends with a typed fault of its
+own; a match played at the same time and the next match go on without a fault; nothing of the host
+changed, and no process is left.
 
 The sandbox needs bubblewrap and user namespaces: where they are missing these tests are skipped, except
 under CI (CI set), where they fail, so that CI never skips them silently. Small limits keep them quick.
@@ -149,6 +150,7 @@ ATTACKS: Final = [
     ("read", "database", DISCONNECTED, "FileNotFoundError"),
     ("read", "other bot", DISCONNECTED, "FileNotFoundError"),
     ("write", "host folder", DISCONNECTED, "nothing written"),
+    ("processes", "random_bot", DISCONNECTED, "none of them random_bot"),
     ("fork_bomb", "", FaultCause.TIMEOUT, "no move within"),
     ("memory", "", DISCONNECTED, "MemoryError"),
     ("output", "", DISCONNECTED, "printed 1 GB"),
@@ -169,6 +171,7 @@ def test_a_hostile_bot_is_contained_and_the_arena_goes_on(
         "database": str(host.database),
         "other bot": str(host.random / "bot.py"),
         "host folder": str(host.folder),
+        "random_bot": "random_bot",
         "": "",
     }[aim]
     command = f"python bot.py --attack {attack} --target {shlex.quote(target)} --socket {{socket}}"

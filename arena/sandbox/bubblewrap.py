@@ -4,10 +4,12 @@ PID namespace, and limits on memory, CPU time, processes, file size and open fil
 bubblewrap can run here at all.
 
 Two ways, one view. An arena running as an ordinary user runs bwrap unprivileged in a user namespace of
-its own (nested user namespaces refused). An arena running as root runs bwrap privileged, and inside it
-`setpriv` drops to a user id of the bot process's own (never root: the kernel does not count root's
-processes against RLIMIT_NPROC, and root owns the host's files) with no new privileges. The limits are set
-inside the sandbox with `prlimit`, so that the process count is the sandbox's own: set outside, a user
+its own (nested user namespaces refused). An arena running as root runs bwrap privileged (it can show the
+bot folders that only root may reach), and inside it `setpriv` drops to a user id of the bot process's own
+(never root: the kernel does not count root's processes against RLIMIT_NPROC, and root owns the host's
+files) with no new privileges, then a second, unprivileged bwrap puts the bot in a user namespace that
+allows none inside it (else the bot could make one, and mount there a tmpfs that no limit bounds). The
+limits are set inside with `prlimit`, so that the process count is the sandbox's own: set outside, a user
 namespace would count every process of the arena's user.
 """
 
@@ -170,6 +172,18 @@ def command_line(
     if uid is not None:
         arguments += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all"]
         arguments += ["--no-new-privs", "--"]
+        # Then, as that user, a user namespace that allows none inside it, over the same view: otherwise
+        # the bot could make one of its own, and mount a tmpfs there that no limit of ours bounds.
+        arguments += [
+            "bwrap",
+            "--unshare-user",
+            "--disable-userns",
+            "--die-with-parent",
+            "--dev-bind",
+            "/",
+            "/",
+            "--",
+        ]
     arguments += [
         "prlimit",
         f"--as={limits.memory_bytes}",

@@ -61,17 +61,19 @@ def processes(target: str) -> None:
     """Look for the other bots' processes and the arena's, then signal every process it may."""
     seen = []
     for entry in os.listdir("/proc"):
-        # Not itself, nor its sandbox's first process (bwrap's): both name the target on their command line.
-        if entry.isdigit() and int(entry) not in (1, os.getpid()):
+        # Not itself: it names the target on its command line.
+        if entry.isdigit() and int(entry) != os.getpid():
             try:
                 with open(f"/proc/{entry}/cmdline", "rb") as file:
                     seen.append(file.read())
             except OSError:
                 pass
-    if any(target.encode() in command for command in seen):
+    # Its sandbox's own bwrap processes name the target too.
+    if any(target.encode() in command for command in seen if not command.startswith(b"bwrap")):
         return
-    with contextlib.suppress(ProcessLookupError):  # none at all: all it sees is itself and init
-        os.kill(-1, signal.SIGKILL)  # every process it may signal but itself and its namespace's init
+    # Every process it may signal but itself and its namespace's init: at most its sandbox's own.
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(-1, signal.SIGKILL)
     raise RuntimeError(f"{len(seen)} processes seen, none of them {target}")
 
 

@@ -49,6 +49,11 @@ for folder in ("/", "/bot", "/usr", "/etc", "/dev", "/run", "/proc", "/tmp"):
 attempt("fill /tmp", lambda: open("/tmp/big", "wb").write(b"0" * (8 * 1024 * 1024)))
 attempt("8 GB", lambda: bytearray(8 * 1024 ** 3))
 attempt("own files", lambda: open("/bot/mine.txt").read())
+def user_namespace():
+    import ctypes
+    if ctypes.CDLL(None, use_errno=True).unshare(0x10000000) != 0:  # CLONE_NEWUSER
+        raise OSError(ctypes.get_errno(), "unshare")
+attempt("user namespace", user_namespace)
 children = []
 try:
     for _ in range(100):
@@ -143,6 +148,7 @@ def test_inside_the_sandbox(
         "write /proc",
         "fill /tmp",
         "8 GB",
+        "user namespace",
     ]
     assert {name: results[name] for name in refused if results[name] == "done"} == {}
     assert results["write /tmp"] == "done"
@@ -179,7 +185,7 @@ def test_the_command_line_keeps_the_bot_apart() -> None:
     as_root = " ".join(bubblewrap.command_line(Sandbox(), ["run"], Path("/s"), None, uid=3_000_123))
     assert "--unshare-net" in as_root
     assert "setpriv --reuid=3000123 --regid=3000123 --clear-groups --inh-caps=-all --no-new-privs" in as_root
-    assert "--unshare-user" not in as_root
+    assert "--unshare-user --disable-userns --die-with-parent --dev-bind / / -- prlimit" in as_root
     with pytest.raises(ValueError, match="processes"):
         Limits(processes=1)
 

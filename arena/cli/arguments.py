@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from arena.ladder import BOT_NAME_RULE, is_bot_name
 from arena.ladder.bot_commands import command_arguments
 from arena.ladder.entries import event_name
 from arena.runner import BotAddress, check_address, split_addresses
@@ -70,6 +71,9 @@ strikes: Final = Bounded(0, 10_000)
 probation_after: Final = Bounded(0, 10_000)
 down_after: Final = Bounded(1, 10_000)
 idle_bots: Final = Bounded(0, 1_024)
+port: Final = Bounded(1, 65_535)
+live_delay: Final = Bounded(0, 3_600, " s")
+"""How late spectators see a match in play: up to an hour."""
 limit: Final = Bounded(1, 100_000)
 """Rows listed at once."""
 
@@ -185,11 +189,8 @@ def address(text: str) -> str:
 
 def bot_name(text: str) -> str:
     """1-64 letters, digits, '_', '.' or '-', starting with a letter or digit."""
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", text):
-        raise argparse.ArgumentTypeError(
-            "a bot name is 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit; "
-            f"got {_shown(text)}"
-        )
+    if not is_bot_name(text):
+        raise argparse.ArgumentTypeError(f"{BOT_NAME_RULE}; got {_shown(text)}")
     return text
 
 

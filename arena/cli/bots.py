@@ -11,6 +11,7 @@ from arena.cli.options import Commands, Handler, Parents, open_store
 from arena.errors import UsageError
 from arena.ladder import Launch
 from arena.ladder.registration import Registration, register_bot, unregister_bot
+from arena.ladder.store_access import COMMAND_LINE
 from arena.ladder.uploads import socket_command
 from arena.untrusted import safe_text
 
@@ -95,6 +96,9 @@ def _register(args: argparse.Namespace, new: bool) -> int:
     wanted = Registration(args.name, args.address, _launch_of(args), args.upload)
     with open_store(args, writes=True) as store:
         done = asyncio.run(register_bot(store, wanted, new=new, check=not args.no_check))
+        store.record_write(
+            COMMAND_LINE, "bot_registered" if new else "bot_updated", done.entry.name, done.entry.where
+        )
     version = ""
     if done.upload is not None:
         version = f", version {done.upload.version} (bundle {done.upload.sha256[:12]})"
@@ -110,6 +114,7 @@ def remove_bot(args: argparse.Namespace) -> int:
     """Unregister a bot; its finished matches stay, and so do its uploads."""
     with open_store(args, writes=True) as store:
         unregister_bot(store, args.name)
+        store.record_write(COMMAND_LINE, "bot_removed", args.name)
         print(f"Removed {safe_text(args.name)} (its finished matches stay in the history)")
     return 0
 
@@ -118,6 +123,8 @@ def set_probation(args: argparse.Namespace) -> int:
     """Put a bot on probation, or take it off."""
     with open_store(args, writes=True) as store:
         store.set_probation(args.name, None if args.clear else args.reason)
+        action = "probation_cleared" if args.clear else "probation_set"
+        store.record_write(COMMAND_LINE, action, args.name, args.reason or "")
         change = "off probation" if args.clear else f"on probation ({args.reason})"
         print(f"{safe_text(args.name)}: {safe_text(change)}")
     return 0

@@ -183,19 +183,48 @@ def register(commands: Commands, parents: Parents) -> None:
 
     export = actions.add_parser(
         "export",
-        help="write every game record as JSON lines, or a pool's standings as CSV",
+        help="write every game record as JSON lines, a pool's standings as CSV, or the site as HTML",
         description="Write the ladder's data for other programs: --jsonl every stored game record, oldest "
         "first, one JSON document a line (streamed: memory stays flat however long the history); --csv "
-        "the standings of a pool with a header line. FILE `-` is standard output.",
+        "the standings of a pool with a header line (FILE `-` is standard output); --html the leaderboards "
+        "and match replays as HTML files that open with no server.",
         parents=[parents.database],
     )
     what = export.add_mutually_exclusive_group(required=True)
     what.add_argument("--jsonl", metavar="FILE", help="every game record, one a line (`-`: standard output)")
     what.add_argument("--csv", metavar="FILE", help="the standings of a pool (`-`: standard output)")
+    what.add_argument(
+        "--html", metavar="DIR", help="the static site: leaderboards and replays (made if missing)"
+    )
     export.add_argument(
         "--pool", metavar="POOL", help="with --csv: the pool, such as 6p-pairs (default: the most matches)"
     )
+    export.add_argument(
+        "--limit",
+        type=arguments.limit,
+        default=1000,
+        help=f"with --html: replays of the newest N matches of sets that are over ({arguments.limit.range}; "
+        "default 1000)",
+    )
     export.set_defaults(handler=export_data, prog=export.prog)
+
+
+def export_html(args: argparse.Namespace) -> int:
+    """Write the static site (--html)."""
+    from arena.site.export import export_html as write_site  # Jinja2 is only needed here
+
+    folder = Path(args.html)
+    if folder.exists() and not folder.is_dir():
+        raise ArenaError(f"cannot export to {safe_text(args.html)}: it is not a folder")
+    with open_store(args, writes=False) as store:
+        try:
+            done = write_site(store, folder, args.limit)
+        except OSError as error:
+            raise ArenaError(f"cannot export to {safe_text(args.html)}: {error.strerror}") from None
+    skipped = f" ({done.skipped} records that do not replay skipped)" if done.skipped else ""
+    wrote = f"Wrote {done.leaderboards} leaderboards and {done.replays} replays to {safe_text(args.html)}"
+    print(f"{wrote}{skipped}; open {safe_text(str(folder / 'index.html'))}")
+    return 0
 
 
 def show_standings(args: argparse.Namespace) -> int:
@@ -231,9 +260,12 @@ def export_record(args: argparse.Namespace) -> int:
 
 
 def export_data(args: argparse.Namespace) -> int:
-    """Write every game record as JSON lines (--jsonl) or a pool's standings as CSV (--csv)."""
+    """Write every game record as JSON lines (--jsonl), a pool's standings as CSV (--csv), or the static
+    site (--html)."""
     if args.pool is not None and args.csv is None:
         raise UsageError("--pool goes with --csv (the records of every pool are exported)")
+    if args.html is not None:
+        return export_html(args)
     with open_store(args, writes=False) as store:
         if args.jsonl is not None:
             with export.output(args.jsonl) as out:

@@ -9,10 +9,9 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from arena.errors import ArenaError
-from arena.ladder import START_RATING, LadderStore, Standing, default_pool, event_name, ladder_standings
+from arena.ladder import START_RATING, LadderStore, Standing, default_pool, ladder_standings, parse_pool
 from arena.ladder.standings import HeadToHead, crosstable
 from arena.untrusted import safe_text
-from fiftysix.engine import MatchRules, Ruleset
 
 
 def print_bots(store: LadderStore, *, as_json: bool) -> None:
@@ -130,19 +129,14 @@ def _number(value: float) -> str:
 
 def check_pool(pool: str) -> str:
     """`pool` if it names a format (`<players>p-<ruleset>`, such as 6p-partnership), perhaps of an event
-    (`4p-pairs@sprt-20261130-120000`), else an ArenaError."""
-    shape, at, event = pool.partition("@")
-    players, _, ruleset = shape.partition("p-")
+    (`4p-pairs@sprt-20261130-120000`), in its canonical form; else an ArenaError."""
     try:
-        MatchRules(int(players), Ruleset.parse(ruleset))
-        if at:
-            event_name(event)
+        return parse_pool(pool)
     except ValueError:
         raise ArenaError(
             f"no pool {safe_text(pool, 64)!r}: a pool is a format such as 4p-pairs or 6p-partnership, "
             "or an event's, such as 4p-pairs@sprt-20261130-120000"
         ) from None
-    return f"{int(players)}p-{Ruleset.parse(ruleset).value}{at}{event}"
 
 
 def pools_line(pools: dict[str, int], shown: str) -> str:

@@ -9,6 +9,7 @@ starts itself (`local_bots`, sandboxed through arena/sandbox when their launch s
 
 from arena.ladder.bot_commands import BotStartError, Launch, command_arguments, free_port, wait_until_ready
 from arena.ladder.entries import (
+    BOT_NAME_RULE,
     DEFAULT_POOL,
     START_RATING,
     BotEntry,
@@ -19,6 +20,8 @@ from arena.ladder.entries import (
     RatingChange,
     StoredMatch,
     event_name,
+    is_bot_name,
+    parse_pool,
     pool_name,
 )
 from arena.ladder.fit import Fit, fit_pool
@@ -32,6 +35,7 @@ from arena.ladder.store import LadderStore
 from arena.ladder.store_file import DuplicateMatchError, RatingsChangedError, StoreError
 
 __all__ = [
+    "BOT_NAME_RULE",
     "DEFAULT_DB",
     "DEFAULT_POOL",
     "IDLE_LIMIT",
@@ -63,8 +67,10 @@ __all__ = [
     "fit_pool",
     "free_port",
     "idle_limit_for",
+    "is_bot_name",
     "ladder_standings",
     "matches_per_bot",
+    "parse_pool",
     "pool_name",
     "rate_set",
     "wait_until_ready",

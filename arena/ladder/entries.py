@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.wire import FaultRecord
 
 DEFAULT_POOL: Final = "4p-pairs"
@@ -20,13 +21,41 @@ FinishingOrder = tuple[tuple[str, ...], ...]
 """A match's bots in the order they finished, best first: groups of bots tied for a place, each group's
 names sorted."""
 
+NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+"""What names a bot or an event: 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit
+(safe in a pool name, a URL path and a file name)."""
 
-EVENT_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+BOT_NAME_RULE: Final = "a bot name is 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit"
+
+
+def is_bot_name(text: str) -> bool:
+    """Whether `text` may name a new bot (BOT_NAME_RULE): the command line and the site's API ask."""
+    return NAME.fullmatch(text) is not None
+
+
+def parse_pool(text: str) -> str:
+    """The pool that `text` names, in its canonical form (`<players>p-<ruleset>`, such as 4p-pairs, or
+    an event's `<players>p-<ruleset>@EVENT`).
+
+    :raises ValueError: when it names no format.
+    """
+    text, at, event = text.partition("@")
+    if at and NAME.fullmatch(event) is None:
+        raise ValueError(f"no pool {text + at + event!r}: an event name is letters, digits, '.', '_' and '-'")
+    players, _, ruleset = text.partition("p-")
+    if not players.isdecimal() or len(players) > 2:
+        raise ValueError(f"no pool {text!r}: a pool is a format such as 4p-pairs or 6p-partnership")
+    try:
+        parsed = Ruleset.parse(ruleset)
+        MatchRules(int(players), parsed)
+    except ValueError:
+        raise ValueError(f"no pool {text!r}: a pool is a format such as 4p-pairs or 6p-partnership") from None
+    return pool_name(int(players), parsed.value, event if at else None)
 
 
 def event_name(text: str) -> str:
     """`text` if it may name an event (letters, digits, `.`, `_`, `-`; at most 64), else a ValueError."""
-    if EVENT_NAME.fullmatch(text) is None:
+    if NAME.fullmatch(text) is None:
         raise ValueError(
             f"an event name is letters, digits, '.', '_' and '-' (at most 64), got {text[:64]!r}"
         )

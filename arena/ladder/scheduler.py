@@ -27,6 +27,7 @@ import asyncio
 import random
 import time
 from collections.abc import Callable, Iterator
+from typing import Final
 
 import structlog
 
@@ -40,6 +41,9 @@ from arena.ladder.store_file import StoreError
 from arena.runner import MatchOutcome
 
 log = structlog.get_logger("ladder")
+
+STALE_LIVE_S: Final = 3600.0
+"""A match in play whose newest live event is older than this has lost its runner."""
 
 
 class Ladder:
@@ -164,6 +168,8 @@ class Ladder:
         """Play until the number of matches is reached or the time is up (rounded up to whole sets), or
         `stop()` is called."""
         self.pairing.check()
+        # The live events of matches whose runner died an hour ago or more: nobody will delete them.
+        self.store.prune_live_events(STALE_LIVE_S)
         started = time.perf_counter()
         deadline = None if self.settings.duration_s is None else started + self.settings.duration_s
         sets = self.sets()

@@ -29,6 +29,7 @@ from arena.ladder.availability import Availability
 from arena.ladder.bot_commands import BotStartError
 from arena.ladder.entries import DuplicateSet
 from arena.ladder.held_sets import HeldSets, Job, SetInPlay
+from arena.ladder.live_feed import LiveFeed
 from arena.ladder.local_bots import LocalBots
 from arena.ladder.probation import probation_reason
 from arena.ladder.ratings import rate_set
@@ -135,10 +136,14 @@ class SetPlayer:
         started)."""
         duplicate = job.duplicate
         team_bots = duplicate.team_bots(job.rotation)
+        match_id = f"set{duplicate.id}-rot{job.rotation}-{self.rng.randrange(16**6):06x}"
+        feed = LiveFeed(self.store, match_id)
+        stored = False
         try:
-            outcome = await self._play_match(job, team_bots)
+            outcome = await self._play_match(job, team_bots, feed)
             if outcome is None:
                 return False
+            stored = self._store(job, outcome)
         except StoreError:
             raise
         except asyncio.CancelledError:
@@ -156,7 +161,11 @@ class SetPlayer:
         finally:
             for name in team_bots:
                 self.scheduled[name] -= 1
-        if self._store(job, outcome):
+            if stored:
+                feed.close()
+            else:
+                feed.discard()
+        if stored:
             for name in team_bots:
                 self.check_probation(name)
             self.rate(duplicate)
@@ -197,7 +206,7 @@ class SetPlayer:
             self.void(job.set_in_play, f"arena error in rotation {job.rotation}: {outcome.arena_error}")
         return True
 
-    async def _play_match(self, job: Job, team_bots: tuple[str, ...]) -> MatchOutcome | None:
+    async def _play_match(self, job: Job, team_bots: tuple[str, ...], feed: LiveFeed) -> MatchOutcome | None:
         """Start or find every team's bot, play the match, give the processes back. A bot that does not
         start now (it did when the set started) forfeits at once, and its set is made void. None: the
         run began to stop while the bots started, so the match is not begun (its set stays unfinished)."""
@@ -208,7 +217,7 @@ class SetPlayer:
             rules,
             duplicate.seed,
             self.settings.time_control,
-            match_id=f"set{duplicate.id}-rot{job.rotation}-{self.rng.randrange(16**6):06x}",
+            match_id=feed.match_id,
             strikes=self.settings.strikes,
         )
         taken: list[str] = []
@@ -235,7 +244,9 @@ class SetPlayer:
             described = self.local_bots.described(taken)
             channels = self.local_bots.channels(taken)
             faulty = list(taken)  # until the match ends well: a cancelled match keeps no channel
-            outcome = await run_match(settings, seats, absent=absent, described=described, channels=channels)
+            outcome = await run_match(
+                settings, seats, absent=absent, described=described, channels=channels, on_event=feed.publish
+            )
             faulty = [seats[fault.seat].address for fault in outcome.faults]
             return outcome
         finally:

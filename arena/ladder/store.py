@@ -8,7 +8,9 @@ killed at any point (even by SIGKILL) loses no finished match and never rates a 
 the next run resumes the unfinished sets. A set in which the arena itself failed (an error of ours, not
 of a bot) is made void: kept in the history, never rated, never resumed. A row that does not hold what
 the arena wrote (the file was edited by hand?) is a StoreError, not a crash further on. The file itself
-(schema, opening, read-only files, errors) is store_file.py.
+(schema, opening, read-only files, errors) is store_file.py; what the site keeps and reads (the live
+events of matches in play, tokens and the audit log, pages of history) is store_live.py,
+store_access.py and store_browse.py.
 
 Cost: what the ladder reads and writes for each match and each set does not grow with the history.
 Saving a match also updates, in its transaction, a row per bot in `match_bots` (read newest first by
@@ -39,6 +41,8 @@ from arena.ladder.entries import (
     StoredMatch,
     pool_name,
 )
+from arena.ladder.store_access import AccessStore
+from arena.ladder.store_browse import BrowseStore
 from arena.ladder.store_file import (
     DuplicateMatchError,
     RatingsChangedError,
@@ -48,6 +52,7 @@ from arena.ladder.store_file import (
     is_number,
 )
 from arena.ladder.store_leases import LeaseStore
+from arena.ladder.store_live import LiveStore
 from arena.ladder.store_rows import MatchRows
 from arena.ladder.store_totals import TotalsStore
 from arena.ladder.tally import add_match, add_set, match_tallies
@@ -73,7 +78,7 @@ def _are_rules(players: int, ruleset: str, deal_cap: int | None) -> bool:
 
 
 @every_method_store_errors
-class LadderStore(LeaseStore, TotalsStore, MatchRows):
+class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, MatchRows):
     """The ladder's store. Open it with `LadderStore(path)` (see StoreFile for `read_only` and
     `timeout`); close it with `close()`. Every error is a StoreError that names the file.
     """
@@ -277,6 +282,7 @@ class LadderStore(LeaseStore, TotalsStore, MatchRows):
                     ),
                 )
                 self._db.execute("INSERT INTO match_records VALUES (?, ?)", (match_id, json.dumps(record)))
+                self._db.execute("DELETE FROM live_events WHERE match_id = ?", (match_id,))
                 pool = duplicate.pool
                 for tally in match_tallies(team_bots, bot_ranks, faults):
                     self._db.execute(

@@ -44,6 +44,7 @@ from arena.ladder.schema import (
     _SCALE_INDEXES,
     _SCALE_TABLES,
     _SCHEMA,
+    _SITE_TABLES,
     DEFAULT_DB,
     SCHEMA_VERSION,
 )
@@ -196,6 +197,11 @@ class StoreFile:
                     if statement.strip():
                         self._db.execute(statement)
             self._check_columns(SCHEMA_VERSION, all_tables=True)
+        if not {"live_events", "tokens", "audit"} <= self._tables():
+            with self._transaction():
+                for statement in _SITE_TABLES.split(";"):
+                    if statement.strip():
+                        self._db.execute(statement)
 
     def _has_column(self, table: str, column: str) -> bool:
         """Whether the file has `column` (a read-only file of an older version may lack it)."""

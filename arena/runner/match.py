@@ -20,10 +20,12 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc.aio
 import structlog
 
+from arena.runner import public_events
 from arena.runner.connection import (
     Conversation,
     HandshakeError,
@@ -108,6 +110,7 @@ class _Runner:
         on_deal: Callable[[DealResult], None] | None,
         described: Mapping[str, pb.DescribeResponse],
         shared_channels: Mapping[str, grpc.aio.Channel],
+        on_event: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         rules = settings.rules
         if len(seats) != rules.players:
@@ -115,6 +118,7 @@ class _Runner:
         self.settings = settings
         self.seats = list(seats)
         self.on_deal = on_deal
+        self.on_event = on_event
         self.described = described
         self.match = Match(rules, seed=settings.seed)
         self.shared_channels = shared_channels
@@ -139,6 +143,8 @@ class _Runner:
         detail = safe_text(detail)
         record = FaultRecord(seat, team, cause, detail, self.match.deal_number, substituted)
         self.faults.append(record)
+        if self.on_event is not None:
+            self.on_event(public_events.fault(record))
         log.warning(
             "bot_faulted",
             seat=seat,
@@ -230,6 +236,9 @@ class _Runner:
         """The main loop: one decision at a time until the match ends or a bot forfeits."""
         match = self.match
         time_control = self.settings.time_control
+        on_event = self.on_event
+        if on_event is not None:
+            on_event(public_events.deal_start(match.deal_number, match.dealer, match.seats))
         while not match.is_over:
             started = time.perf_counter()
             seat = match.deal.to_act
@@ -257,10 +266,17 @@ class _Runner:
             waited = time.perf_counter() - asked
             self.waited_seconds += waited
             self.bank_ms[seat] = max(0.0, bank - max(0.0, waited * 1000 - time_control.decision_ms))
+            deal_number = match.deal_number
             try:
                 result = match.apply(seat, move)
             except IllegalMoveError as error:
                 raise SeatFaultError(seat, FaultCause.ILLEGAL_MOVE, str(error)) from None
+            if on_event is not None:
+                on_event(public_events.move_made(deal_number, seat, move))
+                if result is not None:
+                    on_event(public_events.deal_end(result))
+                    if not match.is_over:
+                        on_event(public_events.deal_start(match.deal_number, match.dealer, match.seats))
             self.decision_seconds.append(time.perf_counter() - started)
             if result is not None:
                 await self.broadcast(deal_end_message(result))
@@ -306,6 +322,23 @@ class _Runner:
         await asyncio.gather(*(channel.close(grace=None) for channel in channels), return_exceptions=True)
 
 
+def _contained(on_event: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+    """`on_event`, switched off (and logged) at its first error, instead of ending the match."""
+    failed = False
+
+    def contained(event: dict[str, Any]) -> None:
+        nonlocal failed
+        if failed:
+            return
+        try:
+            on_event(event)
+        except Exception:
+            failed = True
+            log.exception("match_event_hook_failed", event_type=event.get("type"))
+
+    return contained
+
+
 async def run_match(
     settings: MatchSettings,
     seats: Sequence[BotAddress],
@@ -313,6 +346,7 @@ async def run_match(
     absent: Mapping[int, str] | None = None,
     described: Mapping[str, pb.DescribeResponse] | None = None,
     channels: Mapping[str, grpc.aio.Channel] | None = None,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
 ) -> MatchOutcome:
     """Play one match; `seats` gives the bot of each seat (a bot playing several seats is listed for
     each, and gets one stream per seat). Calls `on_deal` after every deal. `absent` names seats whose bot
@@ -320,12 +354,18 @@ async def run_match(
     `described` holds the Describe answers of addresses that passed the handshake already (processes
     the arena started and checked): they are only checked for compatibility, with no call. `channels`
     holds channels open already to some addresses (kept by the caller across matches, and not closed
-    here); the match opens (and closes) its own to the others.
+    here); the match opens (and closes) its own to the others. `on_event` receives the match's public
+    events as they happen (public_events.py: seats, calls, cards, each deal's hands once it has ended,
+    faults by cause, the end), never a hand in play nor the seed. Watching must not change what is
+    watched: an error in `on_event` is logged with its traceback and switches it off for the rest of the
+    match, which goes on.
 
     Nothing a bot does raises out of here: it is a fault on that bot. An error of the arena's own ends
     the match with reason `arena_error` (logged with its traceback; the record says what it was).
     """
-    runner = _Runner(settings, seats, on_deal, described or {}, channels or {})
+    if on_event is not None:
+        on_event = _contained(on_event)
+    runner = _Runner(settings, seats, on_deal, described or {}, channels or {}, on_event)
     match = runner.match
     names = [bot.name for bot in seats]
     started = time.perf_counter()
@@ -338,6 +378,8 @@ async def run_match(
             seed=settings.seed,
             bots=names,
         )
+        if on_event is not None:
+            on_event(public_events.match_start(settings.match_id, settings.rules, names))
         for seat, detail in (absent or {}).items():
             runner.fault(seat, FaultCause.UNREACHABLE, detail)
         try:
@@ -362,6 +404,8 @@ async def run_match(
                 assert match.end_reason is not None  # play() returns only at the end
                 reason = match.end_reason
             ranking = match.ranking(last=forfeited)
+            if on_event is not None:
+                on_event(public_events.match_end(reason.value, ranking, match.tables))
             await runner.finish(reason, ranking)
         finally:
             await runner.close()

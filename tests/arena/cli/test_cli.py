@@ -159,6 +159,10 @@ BOUNDED_OPTIONS = [
     (SPRT, "--max-sets", arguments.sets),
     *((TOURNAMENT, option, bounds) for option, bounds in RUN_OPTIONS),
     (TOURNAMENT, "--rounds", tournament.rounds),
+    (["serve"], "--port", arguments.port),
+    (["serve"], "--live-delay", arguments.live_delay),
+    (["tokens", "audit"], "--limit", arguments.limit),
+    (["ladder", "export", "--html", "out"], "--limit", arguments.limit),
 ]
 
 

@@ -234,7 +234,14 @@ def test_the_matches_of_a_process_share_one_connection(tmp_path: Path) -> None:
         store.add_bot(name, command=unruly(name, "--log-peers").command)
     settings = LadderSettings(matches=6, deal_cap=1, seed=4)
     bots = LocalBots(tmp_path / "logs", grace=1.0)
-    asyncio.run(Ladder(store, settings, bots).run())
+
+    async def run() -> None:
+        try:
+            await Ladder(store, settings, bots).run()
+        finally:
+            await bots.stop_all()
+
+    asyncio.run(run())
     store.close()
     peers = peers_in(sorted((tmp_path / "logs").glob("*.log")))
     assert [len(streams) for streams in peers] == [6, 6, 6, 6]  # a process a seat, in every match

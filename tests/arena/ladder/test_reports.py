@@ -121,7 +121,7 @@ def test_export_csv_writes_the_standings(
 @pytest.mark.parametrize(
     ("arguments", "status", "message"),
     [
-        (["export"], 2, "one of the arguments --jsonl --csv is required"),
+        (["export"], 2, "one of the arguments --jsonl --csv --html is required"),
         (["export", "--jsonl", "-", "--csv", "-"], 2, "not allowed with argument"),
         (["export", "--jsonl", "-", "--pool", "4p-pairs"], 2, "--pool goes with --csv"),
         (

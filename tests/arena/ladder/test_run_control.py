@@ -178,14 +178,18 @@ def test_a_stop_while_the_bots_start_begins_no_match(tmp_path: Path) -> None:
     store = LadderStore(tmp_path / "ladder.db")
     for name in ("slow0", "slow1"):
         store.add_bot(name, command=f"python {UNRULY} --port {{port}} --delay 1.5")
-    ladder = Ladder(store, LadderSettings(matches=None, deal_cap=1, seed=2), LocalBots(tmp_path, grace=1.0))
+    bots = LocalBots(tmp_path, grace=1.0)
+    ladder = Ladder(store, LadderSettings(matches=None, deal_cap=1, seed=2), bots)
 
     async def run_and_stop() -> LadderReport:
         task = asyncio.create_task(ladder.run())
         while ladder.launched == 0:
             await asyncio.sleep(0.01)
         ladder.stop()
-        return await task
+        try:
+            return await task
+        finally:
+            await bots.stop_all()
 
     try:
         report = asyncio.run(run_and_stop())

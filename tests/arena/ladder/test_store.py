@@ -336,6 +336,21 @@ PUBLIC_CALLS: dict[str, Any] = {
     "totals": lambda s: s.totals("4p-pairs"),
     "matches_played": lambda s: s.matches_played("4p-pairs"),
     "pools": lambda s: s.pools(),
+    "add_live_events": lambda s: s.add_live_events("m", [(0, 1.0, "{}")]),
+    "delete_live_events": lambda s: s.delete_live_events("m"),
+    "prune_live_events": lambda s: s.prune_live_events(60),
+    "live_matches": lambda s: s.live_matches(60),
+    "live_events": lambda s: s.live_events("m", -1),
+    "is_live": lambda s: s.is_live("m"),
+    "add_token": lambda s: s.add_token("a", "participant", "host"),
+    "remove_token": lambda s: s.remove_token("a", "host"),
+    "tokens": lambda s: s.tokens(),
+    "token_holder": lambda s: s.token_holder("a56_x"),
+    "record_write": lambda s: s.record_write("host", "bot_removed", "a"),
+    "audit_log": lambda s: s.audit_log(10),
+    "match_page": lambda s: s.match_page(None, None, 0, 10),
+    "match_summary": lambda s: s.match_summary("m"),
+    "rating_history": lambda s: s.rating_history("a", "4p-pairs", 10),
 }
 
 
@@ -375,6 +390,9 @@ def test_the_store_persists_and_computes_nothing() -> None:
         "arena.ladder.store_leases",
         "arena.ladder.store_totals",
         "arena.ladder.store_rows",
+        "arena.ladder.store_live",
+        "arena.ladder.store_access",
+        "arena.ladder.store_browse",
         "arena.ladder.tally",
     }
     for module in persisting:

@@ -1,0 +1,76 @@
+"""`arena serve`: the competition site over the ladder's file (leaderboard, bots, matches, replays, live
+matches, the JSON and management APIs), read while a ladder runs."""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import socket
+from pathlib import Path
+
+from arena.cli import arguments, options
+from arena.cli.options import Commands, Parents, open_store
+from arena.errors import ArenaError
+from arena.untrusted import safe_text
+
+
+def register(commands: Commands, parents: Parents) -> None:
+    """Add `arena serve`."""
+    serve = commands.add_parser(
+        "serve",
+        help="serve the competition site (leaderboard, replays, live matches, JSON API)",
+        description="Serve the ladder's site over HTTP: everything public is read-only; writes need a token "
+        "(arena tokens add). Put it behind a TLS proxy to serve it beyond this machine.",
+        parents=[parents.group_database, options.logging_options(level="info")],
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument(
+        "--port", type=arguments.port, default=8056, help=f"port ({arguments.port.range}; default 8056)"
+    )
+    serve.add_argument(
+        "--live-delay",
+        type=arguments.live_delay,
+        default=0,
+        metavar="SECONDS",
+        help=f"show matches in play this late ({arguments.live_delay.range}; default 0: as the moves are "
+        "made, a hand shown only once its deal is over)",
+    )
+    serve.set_defaults(handler=serve_site, prog=serve.prog)
+
+
+def serve_site(args: argparse.Namespace) -> int:
+    """Run the site until Ctrl-C."""
+    import uvicorn  # the server is only needed here
+
+    from arena.site.app import SiteSettings, create_app
+
+    with open_store(args, writes=False):
+        pass  # the file exists and is a ladder: said now in one line, not on every request
+    try:
+        socket.getaddrinfo(args.host, args.port)
+    except (OSError, UnicodeError):
+        raise ArenaError(
+            f"cannot listen on {safe_text(args.host, 100)}: not an address of this machine"
+        ) from None
+    options.configure_logging_from(args)
+    app = create_app(SiteSettings(Path(args.db), float(args.live_delay)))
+    config = uvicorn.Config(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        timeout_graceful_shutdown=2,
+        access_log=False,
+    )
+    server = uvicorn.Server(config)
+    try:
+        probe = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((args.host, args.port))
+        probe.close()
+    except OSError as error:
+        reason = "the port is in use" if error.errno == errno.EADDRINUSE else error.strerror
+        raise ArenaError(f"cannot listen on {safe_text(args.host, 100)}:{args.port}: {reason}") from None
+    print(f"Serving {safe_text(args.db)} at http://{safe_text(args.host, 100)}:{args.port}/ (Ctrl-C stops)")
+    server.run()
+    return 0

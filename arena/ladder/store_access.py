@@ -1,0 +1,123 @@
+"""Who may write through the site, and what was written: tokens and the audit log in the ladder's file.
+
+A token is `a56_` and 43 characters of `secrets.token_urlsafe` (256 random bits), shown once when it is
+made and kept only as its SHA-256 digest: a token that random needs no salt nor slow hash, and a copy of
+the file lets nobody write. A presented token is compared with every digest kept, each with
+`hmac.compare_digest`, so the time taken says nothing of how close it came. A token is the host's (every
+action) or a participant's (their own bot only, named as the token is).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from arena.ladder.store_file import StoreError, StoreFile, every_method_store_errors, is_number
+
+TOKEN_PREFIX: Final = "a56_"
+COMMAND_LINE: Final = "host:command-line"
+"""How the audit log names a write made on the host's command line (`arena bots`, `arena tokens`)."""
+MAX_TOKEN_CHARS: Final = 200
+"""A presented token longer than this is refused before it is hashed."""
+
+Role = Literal["host", "participant"]
+
+
+@dataclass(frozen=True, slots=True)
+class TokenHolder:
+    """Who a token belongs to: a name (a participant's is their bot's name) and a role."""
+
+    name: str
+    role: Role
+    created_at: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One write, with who made it."""
+
+    at: float
+    actor: str
+    action: str
+    target: str
+    detail: str
+
+
+def digest(token: str) -> str:
+    """The SHA-256 digest kept for a token, in hex."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@every_method_store_errors
+class AccessStore(StoreFile):
+    """The store's part that keeps tokens (as digests) and the audit log."""
+
+    def add_token(self, name: str, role: Role, actor: str) -> str:
+        """Make a token for `name` and return it (it is never kept, only its digest); one per name."""
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        now = time.time()
+        with self._transaction():
+            if self._db.execute("SELECT 1 FROM tokens WHERE name = ?", (name,)).fetchone():
+                raise StoreError(f"{name!r} has a token already (remove it first to make a new one)")
+            self._db.execute("INSERT INTO tokens VALUES (?, ?, ?, ?)", (name, role, digest(token), now))
+            self._audit(actor, "token_added", name, role)
+        return token
+
+    def remove_token(self, name: str, actor: str) -> None:
+        """Revoke `name`'s token."""
+        with self._transaction():
+            cursor = self._db.execute("DELETE FROM tokens WHERE name = ?", (name,))
+            if cursor.rowcount == 0:
+                raise StoreError(f"no token for {name!r}")
+            self._audit(actor, "token_removed", name, "")
+
+    def tokens(self) -> list[TokenHolder]:
+        """Every token's holder, by name (never the token)."""
+        if "tokens" not in self._tables():
+            return []
+        rows = self._db.execute("SELECT name, role, created_at FROM tokens ORDER BY name")
+        holders = []
+        for name, role, created_at in rows:
+            if role not in ("host", "participant") or not (isinstance(name, str) and is_number(created_at)):
+                raise self._damaged(f"the token of {name!r}")
+            holders.append(TokenHolder(name, role, float(created_at)))
+        return holders
+
+    def token_holder(self, token: str) -> TokenHolder | None:
+        """Who `token` belongs to, or None; every digest kept is compared, in constant time each."""
+        if "tokens" not in self._tables() or len(token) > MAX_TOKEN_CHARS:
+            return None
+        presented = digest(token)
+        found: TokenHolder | None = None
+        for name, role, kept in self._db.execute("SELECT name, role, digest FROM tokens").fetchall():
+            same = hmac.compare_digest(presented.encode(), str(kept).encode())
+            if same and role in ("host", "participant"):
+                found = TokenHolder(str(name), role)
+        return found
+
+    def record_write(self, actor: str, action: str, target: str, detail: str = "") -> None:
+        """Add a write to the audit log (in its own transaction)."""
+        with self._transaction():
+            self._audit(actor, action, target, detail)
+
+    def _audit(self, actor: str, action: str, target: str, detail: str) -> None:
+        self._db.execute(
+            "INSERT INTO audit (at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?)",
+            (time.time(), actor, action, target, detail),
+        )
+
+    def audit_log(self, limit: int) -> list[AuditEntry]:
+        """The newest `limit` writes, newest first."""
+        if "audit" not in self._tables():
+            return []
+        rows = self._db.execute(
+            "SELECT at, actor, action, target, detail FROM audit ORDER BY id DESC LIMIT ?", (limit,)
+        )
+        return [
+            AuditEntry(float(at), str(actor), str(action), str(target), str(detail))
+            for at, actor, action, target, detail in rows
+        ]

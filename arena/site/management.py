@@ -1,0 +1,162 @@
+"""The site's writes: who may make them (a token in `Authorization: Bearer ...`), what they may do (a
+participant registers or updates their own bot's address; the host does anything), the checks a new
+address must pass first (the arena's handshake and health check, as `arena bots add` does), and the
+audit log line of each write, naming who made it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Final
+
+import structlog
+
+from arena.ladder import BOT_NAME_RULE, BotStartError, LadderStore, StoreError, is_bot_name, wait_until_ready
+from arena.ladder.store_access import TokenHolder
+from arena.runner import check_address, split_addresses
+from arena.site.data import SiteError
+from arena.untrusted import safe_text
+
+log = structlog.get_logger("site")
+
+MAX_BODY_BYTES: Final = 4096
+MAX_ADDRESSES: Final = 4
+"""The most seats a team has (8-player partnership): more addresses than that are never used."""
+CHECK_TIMEOUT_S: Final = 5.0
+"""How long a bot has to answer the handshake before its address is refused."""
+
+
+def holder_of(store: LadderStore, authorization: str | None) -> TokenHolder:
+    """Who the request's token belongs to, or a 401."""
+    if not authorization:
+        raise SiteError(401, "this needs a token: send 'Authorization: Bearer TOKEN' (arena tokens add)")
+    scheme, _, token = authorization.partition(" ")
+    holder = store.token_holder(token.strip()) if scheme.lower() == "bearer" else None
+    if holder is None:
+        raise SiteError(401, "the token is not valid (revoked, mistyped, or not 'Bearer TOKEN')")
+    return holder
+
+
+def actor(holder: TokenHolder) -> str:
+    """How the audit log names who made a write."""
+    return f"{holder.role}:{holder.name}"
+
+
+def require_host(holder: TokenHolder) -> None:
+    """A 403 unless the host's token was given."""
+    if holder.role != "host":
+        raise SiteError(403, "only the host's token may do this")
+
+
+def json_body(body: bytes) -> dict[str, Any]:
+    """A request's JSON object, or a 4xx."""
+    if len(body) > MAX_BODY_BYTES:
+        raise SiteError(413, f"the request body is over {MAX_BODY_BYTES} bytes")
+    try:
+        document = json.loads(body or b"{}")
+    except (ValueError, RecursionError):
+        raise SiteError(400, "the request body is not JSON") from None
+    if not isinstance(document, dict):
+        raise SiteError(400, "the request body must be a JSON object")
+    return document
+
+
+def _text(document: dict[str, Any], key: str, limit: int) -> str | None:
+    value = document.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value or len(value) > limit:
+        raise SiteError(400, f"{key!r} must be a text of 1 to {limit} characters")
+    return value
+
+
+def bot_request(holder: TokenHolder, document: dict[str, Any]) -> tuple[str, str]:
+    """The bot name and address a POST /api/bots asks for, checked: a participant names only their
+    own bot (the token's name, the default)."""
+    name = _text(document, "name", 64) or holder.name
+    address = _text(document, "address", 2000)
+    if address is None:
+        raise SiteError(400, "give the bot's 'address' (HOST:PORT, or several separated by commas)")
+    if holder.role != "host" and name != holder.name:
+        raise SiteError(403, f"this token registers the bot {holder.name!r} only")
+    if not is_bot_name(name):
+        raise SiteError(400, BOT_NAME_RULE)
+    parts = split_addresses(address)
+    if len(parts) > MAX_ADDRESSES:
+        raise SiteError(400, f"at most {MAX_ADDRESSES} addresses (one per seat of a team)")
+    for part in parts:
+        try:
+            check_address(part)
+        except ValueError as error:
+            raise SiteError(400, safe_text(error)) from None
+    return name, ",".join(parts)
+
+
+async def check_answers(name: str, address: str) -> None:
+    """The handshake and health check on every address of the bot, or a 422 saying why."""
+    for one in split_addresses(address):
+        try:
+            await wait_until_ready(one, timeout=CHECK_TIMEOUT_S)
+        except BotStartError as error:
+            raise SiteError(422, f"cannot reach {name!r} at {one}: {safe_text(error)}") from None
+
+
+def save_bot(path: Path, holder: TokenHolder, name: str, address: str) -> tuple[str, int]:
+    """Register the bot or give it its new address, and log who did; what was done and the status."""
+    with _writer(path) as store:
+        known = {bot.name: bot for bot in store.bots()}
+        if name in known:
+            store.update_bot(name, address=address)
+            action, status = "bot_updated", 200
+        else:
+            store.add_bot(name, address=address)
+            action, status = "bot_registered", 201
+        store.record_write(actor(holder), action, name, address)
+    log.info(action, bot=name, by=actor(holder))
+    return action, status
+
+
+def remove_bot(path: Path, holder: TokenHolder, name: str) -> None:
+    """Unregister a bot (host only)."""
+    require_host(holder)
+    with _writer(path) as store:
+        _known(store, name)
+        store.remove_bot(name)
+        store.record_write(actor(holder), "bot_removed", name)
+    log.info("bot_removed", bot=name, by=actor(holder))
+
+
+def set_probation(path: Path, holder: TokenHolder, name: str, document: dict[str, Any]) -> str | None:
+    """Put a bot on probation with a reason, or take it off with {"clear": true} (host only)."""
+    require_host(holder)
+    clear = document.get("clear") is True
+    reason = _text(document, "reason", 500)
+    if clear == (reason is not None):
+        raise SiteError(400, 'give either {"reason": "..."} or {"clear": true}')
+    with _writer(path) as store:
+        _known(store, name)
+        store.set_probation(name, reason)
+        store.record_write(
+            actor(holder), "probation_cleared" if clear else "probation_set", name, reason or ""
+        )
+    log.info("probation_changed", bot=name, by=actor(holder), reason=reason)
+    return reason
+
+
+def _known(store: LadderStore, name: str) -> None:
+    try:
+        store.bot(name)
+    except StoreError:
+        raise SiteError(404, f"no bot named {name!r} is registered") from None
+
+
+@contextmanager
+def _writer(path: Path) -> Iterator[LadderStore]:
+    """The ladder file opened for one write, closed after."""
+    store = LadderStore(path, read_only=False, timeout=5.0)
+    try:
+        yield store
+    finally:
+        store.close()

@@ -1,0 +1,84 @@
+"""What the site's tests share: a ladder file with finished matches (some with faults), a bot named like
+an attack, and the public events of one more match that is in play (published, never stored)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bad_bots import IllegalBot
+
+from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
+from arena.ladder.live_feed import LiveFeed
+from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
+from fiftysix.engine import MatchRules
+from fiftysix.wire import TimeControl
+from sample_bots.random_bot import RandomBot
+from sdk import BotServer, start
+
+EVIL = "<script>alert(1)</script>"
+"""A bot name that would run a script if a page did not escape it."""
+FAST = TimeControl(decision_ms=500, bank_ms=500)
+
+
+@dataclass
+class Ladder56:
+    """The test ladder: its file, its bots' servers, and the match in play."""
+
+    path: Path
+    servers: list[BotServer]
+    live_id: str
+    live_outcome: MatchOutcome
+    live_events: list[dict[str, Any]]
+
+
+def build(folder: Path) -> Ladder56:
+    """Fill a ladder file at `folder`/ladder.db (see the module's note): six matches between bot0 and
+    bot1, then a set of `illegal` (a bot that plays cards it does not hold: one strike played on, then
+    a forfeit) against one of them."""
+    servers = [start(RandomBot) for _ in range(2)] + [start(IllegalBot)]
+    path = folder / "ladder.db"
+    store = LadderStore(path)
+    try:
+        for index, server in enumerate(servers[:2]):
+            store.add_bot(f"bot{index}", address=f"127.0.0.1:{server.port}")
+        store.add_bot(EVIL, address=f"127.0.0.1:{servers[0].port}")
+        store.set_probation(EVIL, f"probation reason {EVIL}")
+        settings = LadderSettings(matches=6, seed=5, time_control=FAST, strikes=0)
+        asyncio.run(Ladder(store, settings, LocalBots(folder / "logs")).run())
+        store.add_bot("illegal", address=f"127.0.0.1:{servers[2].port}")
+        settings = LadderSettings(matches=2, seed=6, time_control=FAST, strikes=1)
+        asyncio.run(Ladder(store, settings, LocalBots(folder / "logs")).run())
+        events: list[dict[str, Any]] = []
+        feed = LiveFeed(store, "live-match-1")
+
+        def publish(event: dict[str, Any]) -> None:
+            events.append(event)
+            feed.publish(event)
+
+        rules = MatchRules(4)
+        bots = [
+            BotAddress(f"bot{index}", f"127.0.0.1:{server.port}") for index, server in enumerate(servers[:2])
+        ]
+
+        async def play() -> MatchOutcome:
+            outcome = await run_match(
+                MatchSettings(rules, seed=77, time_control=FAST, match_id="live-match-1"),
+                seats_for_teams(rules, bots),
+                on_event=publish,
+            )
+            feed.flush()
+            return outcome
+
+        outcome = asyncio.run(play())
+    finally:
+        store.close()
+    return Ladder56(path, servers, "live-match-1", outcome, events)
+
+
+def stop(ladder: Ladder56) -> None:
+    """Stop the bots."""
+    for server in ladder.servers:
+        server.stop(0)

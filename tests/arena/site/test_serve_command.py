@@ -1,0 +1,99 @@
+"""`arena serve` as a command: its errors are one line, and it serves until Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.ladder import LadderStore
+
+
+def ladder_file(tmp_path: Path) -> Path:
+    path = tmp_path / "ladder.db"
+    store = LadderStore(path)
+    store.add_bot("solo", address="127.0.0.1:1")
+    store.close()
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_no_ladder_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--db", str(tmp_path / "none.db")]) == 1
+    error = capsys.readouterr().err
+    assert error.startswith("arena serve: error: no ladder at ")
+    assert error.count("\n") == 1
+
+
+def test_a_port_in_use_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--db", str(ladder_file(tmp_path)), "--port", str(port)]) == 1
+    assert (
+        capsys.readouterr().err
+        == f"arena serve: error: cannot listen on 127.0.0.1:{port}: the port is in use\n"
+    )
+
+
+def test_an_unknown_host_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--db", str(ladder_file(tmp_path)), "--host", "no such host.invalid"]) == 1
+    assert capsys.readouterr().err.startswith("arena serve: error: cannot listen on no such host.invalid")
+
+
+def test_it_serves_until_ctrl_c(tmp_path: Path) -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "serve", "--db", str(ladder_file(tmp_path)), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/standings", timeout=2) as answer:
+                    standings = json.load(answer)
+                break
+            except OSError:
+                assert process.poll() is None, process.communicate()
+                assert time.monotonic() < deadline, "the site did not answer"
+                time.sleep(0.1)
+        assert [line["bot"] for line in standings["standings"]] == ["solo"]
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=20)
+    finally:
+        process.kill()
+    assert process.returncode == 130  # interrupted, as every command stopped by Ctrl-C
+    assert "Traceback" not in err
+    assert f"at http://127.0.0.1:{port}/" in out
+
+
+def test_the_command_lines_writes_are_audited_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(ladder_file(tmp_path))
+    assert main(["bots", "probation", "--db", db, "solo", "--reason", "testing"]) == 0
+    assert main(["bots", "probation", "--db", db, "solo", "--clear"]) == 0
+    assert main(["bots", "remove", "--db", db, "solo"]) == 0
+    capsys.readouterr()
+    assert main(["tokens", "audit", "--db", db, "--json"]) == 0
+    audit = json.loads(capsys.readouterr().out)
+    assert [(entry["actor"], entry["action"], entry["detail"]) for entry in reversed(audit)] == [
+        ("host:command-line", "probation_set", "testing"),
+        ("host:command-line", "probation_cleared", ""),
+        ("host:command-line", "bot_removed", ""),
+    ]

@@ -68,10 +68,10 @@ async def register_bot(store: LadderStore, wanted: Registration, new: bool, chec
     if launch is None:
         uploads.forget_launch(wanted.name)
     elif bundle is None:
-        uploads.set_launch(wanted.name, launch.sandboxed, None)
+        uploads.set_launch(wanted.name, launch.command, launch.sandboxed, None)
     else:
         upload = uploads.add_version(wanted.name, bundle, launch.command)
-        uploads.set_launch(wanted.name, launch.sandboxed, upload.version)
+        uploads.set_launch(wanted.name, launch.command, launch.sandboxed, upload.version)
     return Registered(entry, upload, launch)
 
 

@@ -5,9 +5,11 @@ content hash; see arena/sandbox/bundles.py).
 `bot_uploads` keeps every upload as a version of its bot (its bundle's SHA-256 and its run command); a
 new upload is a new version and the old ones stay, as do their bundles, so that the matches the old
 versions played can be traced to the code that played them. `bot_launches` says, per command bot, whether
-it runs in the sandbox and which upload (if any) it runs now; a bot with no row there is a host's command
-run unsandboxed, as before uploads existed. The tables are created when missing (no schema version is
-needed for tables of our own), and a file without them reads as a ladder without uploads.
+it runs in the sandbox and which upload (if any) it runs now, for the command it was registered with; a
+bot with no row there, or registered since with another command or an address by a writer that knows
+nothing of this table, is a host's command run unsandboxed, as before uploads existed. The tables are
+created when missing (no schema version is needed for tables of our own), and a file without them reads
+as a ladder without uploads.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ CREATE TABLE IF NOT EXISTS bot_uploads (
 );
 CREATE TABLE IF NOT EXISTS bot_launches (
     bot TEXT PRIMARY KEY,
+    command TEXT NOT NULL,
     sandbox INTEGER NOT NULL,
     version INTEGER
 );
@@ -100,13 +103,14 @@ class Uploads:
             )
         return Upload(bot, version, bundle.sha256, run, now)
 
-    def set_launch(self, bot: str, sandbox: bool, version: int | None) -> None:
-        """How `bot` starts from now on: in the sandbox or not, and which upload (None: its command)."""
+    def set_launch(self, bot: str, command: str, sandbox: bool, version: int | None) -> None:
+        """How `bot`, registered with `command`, starts from now on: in the sandbox or not, and which
+        upload (None: its command)."""
         with self._writing() as db:
             db.execute(
-                "INSERT INTO bot_launches VALUES (?, ?, ?) ON CONFLICT (bot) DO UPDATE"
-                " SET sandbox = excluded.sandbox, version = excluded.version",
-                (bot, int(sandbox), version),
+                "INSERT INTO bot_launches VALUES (?, ?, ?, ?) ON CONFLICT (bot) DO UPDATE"
+                " SET command = excluded.command, sandbox = excluded.sandbox, version = excluded.version",
+                (bot, command, int(sandbox), version),
             )
 
     def forget_launch(self, bot: str) -> None:
@@ -123,8 +127,12 @@ class Uploads:
         return [Upload(*row) for row in rows]
 
     def sandboxed_bots(self) -> list[str]:
-        """The bots that run in the sandbox, by name."""
-        rows = self._read("SELECT bot FROM bot_launches WHERE sandbox = 1 ORDER BY bot", ())
+        """The registered bots that run in the sandbox, by name."""
+        rows = self._read(
+            "SELECT bot FROM bot_launches JOIN bots ON bots.name = bot_launches.bot"
+            " AND bots.command = bot_launches.command WHERE sandbox = 1 ORDER BY bot",
+            (),
+        )
         return [str(name) for (name,) in rows]
 
     def launch_of(self, bot: BotEntry) -> Launch:
@@ -136,8 +144,9 @@ class Uploads:
         rows = self._read(
             "SELECT bot_launches.sandbox, bot_uploads.sha256, bot_uploads.run FROM bot_launches"
             " LEFT JOIN bot_uploads ON bot_uploads.bot = bot_launches.bot"
-            " AND bot_uploads.version = bot_launches.version WHERE bot_launches.bot = ?",
-            (bot.name,),
+            " AND bot_uploads.version = bot_launches.version"
+            " WHERE bot_launches.bot = ? AND bot_launches.command = ?",
+            (bot.name, bot.command),
         )
         if not rows:
             return Launch(bot.command)

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import tarfile
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Final
@@ -259,3 +260,23 @@ def test_a_ladder_warns_at_once_when_its_sandboxed_bots_cannot_start(
         "arena ladder run: warning: 2 bots run in the sandbox (a, b), but bubblewrap is not installed; they "
         "will not start (register them with --sandbox off only if you trust their code)"
     ]
+
+
+def test_a_bot_past_its_cpu_seconds_is_killed(folders: tuple[Path, Path]) -> None:
+    require_bubblewrap()
+    bot, sockets = folders
+    uid = bubblewrap.SANDBOX_UIDS[8] if os.geteuid() == 0 else None
+    if uid is not None:
+        os.chown(sockets, uid, uid)
+    sandbox = Sandbox(Limits(cpu_seconds=1), share_arena_python=False)
+    spin = ["/bin/sh", "-c", "while :; do :; done"]
+    started = time.monotonic()
+    finished = subprocess.run(
+        bubblewrap.command_line(sandbox, spin, sockets, bot, uid),
+        env=bubblewrap.ENVIRONMENT,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert finished.returncode != 0
+    assert time.monotonic() - started < 30

@@ -1,4 +1,4 @@
-"""The command line shared by the sample bots: `--port`, `--host` and `--port-file`."""
+"""The command line shared by the sample bots: `--port`, `--host`, `--port-file` and `--socket`."""
 
 from __future__ import annotations
 
@@ -9,13 +9,14 @@ from sdk import Bot, serve
 
 
 def run_bot(bot: type[Bot]) -> None:
-    """Parse `--port/--host/--port-file` and serve `bot` until interrupted."""
+    """Parse `--port/--host/--port-file/--socket` and serve `bot` until interrupted."""
     parser = argparse.ArgumentParser(description=f"Serve the {bot.name} bot for 56 over gRPC.")
     parser.add_argument("--port", type=int, default=50051, help="port to listen on (default 50051; 0 = any)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument(
         "--port-file", help="once listening, write the port to this file (for --port 0: how a host learns it)"
     )
+    parser.add_argument("--socket", help="listen on this Unix socket instead of a port (sandboxed bots)")
     args = parser.parse_args()
     configure_logging()
-    serve(bot, port=args.port, host=args.host, port_file=args.port_file)
+    serve(bot, port=args.port, host=args.host, port_file=args.port_file, socket=args.socket)

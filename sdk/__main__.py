@@ -35,10 +35,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--port-file", help="once listening, write the port to this file (for --port 0: how a host learns it)"
     )
+    parser.add_argument("--socket", help="listen on this Unix socket instead of a port (sandboxed bots)")
     parser.add_argument("--log-json", action="store_true", help="log JSON lines even on a terminal")
     args = parser.parse_args(argv)
     configure_logging(json_lines=True if args.log_json else None)
-    serve(load_bot(args.bot), port=args.port, host=args.host, port_file=args.port_file)
+    serve(load_bot(args.bot), port=args.port, host=args.host, port_file=args.port_file, socket=args.socket)
     return 0
 
 

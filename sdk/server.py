@@ -187,8 +187,11 @@ def start(
     host: str = "127.0.0.1",
     max_workers: int = 64,
     port_file: str | os.PathLike[str] | None = None,
+    socket: str | os.PathLike[str] | None = None,
 ) -> BotServer:
-    """Start serving `bot` in the background and return at once (port 0 picks a free port).
+    """Start serving `bot` in the background and return at once (port 0 picks a free port), or on the
+    Unix-domain socket at `socket` instead of a port (how a sandboxed bot, which has no network, is
+    reached).
 
     `max_workers` bounds the seats served at once: every seat's conversation holds a thread for its match.
     `port_file`, when given, receives the port the server listens on once it serves (written to a
@@ -208,15 +211,19 @@ def start(
     rpc.add_BotServiceServicer_to_server(servicer, server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    bound = server.add_insecure_port(f"{host}:{port}")
+    where = f"unix:{os.fspath(socket)}" if socket is not None else f"{host}:{port}"
+    bound = server.add_insecure_port(where)
     if bound == 0:
-        raise OSError(f"cannot listen on {host}:{port}")
+        raise OSError(f"cannot listen on {where}")
     server.start()
     for service in ("", SERVICE_NAME):
         health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
     if port_file is not None:
         write_port_file(Path(port_file), bound)
-    log.info("bot_serving", bot=servicer._prototype.name, host=host, port=bound)
+    if socket is None:
+        log.info("bot_serving", bot=servicer._prototype.name, host=host, port=bound)
+    else:
+        log.info("bot_serving", bot=servicer._prototype.name, socket=os.fspath(socket))
     return BotServer(server, bound, health_servicer)
 
 
@@ -233,10 +240,11 @@ def serve(
     host: str = "127.0.0.1",
     max_workers: int = 64,
     port_file: str | os.PathLike[str] | None = None,
+    socket: str | os.PathLike[str] | None = None,
 ) -> None:
     """Serve `bot` until the process is interrupted (Ctrl-C or SIGTERM stop it gracefully); `port_file`
-    as for `start`."""
-    server = start(bot, port, host, max_workers, port_file)
+    and `socket` as for `start`."""
+    server = start(bot, port, host, max_workers, port_file, socket)
     stopped = threading.Event()
 
     def stop(signum: int, frame: object) -> None:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import tempfile
 from pathlib import Path
 
 from arena.cli import arguments, tables
 from arena.cli.options import Commands, Handler, Parents, open_store
-from arena.errors import ArenaError, UsageError
-from arena.ladder import BotEntry, BotStartError, LocalBots, StoreError, wait_until_ready
+from arena.errors import UsageError
+from arena.ladder import Launch
+from arena.ladder.registration import Registration, register_bot, unregister_bot
 from arena.ladder.store_access import COMMAND_LINE
-from arena.runner import split_addresses
+from arena.ladder.uploads import socket_command
 from arena.untrusted import safe_text
 
 
@@ -26,7 +26,7 @@ def register(commands: Commands, parents: Parents) -> None:
     actions = bots.add_subparsers(required=True, metavar="ACTION")
     changes: list[tuple[str, str, Handler]] = [
         ("add", "register a bot", add_bot),
-        ("update", "give a bot a new address or command", update_bot),
+        ("update", "give a bot a new address, command or upload (a new version)", update_bot),
     ]
     for action, text, handler in changes:
         parser = actions.add_parser(action, help=text, parents=[parents.database])
@@ -40,7 +40,26 @@ def register(commands: Commands, parents: Parents) -> None:
             help="instead of an address: a command that starts the bot (the arena starts and stops it), with "
             "{port_file} where the bot writes the port it listens on, e.g. "
             "'python -m sample_bots.rule_bot --port 0 --port-file {port_file}', "
-            "or {port} where a free port goes",
+            "or {port} where a free port goes, or {socket} where the path of a Unix socket goes",
+        )
+        parser.add_argument(
+            "--upload",
+            type=Path,
+            metavar="BUNDLE",
+            help="instead: the bot's files, a .tar.gz or .zip (kept by content hash; each upload a new "
+            "version), run in the sandbox with --run",
+        )
+        parser.add_argument(
+            "--run",
+            metavar="CMD",
+            help="with --upload: the command that starts the bot in its folder, e.g. 'python bot.py'; the "
+            "arena adds '--socket PATH' unless {socket} says where it goes",
+        )
+        parser.add_argument(
+            "--sandbox",
+            choices=("on", "off"),
+            help="run the bot in the sandbox (default: on for --upload, off for --command; off only for "
+            "code you trust)",
         )
         parser.add_argument("--no-check", action="store_true", help="do not check that the bot answers")
         parser.set_defaults(handler=handler, prog=parser.prog)
@@ -64,35 +83,37 @@ def register(commands: Commands, parents: Parents) -> None:
 
 def add_bot(args: argparse.Namespace) -> int:
     """Register a bot, once it has answered (unless --no-check)."""
-    _one_way_to_reach(args)
-    with open_store(args, writes=True) as store:
-        if args.name in {bot.name for bot in store.bots()}:
-            raise StoreError(f"a bot named {args.name!r} is already registered")
-        if not args.no_check:
-            asyncio.run(_check_answers(args.name, args.address, args.command))
-        entry = store.add_bot(args.name, args.address, args.command)
-        store.record_write(COMMAND_LINE, "bot_registered", entry.name, entry.where)
-        print(f"Registered {entry.name}: {entry.where}")
-    return 0
+    return _register(args, new=True)
 
 
 def update_bot(args: argparse.Namespace) -> int:
-    """Give a registered bot a new address or command, once it has answered (unless --no-check)."""
-    _one_way_to_reach(args)
+    """Give a registered bot a new address, command or upload, once it has answered (unless --no-check)."""
+    return _register(args, new=False)
+
+
+def _register(args: argparse.Namespace, new: bool) -> int:
+    """Add or update a bot as the options say (arena/ladder/registration.py does the work)."""
+    wanted = Registration(args.name, args.address, _launch_of(args), args.upload)
     with open_store(args, writes=True) as store:
-        store.bot(args.name)  # a StoreError if there is no such bot, before any bot is started
-        if not args.no_check:
-            asyncio.run(_check_answers(args.name, args.address, args.command))
-        entry = store.update_bot(args.name, args.address, args.command)
-        store.record_write(COMMAND_LINE, "bot_updated", entry.name, entry.where)
-        print(f"Updated {entry.name}: {entry.where}")
+        done = asyncio.run(register_bot(store, wanted, new=new, check=not args.no_check))
+        store.record_write(
+            COMMAND_LINE, "bot_registered" if new else "bot_updated", done.entry.name, done.entry.where
+        )
+    version = ""
+    if done.upload is not None:
+        version = f", version {done.upload.version} (bundle {done.upload.sha256[:12]})"
+    sandboxed = (
+        "" if done.launch is None else " (in the sandbox)" if done.launch.sandboxed else " (unsandboxed)"
+    )
+    action = "Registered" if new else "Updated"
+    print(f"{action} {done.entry.name}: {safe_text(done.entry.where)}{version}{sandboxed}")
     return 0
 
 
 def remove_bot(args: argparse.Namespace) -> int:
-    """Unregister a bot; its finished matches stay."""
+    """Unregister a bot; its finished matches stay, and so do its uploads."""
     with open_store(args, writes=True) as store:
-        store.remove_bot(args.name)
+        unregister_bot(store, args.name)
         store.record_write(COMMAND_LINE, "bot_removed", args.name)
         print(f"Removed {safe_text(args.name)} (its finished matches stay in the history)")
     return 0
@@ -116,25 +137,27 @@ def list_bots(args: argparse.Namespace) -> int:
     return 0
 
 
-def _one_way_to_reach(args: argparse.Namespace) -> None:
-    if (args.address is None) == (args.command is None):
-        raise UsageError("give either HOST:PORT or --command CMD")
+def _launch_of(args: argparse.Namespace) -> Launch | None:
+    """How the bot the options describe starts (None: reached at an address), its bundle not kept yet.
 
-
-async def _check_answers(name: str, address: str | None, command: str | None) -> None:
-    """Make sure a bot answers the handshake before registering it (a command is started and stopped)."""
-    if address is not None:
-        for one in split_addresses(address):
-            try:
-                await wait_until_ready(one, timeout=3.0)
-            except BotStartError as error:
-                raise ArenaError(
-                    f"cannot reach {name!r} at {one}: {error} (use --no-check to register anyway)"
-                ) from None
-        return
-    assert command is not None
-    local = LocalBots(Path(tempfile.mkdtemp(prefix="arena-check-")))
-    try:
-        await local.acquire(BotEntry(name, None, command, 0.0, None), 1)
-    finally:
-        await local.stop_all()
+    :raises UsageError: options that do not go together.
+    """
+    ways = [args.address is not None, args.command is not None, args.upload is not None]
+    if sum(ways) != 1:
+        raise UsageError("give one of HOST:PORT, --command CMD or --upload BUNDLE --run CMD")
+    if (args.run is None) != (args.upload is None):
+        raise UsageError("--run CMD goes with --upload BUNDLE, and --upload needs it")
+    if args.address is not None:
+        if args.sandbox is not None:
+            raise UsageError("--sandbox is for bots the arena starts (--command or --upload), not addresses")
+        return None
+    if args.upload is not None:
+        try:
+            command = socket_command(args.run)
+        except ValueError as error:
+            raise UsageError(f"--run: {safe_text(error)}") from None
+        return Launch(command, args.sandbox != "off")
+    sandboxed = args.sandbox == "on"
+    if sandboxed and "{socket}" not in args.command:
+        raise UsageError("a sandboxed bot has no network: its --command needs {socket} where its socket goes")
+    return Launch(args.command, sandboxed)

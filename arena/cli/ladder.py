@@ -12,8 +12,11 @@ from typing import Final
 from arena.cli import arguments, export, options, runs, tables
 from arena.cli.options import Commands, Parents, open_store
 from arena.cli.progress import Progress
+from arena.cli.sandbox_options import add_limits, sandbox_of
 from arena.errors import ArenaError, UsageError
 from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, idle_limit_for
+from arena.ladder.uploads import Uploads, bundles_folder
+from arena.sandbox import bubblewrap
 from arena.untrusted import safe_text
 
 SAMPLE_BOTS: Final = {
@@ -140,6 +143,7 @@ def register(commands: Commands, parents: Parents) -> None:
         action="store_true",
         help="register the sample bots (random, rules) if they are not yet",
     )
+    add_limits(run)
     run.set_defaults(handler=run_ladder, prog=run.prog)
 
     show = actions.add_parser(
@@ -284,8 +288,24 @@ def run_ladder(args: argparse.Namespace) -> int:
         return _run(args, store)
 
 
+def _warn_if_unsandboxable(sandboxed: list[str]) -> None:
+    """Say at once, in one line, when bots that run in the sandbox cannot start here (they are then
+    postponed and marked down like any bot that does not start)."""
+    reason = bubblewrap.unavailable_reason() if sandboxed else None
+    if reason is not None:
+        names = ", ".join(safe_text(name, 64) for name in sandboxed[:5]) + (
+            ", ..." if len(sandboxed) > 5 else ""
+        )
+        print(
+            f"arena ladder run: warning: {len(sandboxed)} bots run in the sandbox ({names}), but {reason}; "
+            "they will not start (register them with --sandbox off only if you trust their code)",
+            file=sys.stderr,
+        )
+
+
 def _run(args: argparse.Namespace, store: LadderStore) -> int:
     options.configure_logging_from(args)
+    uploads = Uploads(store.path)
     if args.sample_bots:
         registered = {bot.name for bot in store.bots()}
         for name, command in SAMPLE_BOTS.items():
@@ -324,7 +344,10 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
             else args.idle_bots
         ),
         port_range=args.port_range,
+        sandbox=sandbox_of(args, hidden=[store.path, bundles_folder(store.path)]),
+        launch_of=uploads.launch_of,
     )
+    _warn_if_unsandboxable(uploads.sandboxed_bots())
     progress = Progress(settings.matches, duration_s=settings.duration_s)
     ladder = Ladder(
         store,

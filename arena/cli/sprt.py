@@ -26,6 +26,7 @@ from arena.errors import UsageError
 from arena.ladder import Ladder, LadderReport, LadderSettings, LadderStore, LocalBots, idle_limit_for
 from arena.ladder.pairing import EventPairing
 from arena.ladder.sprt import SetScores, SprtSettings, decision, elo_estimate, log_likelihood_ratio
+from arena.ladder.uploads import Uploads
 from arena.runner import MatchOutcome
 from arena.untrusted import safe_text
 
@@ -186,7 +187,9 @@ def run_sprt(args: argparse.Namespace) -> int:
             progress.go_on,
         )
         local_bots = LocalBots(
-            Path(f"{args.db}-logs"), idle_limit=idle_limit_for(args.concurrency, ladder_settings.players)
+            Path(f"{args.db}-logs"),
+            idle_limit=idle_limit_for(args.concurrency, ladder_settings.players),
+            launch_of=Uploads(store.path).launch_of,
         )
         ladder = Ladder(store, ladder_settings, local_bots, on_match=progress.on_match, pairing=pairing)
         pairing.check()

@@ -22,6 +22,7 @@ from arena.cli.progress import Progress
 from arena.errors import UsageError
 from arena.ladder import Ladder, LadderSettings, LocalBots, idle_limit_for
 from arena.ladder.pairing import TOURNAMENT_FORMATS, EventPairing, tournament_plan
+from arena.ladder.uploads import Uploads
 from arena.untrusted import safe_text
 
 MAX_BOTS: Final = 64
@@ -101,7 +102,9 @@ def run_tournament(args: argparse.Namespace) -> int:
         )
         pairing = EventPairing(store, settings, args.bots, iter(plan))
         local_bots = LocalBots(
-            Path(f"{args.db}-logs"), idle_limit=idle_limit_for(args.concurrency, settings.players)
+            Path(f"{args.db}-logs"),
+            idle_limit=idle_limit_for(args.concurrency, settings.players),
+            launch_of=Uploads(store.path).launch_of,
         )
         progress = Progress(len(plan) * rules.team_count)
         ladder = Ladder(

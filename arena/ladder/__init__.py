@@ -2,10 +2,12 @@
 probation (`scheduler`), ratings by maximum likelihood (`fit`), a set's rating event (`ratings`), the
 standings (`standings`), what a match and a rated set add to the running totals and sums (`tally`).
 Persisting: the typed values kept (`entries`), the store that saves and loads them (`store`) in its
-SQLite file (`store_file`). Processes: the bots the arena starts itself (`local_bots`), each under a
+SQLite file (`store_file`); uploaded bots' versions and how each command bot starts, in tables of their
+own (`uploads`); registering a bot, for every front end (`registration`). Processes: the bots the arena
+starts itself (`local_bots`, sandboxed through arena/sandbox when their launch says so), each under a
 `supervisor` that runs as a script by path. Callers import from here."""
 
-from arena.ladder.bot_commands import BotStartError, command_arguments, free_port, wait_until_ready
+from arena.ladder.bot_commands import BotStartError, Launch, command_arguments, free_port, wait_until_ready
 from arena.ladder.entries import (
     BOT_NAME_RULE,
     DEFAULT_POOL,
@@ -51,6 +53,7 @@ __all__ = [
     "LadderReport",
     "LadderSettings",
     "LadderStore",
+    "Launch",
     "LocalBots",
     "PairResult",
     "RatingChange",

@@ -1,6 +1,6 @@
-"""How a registered command becomes a bot that answers: its arguments (`{port}` or `{port_file}` filled
-in, `python` meaning the arena's own interpreter), a free port, the port a bot reports in its port file
-(read without ever blocking: the bot chose what is there), and the first handshake. Used by
+"""How a registered command becomes a bot that answers: its arguments (`{port}`, `{port_file}` or
+`{socket}` filled in, `python` meaning the arena's own interpreter), a free port, the port a bot reports in
+its port file (read without ever blocking: the bot chose what is there), and the first handshake. Used by
 local_bots.py, which keeps the processes."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import stat
 import sys
 import time
 from collections.abc import Collection
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -29,6 +30,18 @@ class BotStartError(ArenaError, RuntimeError):
 
 
 PORT_FILE_POLL_SECONDS: Final = 0.02
+PLACES: Final = ("{port}", "{port_file}", "{socket}")
+"""Where a command says how the bot is reached; one of them must be in it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """How the arena starts a registered bot: its command, whether in the sandbox (then it listens on
+    `{socket}`), and the folder of its uploaded files (the sandbox's /bot; None: a command of the host's)."""
+
+    command: str
+    sandboxed: bool = False
+    folder: Path | None = None
 
 
 def free_port(port_range: tuple[int, int] | None = None, avoid: Collection[int] = ()) -> int:
@@ -59,20 +72,25 @@ def free_port(port_range: tuple[int, int] | None = None, avoid: Collection[int] 
     raise BotStartError(f"no free port from {low} to {high}")
 
 
-def command_arguments(command: str, port: int, port_file: Path | None = None) -> list[str]:
+def command_arguments(
+    command: str, port: int, port_file: Path | None = None, socket: str | None = None
+) -> list[str]:
     """The argument list of a registered command: `{port}` becomes `port`, `{port_file}` becomes
-    `port_file` (in a command with both, `{port}` is 0: the bot binds any port and reports it)."""
-    if "{port}" not in command and "{port_file}" not in command:
+    `port_file` (in a command with both, `{port}` is 0: the bot binds any port and reports it), `{socket}`
+    becomes `socket`, the socket path a sandboxed bot listens on."""
+    if not any(place in command for place in PLACES):
         raise ValueError(
-            f"a bot command must contain {{port}} where the port goes or {{port_file}} where the bot "
-            f"writes the port it listens on, got {command!r}"
+            f"a bot command must contain {{port}} where the port goes, {{port_file}} where the bot "
+            f"writes the port it listens on, or {{socket}} where its socket goes, got {command!r}"
         )
     reported = "{port_file}" in command
     file_text = str(port_file if port_file is not None else Path("port"))
     port_text = "0" if reported else str(port)
+    socket_text = socket if socket is not None else "bot.sock"
     # Replaced word by word after splitting, so a path with spaces stays one argument.
     arguments = [
-        word.replace("{port_file}", file_text).replace("{port}", port_text) for word in shlex.split(command)
+        word.replace("{port_file}", file_text).replace("{port}", port_text).replace("{socket}", socket_text)
+        for word in shlex.split(command)
     ]
     if arguments and arguments[0] in ("python", "python3"):
         arguments[0] = sys.executable
@@ -128,6 +146,29 @@ async def read_port_file(path: Path, timeout: float, process: asyncio.subprocess
     if not 0 < port < 65536:
         raise BotStartError(f"the bot wrote {safe_text(text.strip(), 40)!r} to its port file, not a port")
     return port
+
+
+async def wait_for_socket(path: Path, timeout: float, process: asyncio.subprocess.Process) -> None:
+    """Wait up to `timeout` seconds, while its process runs, for the bot's socket at `path`; a symbolic
+    link or anything else than a socket there is refused (the bot chose what is there: the arena must not
+    be led to connect elsewhere).
+
+    :raises BotStartError: the process exited, the time ran out, or `path` is not a socket.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            mode = os.lstat(path).st_mode
+            break
+        except FileNotFoundError:
+            pass
+        if process.returncode is not None:
+            raise BotStartError(f"the bot process exited with status {process.returncode}")
+        if time.monotonic() >= deadline:
+            raise BotStartError(f"the bot made no socket within {timeout:g} s")
+        await asyncio.sleep(PORT_FILE_POLL_SECONDS)
+    if not stat.S_ISSOCK(mode):
+        raise BotStartError("the bot put something else than a socket where its socket goes")
 
 
 def _read_small_regular_file(path: Path) -> str:

@@ -33,6 +33,16 @@ started a process exits, which is the loop's thread.
 
 A log keeps at most `log_limit_bytes` of a process's output: the first half, a line saying how many
 bytes were dropped, and the last half, so a chatty bot cannot fill the disk.
+
+A bot whose `Launch` says so (every uploaded bot unless registered with `--sandbox off`) runs in the
+sandbox (arena/sandbox/bubblewrap.py) under its supervisor: no network, so it listens on a Unix-domain
+socket in a folder of its own that the arena makes and the sandbox shows it at /run/arena; the arena
+connects to `unix:` that socket, once it is there and is a socket. An arena running as root gives each
+sandboxed process a user id of its own and, once the socket is made, takes the folder back, so the bot can
+write nothing more there. Its output past the sandbox's limit per match is dropped (the supervisor is told
+when each match begins), and a sandboxed process whose match ended with a fault of its own is stopped
+rather than kept: whatever it left running goes with it. Where bubblewrap cannot run, a sandboxed bot is
+not started, and the error says why.
 """
 
 from __future__ import annotations
@@ -40,10 +50,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import random
 import shutil
 import sys
+import tempfile
 import time
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -52,13 +64,16 @@ import structlog
 
 from arena.ladder.bot_commands import (
     BotStartError,
+    Launch,
     command_arguments,
     free_port,
     read_port_file,
+    wait_for_socket,
     wait_until_ready,
 )
 from arena.ladder.entries import BotEntry
 from arena.runner import open_channel, split_addresses
+from arena.sandbox import bubblewrap
 from fiftysix.v1 import bot_pb2 as pb
 
 log = structlog.get_logger("local_bots")
@@ -90,10 +105,24 @@ class _Running:
     """One started bot: its supervisor's process, where the bot serves, where its output goes, its answer
     to Describe, and whether a match holds it."""
 
-    def __init__(self, process: asyncio.subprocess.Process, address: str, log_path: Path) -> None:
+    def __init__(
+        self,
+        process: asyncio.subprocess.Process,
+        address: str,
+        log_path: Path,
+        socket_folder: Path | None = None,
+        sandboxed: bool = False,
+    ) -> None:
         self.process = process
         self.address = address
         self.log_path = log_path
+        self.socket_folder = socket_folder
+        """The folder of its socket when it listens on one (removed when it stops)."""
+        self.sandboxed = sandboxed
+        self.uid: int | None = None
+        """The user id it runs as in the sandbox, when the arena runs as root."""
+        self.retire = False
+        """Stopped rather than kept when it is given back (a sandboxed process that faulted)."""
         self.busy = True
         """Held by a match, or still starting."""
         self.description: pb.DescribeResponse | None = None
@@ -126,9 +155,13 @@ class LocalBots:
         log_limit_bytes: int = LOG_LIMIT_BYTES,
         idle_limit: int = IDLE_LIMIT,
         port_range: tuple[int, int] | None = None,
+        sandbox: bubblewrap.Sandbox | None = None,
+        launch_of: Callable[[BotEntry], Launch] | None = None,
     ) -> None:
         """`port_range`: the ports `{port}` commands get (default: any free port); `{port_file}` commands
-        choose their own (they bind port 0 and report it)."""
+        choose their own (they bind port 0 and report it). `sandbox`: how sandboxed bots run (default
+        limits). `launch_of`: how a registered bot starts (default: its command, unsandboxed), so that
+        uploads and the sandbox setting of each bot, kept beside the register, reach here."""
         if port_range is not None and not 1 <= port_range[0] <= port_range[1] <= 65535:
             raise ValueError(f"a port range is LO-HI within 1-65535, got {port_range}")
         if log_limit_bytes < 1024:
@@ -141,6 +174,12 @@ class LocalBots:
         self.log_limit_bytes = log_limit_bytes
         self.idle_limit = idle_limit
         self.port_range = port_range
+        self.sandbox = sandbox if sandbox is not None else bubblewrap.Sandbox()
+        self.launch_of = launch_of if launch_of is not None else _command_of
+        self._socket_root: Path | None = None
+        """A short folder of our own for sockets (a socket path has at most 107 bytes), made when needed."""
+        self._uids: set[int] = set()
+        """User ids given to sandboxed processes still running (an arena running as root)."""
         self._reserved: set[int] = set()
         """Ports picked for processes still being started (not yet in a pool)."""
         self._pools: dict[str, list[_Running]] = {}
@@ -186,11 +225,13 @@ class LocalBots:
 
     def forget_channels(self, addresses: Sequence[str]) -> None:
         """Close the kept channels to `addresses` (a match ended with a fault of theirs): the next match
-        of those processes connects anew, so nothing a bot left on a connection carries over."""
+        of those processes connects anew, so nothing a bot left on a connection carries over. Sandboxed
+        processes among them are stopped when given back."""
         for pool in self._pools.values():
             for running in pool:
                 if running.address in addresses:
                     self._close_channel(running)
+                    running.retire = running.sandboxed
 
     def _close_channel(self, running: _Running) -> None:
         channel, running.channel = running.channel, None
@@ -213,6 +254,7 @@ class LocalBots:
         if bot.address is not None:
             return list(split_addresses(bot.address))
         assert bot.command is not None
+        launch = self.launch_of(bot)
         lock = self._locks.setdefault(bot.name, asyncio.Lock())
         async with lock:
             pool = self._pools.setdefault(bot.name, [])
@@ -232,7 +274,7 @@ class LocalBots:
             for running in taken:
                 running.busy = True  # before any await: a release meanwhile must not stop them
             started = await asyncio.gather(
-                *(self._start(bot.name, bot.command) for _ in range(count - len(taken))),
+                *(self._start(bot.name, launch) for _ in range(count - len(taken))),
                 return_exceptions=True,
             )
             failures = [outcome for outcome in started if isinstance(outcome, BaseException)]
@@ -244,6 +286,8 @@ class LocalBots:
                 self._give_back(taken)
                 raise failures[0]
             taken.extend(outcome for outcome in started if isinstance(outcome, _Running))
+            for running in taken:
+                _tell(running, b"match\n")  # the supervisor counts each match's output from here
             return [running.address for running in taken]
 
     def release(self, addresses: Sequence[str]) -> None:
@@ -258,6 +302,12 @@ class LocalBots:
         for running in processes:
             running.busy = False
             running.released_at = now
+            if running.retire:
+                for name, pool in self._pools.items():
+                    if running in pool:
+                        pool.remove(running)
+                        log.info("local_bot_retired", bot=name, address=running.address, reason="faulted")
+                        self._in_background(self._stop(running))
         idle = sorted(
             (
                 (running.released_at, name, running)
@@ -272,17 +322,23 @@ class LocalBots:
             log.info("local_bot_retired", bot=name, address=running.address, reason="idle limit")
             self._in_background(self._stop(running))
 
-    async def _start(self, name: str, command: str) -> _Running:
+    async def _start(self, name: str, launch: Launch) -> _Running:
         """Start one process of `name` and wait until it answers the handshake; it joins the pool busy, so
         that `stop_all` finds it even while it starts."""
         self.log_folder.mkdir(parents=True, exist_ok=True)
         self._started += 1
         log_path = self.log_folder / f"{name}-{self._started}.log"
+        if launch.sandboxed or "{socket}" in launch.command:
+            return await self._start_on_socket(name, launch, log_path)
+        command = launch.command
         port_file = self.log_folder / f"{name}-{self._started}.port" if "{port_file}" in command else None
         # Never the port of another process of ours, even one that has not bound it yet: started at
         # once, two bots would get the same free port (and gRPC's SO_REUSEPORT would let both bind it).
         handed_out = {
-            int(running.address.rsplit(":", 1)[1]) for pool in self._pools.values() for running in pool
+            int(running.address.rsplit(":", 1)[1])
+            for pool in self._pools.values()
+            for running in pool
+            if not running.address.startswith("unix:")
         }
         port = 0 if port_file is not None else free_port(self.port_range, handed_out | self._reserved)
         self._reserved.add(port)
@@ -304,20 +360,7 @@ class LocalBots:
         if port_file is not None:
             with contextlib.suppress(FileNotFoundError):
                 port_file.unlink()  # a stale file from an earlier run would give a wrong port
-        supervisor = [sys.executable, "-I", str(SUPERVISOR), str(os.getpid()), str(log_path)]
-        try:
-            process = await asyncio.create_subprocess_exec(
-                *supervisor,
-                str(self.log_limit_bytes),
-                str(self.grace),
-                *arguments,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.DEVNULL,
-                start_new_session=True,
-            )
-        except OSError as error:
-            raise BotStartError(f"cannot start bot {name!r} ({' '.join(arguments)}): {error}") from None
+        process = await self._supervise(name, arguments, log_path)
         running = _Running(process, f"127.0.0.1:{port}", log_path)
         pool = self._pools.setdefault(name, [])
         pool.append(running)
@@ -345,6 +388,112 @@ class LocalBots:
         )
         return running
 
+    async def _supervise(
+        self,
+        name: str,
+        arguments: Sequence[str],
+        log_path: Path,
+        sandboxed: bool = False,
+        folder: Path | None = None,
+    ) -> asyncio.subprocess.Process:
+        """Start `arguments` under a supervisor, in `folder` when given (a sandboxed bot with the sandbox's
+        environment alone and its output counted per match)."""
+        supervisor = [sys.executable, "-I", str(SUPERVISOR)]
+        if sandboxed:
+            supervisor.append(f"--match-output={self.sandbox.limits.output_bytes}")
+        try:
+            return await asyncio.create_subprocess_exec(
+                *supervisor,
+                str(os.getpid()),
+                str(log_path.resolve()),
+                str(self.log_limit_bytes),
+                str(self.grace),
+                *arguments,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL,
+                start_new_session=True,
+                env=bubblewrap.ENVIRONMENT if sandboxed else None,
+                cwd=folder,
+            )
+        except OSError as error:
+            raise BotStartError(f"cannot start bot {name!r} ({' '.join(arguments)}): {error}") from None
+
+    async def _start_on_socket(self, name: str, launch: Launch, log_path: Path) -> _Running:
+        """Start one process of `name`, in the sandbox when its launch says so, listening on a socket in a
+        folder of its own."""
+        as_root = bubblewrap.privileged() and launch.sandboxed
+        problem = bubblewrap.unavailable_reason(as_root) if launch.sandboxed else None
+        if problem is not None:
+            raise BotStartError(
+                f"bot {name!r} runs in the sandbox, but {problem}; to run it unsandboxed anyway (only code "
+                f"you trust), register it with --sandbox off"
+            )
+        if "{socket}" not in launch.command:
+            raise BotStartError(
+                f"bot {name!r} runs in the sandbox, which has no network: its command needs {{socket}}"
+            )
+        if self._socket_root is None:
+            self._socket_root = Path(tempfile.mkdtemp(prefix="arena-sockets-"))
+        socket_folder = self._socket_root / str(self._started)
+        socket_folder.mkdir(mode=0o700)
+        uid = None
+        if as_root:
+            # At random: two arenas on one host rarely pick the same (that would only pool their limits).
+            uid = random.choice(bubblewrap.SANDBOX_UIDS)
+            while uid in self._uids:
+                uid = random.choice(bubblewrap.SANDBOX_UIDS)
+            self._uids.add(uid)
+            os.chown(socket_folder, uid, uid)
+        socket = socket_folder / bubblewrap.SOCKET_NAME
+        try:
+            if launch.sandboxed:
+                arguments = command_arguments(launch.command, 0, socket=bubblewrap.SOCKET_PATH)
+                sandboxed = bubblewrap.command_line(
+                    self.sandbox, arguments, socket_folder, launch.folder, uid
+                )
+                process = await self._supervise(name, sandboxed, log_path, sandboxed=True)
+            else:
+                arguments = command_arguments(launch.command, 0, socket=str(socket))
+                process = await self._supervise(name, arguments, log_path, folder=launch.folder)
+        except BotStartError:
+            self._forget_socket(socket_folder, uid)
+            raise
+        running = _Running(process, f"unix:{socket}", log_path, socket_folder, launch.sandboxed)
+        running.uid = uid
+        pool = self._pools.setdefault(name, [])
+        pool.append(running)
+        started = time.monotonic()
+        try:
+            await wait_for_socket(socket, self.startup_timeout, process)
+            if uid is not None:
+                # Taken back: the bot can neither replace its socket nor write anything else there.
+                os.chown(socket_folder, 0, 0)
+                socket_folder.chmod(0o755)
+            left = self.startup_timeout - (time.monotonic() - started)
+            running.description = await wait_until_ready(running.address, max(0.1, left), process)
+        except BotStartError as error:
+            if running in pool:
+                pool.remove(running)
+            await self._stop(running)
+            raise BotStartError(
+                f"bot {name!r} did not start: {error} (its output is in {log_path})"
+            ) from None
+        log.info(
+            "local_bot_started",
+            bot=name,
+            supervisor_pid=process.pid,
+            address=running.address,
+            sandboxed=launch.sandboxed,
+            log_file=str(log_path),
+            seconds=round(time.monotonic() - started, 2),
+        )
+        return running
+
+    def _forget_socket(self, socket_folder: Path, uid: int | None) -> None:
+        shutil.rmtree(socket_folder, ignore_errors=True)
+        self._uids.discard(uid or 0)
+
     async def _stop(self, running: _Running) -> None:
         """Ask the supervisor to stop its bot (by closing its pipe) and wait for it; kill it (and so the
         bot, by its death signal) if it takes much longer than the grace period."""
@@ -361,6 +510,8 @@ class LocalBots:
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
             await process.wait()
+        if running.socket_folder is not None:
+            self._forget_socket(running.socket_folder, running.uid)
 
     async def stop_all(self) -> None:
         """Stop every process started here, all at once: SIGTERM, then SIGKILL after the grace period,
@@ -370,7 +521,24 @@ class LocalBots:
         stopping = list(self._stopping)
         started = time.monotonic()
         await asyncio.gather(*(self._stop(running) for running in everything), *stopping)
+        if self._socket_root is not None:
+            shutil.rmtree(self._socket_root, ignore_errors=True)
+            self._socket_root = None
         if everything:
             log.info(
                 "local_bots_stopped", count=len(everything), seconds=round(time.monotonic() - started, 2)
             )
+
+
+def _command_of(bot: BotEntry) -> Launch:
+    """A bot's registered command, run unsandboxed: how bots start when nothing else is said."""
+    assert bot.command is not None
+    return Launch(bot.command)
+
+
+def _tell(running: _Running, line: bytes) -> None:
+    """Write `line` to a supervisor's pipe (it reads every line as the start of a match)."""
+    stdin = running.process.stdin
+    if stdin is not None and not stdin.is_closing():
+        with contextlib.suppress(OSError, RuntimeError):
+            stdin.write(line)

@@ -1,10 +1,10 @@
 """The supervisor of one bot process the arena starts: it makes sure nothing the bot starts outlives it,
 and writes the bot's output to a log file of bounded size.
 
-local_bots.py (beside it) runs it by path as `python -I supervisor.py ARENA_PID LOG_PATH LOG_LIMIT GRACE
-COMMAND...`, in a session of its own, with a pipe from the arena on standard input. It uses the standard
-library alone and nothing of the arena package: it must start fast, run as a plain script, and never
-fork with gRPC loaded. On Linux it
+local_bots.py (beside it) runs it by path as `python -I supervisor.py [--match-output=BYTES] ARENA_PID
+LOG_PATH LOG_LIMIT GRACE COMMAND...`, in a session of its own, with a pipe from the arena on standard
+input. It uses the standard library alone and nothing of the arena package: it must start fast, run as
+a plain script, and never fork with gRPC loaded. On Linux it
 
 - asks for SIGTERM when the arena dies (PR_SET_PDEATHSIG), checks the arena is still its parent (the
   arena may have died before that request), and becomes a child subreaper (PR_SET_CHILD_SUBREAPER), so
@@ -20,7 +20,9 @@ fork with gRPC loaded. On Linux it
 
 Elsewhere it starts and stops the bot's group the same way, with no guarantee for escaped descendants.
 The log keeps the first half of LOG_LIMIT bytes and the last half, with a line between saying how many
-bytes were dropped; lines starting with `[arena]` are the supervisor's own.
+bytes were dropped; lines starting with `[arena]` are the supervisor's own. With `--match-output`, the
+arena writes a line `match` on the pipe as each match of the bot begins, and the bot's output past BYTES
+in one match is dropped, and noted, before it reaches the log.
 """
 
 from __future__ import annotations
@@ -130,12 +132,45 @@ class CappedLog:
             self.broken = True
 
 
+class MatchOutput:
+    """The bot's output as the log gets it: at most `limit` bytes per match (None: no limit), the rest
+    dropped and noted, so that a bot printing without end costs the log nothing past its share."""
+
+    def __init__(self, log: CappedLog, limit: int | None) -> None:
+        self.log = log
+        self.limit = limit
+        self.written = 0
+        self.dropped = 0
+
+    def write(self, data: bytes) -> None:
+        if self.limit is None:
+            self.log.write(data)
+            return
+        room = max(0, self.limit - self.written)
+        self.log.write(data[:room])
+        self.written += min(room, len(data))
+        if len(data) > room:
+            if not self.dropped:
+                self.log.note(f"output past {self.limit} bytes in this match: the rest is dropped")
+            self.dropped += len(data) - room
+
+    def next_match(self) -> None:
+        self.close()
+        self.written = 0
+
+    def close(self) -> None:
+        if self.dropped:
+            self.log.note(f"{self.dropped} bytes of output dropped (past {self.limit} bytes in a match)")
+        self.dropped = 0
+
+
 class Supervisor:
     """One bot process and everything it starts."""
 
-    def __init__(self, arena_pid: int, log: CappedLog, grace: float) -> None:
+    def __init__(self, arena_pid: int, log: CappedLog, grace: float, match_output: int | None = None) -> None:
         self.arena_pid = arena_pid
         self.log = log
+        self.output = MatchOutput(log, match_output)
         self.grace = grace
         self.stop_reason: str | None = None
         self.bot_pid = 0
@@ -206,7 +241,7 @@ class Supervisor:
                 continue
             if key.data == "output":
                 if data:
-                    self.log.write(data)
+                    self.output.write(data)
                 else:
                     self.selector.unregister(fd)
                     os.close(fd)
@@ -214,6 +249,9 @@ class Supervisor:
             elif not data:  # the arena closed its end of the pipe: it asks us to stop, or it died
                 self.selector.unregister(fd)
                 self.stop_reason = self.stop_reason or "the arena asked"
+            else:  # a line per match that begins
+                for _line in range(data.count(b"\n")):
+                    self.output.next_match()
         if time.monotonic() - self.log.flushed_at >= FLUSH_SECONDS:
             self.log.flush()
 
@@ -269,6 +307,7 @@ class Supervisor:
         deadline = time.monotonic() + 1.0
         while self.output_open and time.monotonic() < deadline:
             self.pump(deadline - time.monotonic())
+        self.output.close()
         if killed:
             self.log.note(f"killed what was left after {self.grace:g} s")
         if self.bot_status is not None:
@@ -319,12 +358,17 @@ def _children_by_scan(parent: int) -> list[int]:
 
 def main(argv: list[str]) -> int:
     """Supervise the bot `argv` describes (see the module docstring); the exit status is the bot's."""
+    match_output = None
+    if argv and argv[0].startswith("--match-output="):
+        match_output = int(argv.pop(0).partition("=")[2])
     if len(argv) < 5:
-        sys.stderr.write("usage: supervisor.py ARENA_PID LOG_PATH LOG_LIMIT GRACE COMMAND...\n")
+        sys.stderr.write(
+            "usage: supervisor.py [--match-output=BYTES] ARENA_PID LOG_PATH LOG_LIMIT GRACE COMMAND...\n"
+        )
         return 2
     arena_pid, log_path, limit, grace, command = int(argv[0]), Path(argv[1]), int(argv[2]), argv[3], argv[4:]
     log = CappedLog(log_path, limit)
-    supervisor = Supervisor(arena_pid, log, float(grace))
+    supervisor = Supervisor(arena_pid, log, float(grace), match_output)
     try:
         if LINUX:
             _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)

@@ -42,9 +42,23 @@ def split_addresses(text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(","))
 
 
+UNIX_PREFIX = "unix:"
+"""How a Unix-domain socket address starts (gRPC's `unix:PATH`): where sandboxed bots listen."""
+UNIX_PATH_BYTES = 107
+"""The longest socket path Linux takes (sun_path holds 108 bytes with the final NUL)."""
+
+
 def check_address(address: str) -> None:
     """Raise ValueError unless `address` is `HOST:PORT` with a port from 1 to 65535 and a host of
-    printable characters without spaces (it is printed, and no host name needs more)."""
+    printable characters without spaces (it is printed, and no host name needs more), or `unix:PATH`
+    with a path of at most 107 bytes, printable, without spaces or commas (commas separate seats)."""
+    if address.strip().startswith(UNIX_PREFIX):
+        path = address.strip()[len(UNIX_PREFIX) :]
+        if not path or len(path.encode()) > UNIX_PATH_BYTES:
+            raise ValueError(f"expected unix:PATH with a path of 1 to 107 bytes, got {address!r}")
+        if not path.isprintable() or any(character.isspace() or character == "," for character in path):
+            raise ValueError(f"a socket path has no spaces, commas or control characters, got {address!r}")
+        return
     host, colon, port = address.strip().rpartition(":")
     if not colon or not host or not port.isdigit() or len(port) > 5 or not 1 <= int(port) <= 65535:
         raise ValueError(f"expected HOST:PORT with a port from 1 to 65535, got {address!r}")

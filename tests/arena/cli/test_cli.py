@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import arguments, build_parser, main, tables, tournament
+from arena.cli import arguments, build_parser, main, sandbox_options, tables, tournament
 from arena.cli import ladder as ladder_command
 from arena.cli import play as play_command
 from arena.cli import replay as replay_command
@@ -150,6 +150,11 @@ BOUNDED_OPTIONS = [
     (["ladder", "run"], "--idle-bots", arguments.idle_bots),
     (["ladder", "matches"], "--limit", arguments.limit),
     (["check-bot", "127.0.0.1:1"], "--decision-ms", arguments.decision_ms),
+    (["ladder", "run"], "--bot-memory", sandbox_options.memory_mib),
+    (["ladder", "run"], "--bot-cpu", sandbox_options.cpu_seconds),
+    (["ladder", "run"], "--bot-processes", sandbox_options.processes),
+    (["ladder", "run"], "--bot-tmp", sandbox_options.tmp_mib),
+    (["ladder", "run"], "--bot-output", sandbox_options.output_kib),
     *((SPRT, option, bounds) for option, bounds in RUN_OPTIONS),
     (SPRT, "--max-sets", arguments.sets),
     *((TOURNAMENT, option, bounds) for option, bounds in RUN_OPTIONS),

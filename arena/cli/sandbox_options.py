@@ -1,0 +1,62 @@
+"""The sandbox's options of `arena ladder run` (the limits of each sandboxed bot process) and the arena's
+view of the uploads of the ladder it opens: one place for both, shared by `arena ladder` and `arena bots`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Final
+
+from arena.cli.arguments import Bounded
+from arena.errors import UsageError
+from arena.sandbox.bubblewrap import Limits, Sandbox
+
+MIB: Final = 1024 * 1024
+memory_mib: Final = Bounded(64, 1_048_576, " MiB")
+cpu_seconds: Final = Bounded(1, 604_800, " s")
+processes: Final = Bounded(4, 100_000)
+tmp_mib: Final = Bounded(1, 1_048_576, " MiB")
+output_kib: Final = Bounded(1, 1_073_741_824, " KiB")
+DEFAULTS: Final = Limits()
+
+
+def add_limits(parser: argparse.ArgumentParser) -> None:
+    """The limits of sandboxed bots, as a group of `parser`'s options."""
+    group = parser.add_argument_group(
+        "sandboxed bots",
+        "Uploaded bots (and bots registered with --sandbox on) run in a bubblewrap sandbox: no network, a "
+        "read-only view of the system, their own files read-only, a private /tmp; one process per seat, "
+        "each with these limits (see docs/hosting.md).",
+    )
+    limits: list[tuple[str, Bounded, int, str]] = [
+        ("--bot-memory", memory_mib, DEFAULTS.memory_bytes // MIB, "address space of a bot process, MiB"),
+        ("--bot-cpu", cpu_seconds, DEFAULTS.cpu_seconds, "CPU seconds of a bot process over its life"),
+        ("--bot-processes", processes, DEFAULTS.processes, "processes and threads of a bot process"),
+        ("--bot-tmp", tmp_mib, DEFAULTS.tmp_bytes // MIB, "its /tmp, and the largest file it writes, MiB"),
+        ("--bot-output", output_kib, DEFAULTS.output_bytes // 1024, "output kept per match, KiB"),
+    ]
+    for option, kind, default, text in limits:
+        group.add_argument(
+            option, type=kind, default=default, metavar="N", help=f"{text} ({kind.range}; default {default})"
+        )
+
+
+def sandbox_of(args: argparse.Namespace, hidden: list[Path]) -> Sandbox:
+    """The sandbox the options describe; the arena's Python it shares must not show bots `hidden`.
+
+    :raises UsageError: when it would.
+    """
+    sandbox = Sandbox(
+        Limits(
+            memory_bytes=args.bot_memory * MIB,
+            cpu_seconds=args.bot_cpu,
+            processes=args.bot_processes,
+            tmp_bytes=args.bot_tmp * MIB,
+            output_bytes=args.bot_output * 1024,
+        )
+    )
+    try:
+        sandbox.check_hidden(hidden)
+    except ValueError as error:
+        raise UsageError(f"{error}: move the ladder's file out of the arena's Python installation") from None
+    return sandbox

@@ -1,0 +1,103 @@
+"""Registering a bot, the one way for every front end (`arena bots add/update`, the site's management
+API): by address, by the host's command, or by an uploaded bundle. The bundle is kept first (a refused
+bundle registers nothing), the bot is checked to answer (a command or an upload is started once, in the
+sandbox when it is to run there), then it is registered and how it starts is recorded (uploads.py)."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.errors import ArenaError
+from arena.ladder.bot_commands import BotStartError, Launch, wait_until_ready
+from arena.ladder.entries import BotEntry
+from arena.ladder.local_bots import LocalBots
+from arena.ladder.store import LadderStore
+from arena.ladder.store_file import StoreError
+from arena.ladder.uploads import Upload, Uploads
+from arena.runner import split_addresses
+
+
+@dataclass(frozen=True, slots=True)
+class Registration:
+    """A bot to register: at `address`, or started by `launch` (its files from `bundle`, an archive to
+    upload, when given: `launch.folder` is then filled in once the bundle is kept)."""
+
+    name: str
+    address: str | None = None
+    launch: Launch | None = None
+    bundle: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Registered:
+    """The bot as registered, and the version its upload became (None for other bots)."""
+
+    entry: BotEntry
+    upload: Upload | None
+    launch: Launch | None
+
+
+async def register_bot(store: LadderStore, wanted: Registration, new: bool, check: bool = True) -> Registered:
+    """Add (`new`) or update a bot as `wanted` says; with `check`, only once it has answered.
+
+    :raises StoreError: the name is taken (add) or unknown (update), or the file cannot be written.
+    :raises BundleError: the upload is refused.
+    :raises ArenaError: the bot did not answer.
+    """
+    if (wanted.address is None) == (wanted.launch is None):
+        raise ValueError("a bot is registered with either an address or a launch")
+    if new and wanted.name in {bot.name for bot in store.bots()}:
+        raise StoreError(f"a bot named {wanted.name!r} is already registered")
+    if not new:
+        store.bot(wanted.name)  # a StoreError if there is no such bot, before any bot is started
+    uploads = Uploads(store.path)
+    launch = wanted.launch
+    bundle = uploads.keep(wanted.bundle) if wanted.bundle is not None else None
+    if bundle is not None and launch is not None:
+        launch = Launch(launch.command, launch.sandboxed, bundle.folder)
+    if check:
+        await check_answers(wanted.name, wanted.address, launch)
+    command = launch.command if launch is not None else None
+    if new:
+        entry = store.add_bot(wanted.name, wanted.address, command)
+    else:
+        entry = store.update_bot(wanted.name, wanted.address, command)
+    upload = None
+    if launch is None:
+        uploads.forget_launch(wanted.name)
+    elif bundle is None:
+        uploads.set_launch(wanted.name, launch.command, launch.sandboxed, None)
+    else:
+        upload = uploads.add_version(wanted.name, bundle, launch.command)
+        uploads.set_launch(wanted.name, launch.command, launch.sandboxed, upload.version)
+    return Registered(entry, upload, launch)
+
+
+def unregister_bot(store: LadderStore, name: str) -> None:
+    """Remove a bot from the register; its finished matches and its uploads stay."""
+    store.remove_bot(name)
+    Uploads(store.path).forget_launch(name)
+
+
+async def check_answers(name: str, address: str | None, launch: Launch | None) -> None:
+    """Make sure a bot answers the handshake before registering it (a command is started and stopped).
+
+    :raises ArenaError: saying why it does not.
+    """
+    if address is not None:
+        for one in split_addresses(address):
+            try:
+                await wait_until_ready(one, timeout=3.0)
+            except BotStartError as error:
+                raise ArenaError(
+                    f"cannot reach {name!r} at {one}: {error} (use --no-check to register anyway)"
+                ) from None
+        return
+    assert launch is not None
+    local = LocalBots(Path(tempfile.mkdtemp(prefix="arena-check-")), launch_of=lambda _bot: launch)
+    try:
+        await local.acquire(BotEntry(name, None, launch.command, 0.0, None), 1)
+    finally:
+        await local.stop_all()

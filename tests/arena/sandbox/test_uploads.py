@@ -1,0 +1,62 @@
+"""Uploads end to end through the command line: two uploaded bots registered (each checked in the
+sandbox), a ladder run between them, a new version by `bots update`, the versions and bundles kept."""
+
+from __future__ import annotations
+
+import sqlite3
+import tarfile
+from pathlib import Path
+from typing import Final
+
+import pytest
+from sandbox_support import require_bubblewrap
+
+from arena.cli import main
+from arena.ladder import LadderStore
+from arena.ladder.uploads import Uploads, bundles_folder
+
+ROOT: Final = Path(__file__).resolve().parents[3]
+
+
+def random_bot_bundle(folder: Path) -> Path:
+    """A bundle as an entrant makes it: the SDK, the game and a bot.py beside them."""
+    archive = folder / "random.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for package in ("sdk", "fiftysix", "sample_bots"):
+            tar.add(ROOT / package, package, filter=lambda info: None if "__pycache__" in info.name else info)
+        tar.add(ROOT / "sample_bots/random_bot.py", "bot.py")
+    return archive
+
+
+def test_uploaded_bots_play_a_ladder_and_keep_their_versions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    require_bubblewrap()
+    archive, db = random_bot_bundle(tmp_path), str(tmp_path / "arena.db")
+    for name in ("ann", "bea"):
+        assert (
+            main(["bots", "add", name, "--upload", str(archive), "--run", "python bot.py", "--db", db]) == 0
+        )
+        assert "version 1 (bundle" in capsys.readouterr().out
+    run = ["ladder", "run", "--matches", "2", "--concurrency", "2", "--deal-cap", "1", "--db", db]
+    assert main([*run, "--bot-memory", "512", "--bot-processes", "48", "--log-level", "warning"]) == 0
+    assert "Played 2 matches (1 sets rated, 0 faults)" in capsys.readouterr().out
+    command = ["bots", "update", "ann", "--upload", str(archive), "--run", "python -m sample_bots.random_bot"]
+    assert main([*command, "--no-check", "--db", db]) == 0
+    assert "version 2" in capsys.readouterr().out
+    uploads = Uploads(Path(db))
+    versions = uploads.versions("ann")
+    assert [upload.version for upload in versions] == [1, 2]
+    assert versions[1].run == "python -m sample_bots.random_bot --socket {socket}"
+    assert versions[0].sha256 == versions[1].sha256  # the same bytes: one bundle
+    store = LadderStore(db)
+    try:
+        launch = uploads.launch_of(store.bot("ann"))
+    finally:
+        store.close()
+    assert launch.sandboxed
+    assert launch.folder == bundles_folder(Path(db)) / versions[0].sha256
+    assert main(["bots", "remove", "ann", "--db", db]) == 0
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("SELECT count(*) FROM bot_uploads WHERE bot = 'ann'").fetchone() == (2,)
+        assert connection.execute("SELECT count(*) FROM bot_launches WHERE bot = 'ann'").fetchone() == (0,)

@@ -23,9 +23,20 @@ def random_bot_bundle(folder: Path) -> Path:
     archive = folder / "random.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
         for package in ("sdk", "fiftysix", "sample_bots"):
-            tar.add(ROOT / package, package, filter=lambda info: None if "__pycache__" in info.name else info)
+            tar.add(ROOT / package, package, filter=python_only)
         tar.add(ROOT / "sample_bots/random_bot.py", "bot.py")
     return archive
+
+
+def python_only(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
+    """Leave out what a Python bot does not need: caches, and the other samples (JavaScript's packages
+    hold symbolic links, which a bundle may not)."""
+    parts = info.name.split("/")
+    return (
+        None
+        if "__pycache__" in parts or parts[:2] in (["sample_bots", "js"], ["sample_bots", "cpp"])
+        else info
+    )
 
 
 def test_uploaded_bots_play_a_ladder_and_keep_their_versions(

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from arena.cli import arguments, tables
 from arena.cli.options import Commands, Handler, Parents, open_store
-from arena.errors import UsageError
+from arena.errors import ArenaError, UsageError
 from arena.ladder import Launch
-from arena.ladder.registration import Registration, register_bot, unregister_bot
+from arena.ladder.registration import NotAnsweringError, Registration, register_bot, unregister_bot
 from arena.ladder.store_access import COMMAND_LINE
 from arena.ladder.uploads import socket_command
 from arena.untrusted import safe_text
@@ -95,7 +95,10 @@ def _register(args: argparse.Namespace, new: bool) -> int:
     """Add or update a bot as the options say (arena/ladder/registration.py does the work)."""
     wanted = Registration(args.name, args.address, _launch_of(args), args.upload)
     with open_store(args, writes=True) as store:
-        done = asyncio.run(register_bot(store, wanted, new=new, check=not args.no_check))
+        try:
+            done = asyncio.run(register_bot(store, wanted, new=new, check=not args.no_check))
+        except NotAnsweringError as error:
+            raise ArenaError(f"{error} (use --no-check to register anyway)") from None
         store.record_write(
             COMMAND_LINE, "bot_registered" if new else "bot_updated", done.entry.name, done.entry.where
         )

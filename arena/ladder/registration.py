@@ -8,6 +8,7 @@ from __future__ import annotations
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from arena.errors import ArenaError
 from arena.ladder.bot_commands import BotStartError, Launch, wait_until_ready
@@ -17,6 +18,13 @@ from arena.ladder.store import LadderStore
 from arena.ladder.store_file import StoreError
 from arena.ladder.uploads import Upload, Uploads
 from arena.runner import split_addresses
+
+CHECK_TIMEOUT_S: Final = 5.0
+"""How long a bot at an address has to answer the health check and handshake before it is refused."""
+
+
+class NotAnsweringError(ArenaError):
+    """A bot to register that did not answer (not reached, not started, or a failed handshake)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +52,7 @@ async def register_bot(store: LadderStore, wanted: Registration, new: bool, chec
 
     :raises StoreError: the name is taken (add) or unknown (update), or the file cannot be written.
     :raises BundleError: the upload is refused.
-    :raises ArenaError: the bot did not answer.
+    :raises NotAnsweringError: the bot did not answer.
     """
     if (wanted.address is None) == (wanted.launch is None):
         raise ValueError("a bot is registered with either an address or a launch")
@@ -84,20 +92,20 @@ def unregister_bot(store: LadderStore, name: str) -> None:
 async def check_answers(name: str, address: str | None, launch: Launch | None) -> None:
     """Make sure a bot answers the handshake before registering it (a command is started and stopped).
 
-    :raises ArenaError: saying why it does not.
+    :raises NotAnsweringError: saying why it does not.
     """
     if address is not None:
         for one in split_addresses(address):
             try:
-                await wait_until_ready(one, timeout=3.0)
+                await wait_until_ready(one, timeout=CHECK_TIMEOUT_S)
             except BotStartError as error:
-                raise ArenaError(
-                    f"cannot reach {name!r} at {one}: {error} (use --no-check to register anyway)"
-                ) from None
+                raise NotAnsweringError(f"cannot reach {name!r} at {one}: {error}") from None
         return
     assert launch is not None
     local = LocalBots(Path(tempfile.mkdtemp(prefix="arena-check-")), launch_of=lambda _bot: launch)
     try:
         await local.acquire(BotEntry(name, None, launch.command, 0.0, None), 1)
+    except BotStartError as error:
+        raise NotAnsweringError(str(error)) from None
     finally:
         await local.stop_all()

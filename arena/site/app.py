@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
@@ -25,7 +26,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from arena.ladder import LadderStore, StoreError
+from arena.ladder.registration import Registration
 from arena.runner.public_events import public_only
+from arena.sandbox.bundles import BundleLimits
 from arena.site import data, management, render
 
 log = structlog.get_logger("site")
@@ -230,9 +233,22 @@ def create_app(settings: SiteSettings) -> Starlette:
         holder = await read(lambda store: management.holder_of(store, request.headers.get("authorization")))
         document = management.json_body(await _body(request))
         name, address = management.bot_request(holder, document)
-        await management.check_answers(name, address)
-        action, status = await run_in_threadpool(management.save_bot, settings.db, holder, name, address)
+        _done, action, status = await management.register(settings.db, holder, Registration(name, address))
         return JSONResponse({"bot": name, "address": address, "action": action}, status_code=status)
+
+    async def api_upload_bot(request: Request) -> Response:
+        name = _path_name(request, "name")
+        holder = await read(lambda store: management.holder_of(store, request.headers.get("authorization")))
+        launch = management.upload_request(holder, name, request.query_params.get("run"))
+        with tempfile.TemporaryDirectory(prefix="arena-upload-") as folder:
+            archive = Path(folder) / "bundle"
+            await _save_body(request, archive, BundleLimits().bundle_bytes)
+            done, action, status = await management.register(
+                settings.db, holder, Registration(name, launch=launch, bundle=archive)
+            )
+        assert done.upload is not None
+        upload = {"version": done.upload.version, "sha256": done.upload.sha256, "run": done.upload.run}
+        return JSONResponse({"bot": name, "action": action, "upload": upload}, status_code=status)
 
     async def api_remove_bot(request: Request) -> Response:
         name = _path_name(request, "name")
@@ -257,6 +273,21 @@ def create_app(settings: SiteSettings) -> Starlette:
             if len(body) > management.MAX_BODY_BYTES:
                 raise data.SiteError(413, f"the request body is over {management.MAX_BODY_BYTES} bytes")
         return body
+
+    async def _save_body(request: Request, path: Path, limit: int) -> None:
+        """Write the request's body to `path`, or a 4xx when it is empty or over `limit` bytes."""
+        declared = request.headers.get("content-length")
+        if declared is not None and (not declared.isdecimal() or int(declared) > limit):
+            raise data.SiteError(413, f"the bundle is over {limit:,} bytes")
+        size = 0
+        with path.open("wb") as out:
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise data.SiteError(413, f"the bundle is over {limit:,} bytes")
+                out.write(chunk)
+        if size == 0:
+            raise data.SiteError(400, "send the bundle (a .tar.gz or .zip) as the request body")
 
     # Errors: a message for people, never a traceback.
 
@@ -291,6 +322,7 @@ def create_app(settings: SiteSettings) -> Starlette:
         Route("/api/bots/{name}", api_bot, methods=["GET"]),
         Route("/api/bots/{name}", api_remove_bot, methods=["DELETE"]),
         Route("/api/bots/{name}/probation", api_probation, methods=["POST"]),
+        Route("/api/bots/{name}/upload", api_upload_bot, methods=["POST"]),
         Route("/api/matches", api_matches),
         Route("/api/matches/{match_id}", api_match),
         Route("/api/live", api_live),

@@ -1,7 +1,8 @@
 """The site's writes: who may make them (a token in `Authorization: Bearer ...`), what they may do (a
-participant registers or updates their own bot's address; the host does anything), the checks a new
-address must pass first (the arena's handshake and health check, as `arena bots add` does), and the
-audit log line of each write, naming who made it."""
+participant registers or updates their own bot, by address or by uploading its files; the host does
+anything), the checks a bot must pass first (it answers the arena's health check and handshake, started
+in the sandbox when uploaded: registration.py, as for `arena bots add`), and the audit log line of each
+write, naming who made it."""
 
 from __future__ import annotations
 
@@ -13,9 +14,12 @@ from typing import Any, Final
 
 import structlog
 
-from arena.ladder import BOT_NAME_RULE, BotStartError, LadderStore, StoreError, is_bot_name, wait_until_ready
+from arena.ladder import BOT_NAME_RULE, LadderStore, Launch, StoreError, is_bot_name
+from arena.ladder.registration import NotAnsweringError, Registered, Registration, register_bot
 from arena.ladder.store_access import TokenHolder
+from arena.ladder.uploads import socket_command
 from arena.runner import check_address, split_addresses
+from arena.sandbox.bundles import BundleError
 from arena.site.data import SiteError
 from arena.untrusted import safe_text
 
@@ -24,8 +28,6 @@ log = structlog.get_logger("site")
 MAX_BODY_BYTES: Final = 4096
 MAX_ADDRESSES: Final = 4
 """The most seats a team has (8-player partnership): more addresses than that are never used."""
-CHECK_TIMEOUT_S: Final = 5.0
-"""How long a bot has to answer the handshake before its address is refused."""
 
 
 def holder_of(store: LadderStore, authorization: str | None) -> TokenHolder:
@@ -94,28 +96,40 @@ def bot_request(holder: TokenHolder, document: dict[str, Any]) -> tuple[str, str
     return name, ",".join(parts)
 
 
-async def check_answers(name: str, address: str) -> None:
-    """The handshake and health check on every address of the bot, or a 422 saying why."""
-    for one in split_addresses(address):
-        try:
-            await wait_until_ready(one, timeout=CHECK_TIMEOUT_S)
-        except BotStartError as error:
-            raise SiteError(422, f"cannot reach {name!r} at {one}: {safe_text(error)}") from None
+def upload_request(holder: TokenHolder, name: str, run: str | None) -> Launch:
+    """How the bot a POST /api/bots/NAME/upload sends starts, checked: a participant uploads only their
+    own bot; always in the sandbox (the site never runs a stranger's files unsandboxed)."""
+    if holder.role != "host" and name != holder.name:
+        raise SiteError(403, f"this token registers the bot {holder.name!r} only")
+    if not is_bot_name(name):
+        raise SiteError(400, BOT_NAME_RULE)
+    if not run or len(run) > 2000:
+        raise SiteError(400, "give the command that starts the bot in its folder: ?run=python%20bot.py")
+    try:
+        return Launch(socket_command(run), sandboxed=True)
+    except ValueError as error:
+        raise SiteError(400, f"run: {safe_text(error)}") from None
 
 
-def save_bot(path: Path, holder: TokenHolder, name: str, address: str) -> tuple[str, int]:
-    """Register the bot or give it its new address, and log who did; what was done and the status."""
+async def register(path: Path, holder: TokenHolder, wanted: Registration) -> tuple[Registered, str, int]:
+    """Register the bot or update it (a new address, or a new upload: a new version) once it answers, as
+    `arena bots add` does (registration.py), and log who did; the bot, what was done and the status."""
     with _writer(path) as store:
-        known = {bot.name: bot for bot in store.bots()}
-        if name in known:
-            store.update_bot(name, address=address)
-            action, status = "bot_updated", 200
+        new = wanted.name not in {bot.name for bot in store.bots()}
+        try:
+            done = await register_bot(store, wanted, new=new)
+        except BundleError as error:
+            raise SiteError(400, safe_text(error)) from None
+        except NotAnsweringError as error:
+            raise SiteError(422, safe_text(error)) from None
+        if done.upload is None:
+            action, detail = ("bot_registered" if new else "bot_updated"), done.entry.where
         else:
-            store.add_bot(name, address=address)
-            action, status = "bot_registered", 201
-        store.record_write(actor(holder), action, name, address)
-    log.info(action, bot=name, by=actor(holder))
-    return action, status
+            upload = done.upload
+            action, detail = "bot_uploaded", f"version {upload.version} ({upload.sha256[:12]}): {upload.run}"
+        store.record_write(actor(holder), action, wanted.name, detail)
+    log.info(action, bot=wanted.name, by=actor(holder))
+    return done, action, 201 if new else 200
 
 
 def remove_bot(path: Path, holder: TokenHolder, name: str) -> None:

@@ -4,39 +4,14 @@ sandbox), a ladder run between them, a new version by `bots update`, the version
 from __future__ import annotations
 
 import sqlite3
-import tarfile
 from pathlib import Path
-from typing import Final
 
 import pytest
-from sandbox_support import require_bubblewrap
+from sandbox_support import random_bot_bundle, require_bubblewrap
 
 from arena.cli import main
 from arena.ladder import LadderStore
 from arena.ladder.uploads import Uploads, bundles_folder
-
-ROOT: Final = Path(__file__).resolve().parents[3]
-
-
-def random_bot_bundle(folder: Path) -> Path:
-    """A bundle as an entrant makes it: the SDK, the game and a bot.py beside them."""
-    archive = folder / "random.tar.gz"
-    with tarfile.open(archive, "w:gz") as tar:
-        for package in ("sdk", "fiftysix", "sample_bots"):
-            tar.add(ROOT / package, package, filter=python_only)
-        tar.add(ROOT / "sample_bots/random_bot.py", "bot.py")
-    return archive
-
-
-def python_only(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
-    """Leave out what a Python bot does not need: caches, and the other samples (JavaScript's packages
-    hold symbolic links, which a bundle may not)."""
-    parts = info.name.split("/")
-    return (
-        None
-        if "__pycache__" in parts or parts[:2] in (["sample_bots", "js"], ["sample_bots", "cpp"])
-        else info
-    )
 
 
 def test_uploaded_bots_play_a_ladder_and_keep_their_versions(

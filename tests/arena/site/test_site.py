@@ -16,8 +16,7 @@ from site_support import EVIL, Ladder56, build, stop
 from starlette.testclient import TestClient
 
 from arena.cli import main
-from arena.ladder import LadderStore
-from arena.site import management
+from arena.ladder import LadderStore, registration
 from arena.site.app import SiteSettings, create_app
 
 
@@ -217,7 +216,7 @@ def tokens(db: Path, *args: str, capsys: pytest.CaptureFixture[str]) -> str:
 def test_writes_need_a_token_and_are_audited(
     client: TestClient, ladder: Ladder56, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(management, "CHECK_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(registration, "CHECK_TIMEOUT_S", 0.5)
     participant = tokens(ladder.path, "add", "newbot", capsys=capsys).split()[-1]
     host = tokens(ladder.path, "add", "boss", "--host", capsys=capsys).split()[-1]
     assert participant.startswith("a56_")

@@ -1,0 +1,167 @@
+"""Where the ladder's store lives, as SQLAlchemy sees it: a SQLite file (the default) or a PostgreSQL
+database (`--db postgresql://user@host/dbname`, through psycopg 3), one engine and connection layer for
+both, and the schema created, checked and upgraded by one code path (the `Table`s of tables.py).
+
+Transactions are ours, not SQLAlchemy's: the connection runs in autocommit and `begin_writing` opens a
+transaction that holds the whole database's write lock until it ends, on SQLite by BEGIN IMMEDIATE and on
+PostgreSQL by a transaction-level advisory lock, so that several runners on one database see exactly the
+same guarantees on both (a set claimed once, rated once) without retry loops. SQLAlchemy and psycopg are
+the optional extra `[cluster]`: a SQLite ladder does not import this module's PostgreSQL parts."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Final
+
+from sqlalchemy import Connection, Engine, create_engine, inspect, select
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
+from sqlalchemy.pool import StaticPool
+
+from arena.ladder.schema import SCHEMA_VERSION
+from arena.ladder.tables import LADDER_TABLES, METADATA, meta
+
+SERVER_SCHEMES: Final = ("postgresql://", "postgresql+psycopg://", "postgres://")
+"""How `--db` names a database on a server rather than a file."""
+
+_WRITE_LOCK: Final = 5_656_000_056
+"""The PostgreSQL advisory lock that a writing transaction holds: one key for the whole ladder, since
+SQLite's write lock, which the store's guarantees were built on, is one for the whole file too."""
+
+
+class DatabaseError(ValueError):
+    """A location or database this layer refuses; the store turns it into a StoreError."""
+
+
+def is_server_url(location: str) -> bool:
+    """Whether `--db` names a database on a server (PostgreSQL) rather than a SQLite file."""
+    return location.startswith(SERVER_SCHEMES)
+
+
+def server_url(location: str) -> URL:
+    """The SQLAlchemy URL of a `postgresql://` location, with the psycopg 3 driver (SQLAlchemy's own
+    default for `postgresql://` is psycopg2, which the arena does not use)."""
+    try:
+        url = make_url(location)
+    except ArgumentError:
+        raise DatabaseError(f"not a database URL: {location}") from None
+    if url.drivername in ("postgresql", "postgres"):
+        url = url.set(drivername="postgresql+psycopg")
+    if url.drivername != "postgresql+psycopg":
+        raise DatabaseError(f"{shown(url)}: only postgresql:// (psycopg 3) databases are supported")
+    if not url.database:
+        raise DatabaseError(f"{shown(url)}: name the database (postgresql://user@host/dbname)")
+    return url
+
+
+def shown(url: URL) -> str:
+    """The URL as messages name it: without its password, without the driver's name."""
+    return url.set(drivername="postgresql").render_as_string(hide_password=True)
+
+
+def server_engine(url: URL, timeout: float) -> Engine:
+    """An engine for a PostgreSQL database; its connections run in autocommit (see `begin_writing`)."""
+    return create_engine(
+        url,
+        isolation_level="AUTOCOMMIT",
+        pool_pre_ping=True,
+        connect_args={"connect_timeout": max(1, round(timeout))},
+    )
+
+
+def file_engine(connect: Callable[[], sqlite3.Connection]) -> Engine:
+    """An engine over the one SQLite connection that `connect` opens (store_file.py opens it: read-only,
+    through a writer's shared memory, or immutable), in autocommit like the server's."""
+    return create_engine("sqlite://", creator=connect, poolclass=StaticPool, isolation_level="AUTOCOMMIT")
+
+
+def open_engine(location: str, timeout: float = 30.0) -> Engine:
+    """The engine for `--db`: a PostgreSQL URL, or else the path of a SQLite file (opened read-write)."""
+    if is_server_url(location):
+        return server_engine(server_url(location), timeout)
+    return file_engine(lambda: sqlite3.connect(location, isolation_level=None, timeout=timeout))
+
+
+@contextmanager
+def begin_writing(connection: Connection) -> Iterator[None]:
+    """A transaction that holds the database's write lock until it commits (or rolls back on an error)."""
+    if connection.dialect.name == "sqlite":
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+    else:
+        connection.exec_driver_sql("BEGIN")
+        connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_WRITE_LOCK})")
+    try:
+        yield
+    except BaseException:
+        if _in_transaction(connection):
+            connection.exec_driver_sql("ROLLBACK")
+        raise
+    connection.exec_driver_sql("COMMIT")
+
+
+def _in_transaction(connection: Connection) -> bool:
+    """Whether the database still has our transaction open (SQLite ends one by itself after some
+    errors)."""
+    raw = connection.connection.dbapi_connection
+    if connection.dialect.name == "sqlite":
+        return bool(getattr(raw, "in_transaction", False))
+    return True
+
+
+def table_names(connection: Connection) -> set[str]:
+    """The database's own tables (not SQLite's internal ones)."""
+    return {name for name in inspect(connection).get_table_names() if not name.startswith("sqlite_")}
+
+
+def column_names(connection: Connection, table: str) -> set[str]:
+    """The columns `table` has in the database (none when it lacks the table)."""
+    if table not in table_names(connection):
+        return set()
+    return {column["name"] for column in inspect(connection).get_columns(table)}
+
+
+def schema_version(connection: Connection, name: str) -> int | None:
+    """The database's schema version, None when it has no tables; refuses another program's database
+    and a newer arena's (DatabaseError, naming it as `name`)."""
+    tables = table_names(connection)
+    if not tables:
+        return None
+    text = ""
+    if "meta" in tables:
+        text = str(connection.scalar(select(meta.c.value).where(meta.c.key == "schema_version")) or "")
+    if not text.isdecimal() or len(text) > 9:
+        listed = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+        raise DatabaseError(f"{name} is not a ladder database (it holds other tables: {listed})")
+    if int(text) > SCHEMA_VERSION:
+        raise DatabaseError(f"{name} was written by a newer arena (schema {text})")
+    return int(text)
+
+
+def prepare_schema(connection: Connection, name: str) -> None:
+    """Create the tables of an empty database, and those missing from a database of this version (the
+    site's, the uploads'); check that every table has the columns this arena reads. One transaction,
+    under the write lock: another runner may be doing the same."""
+    with begin_writing(connection):
+        version = schema_version(connection, name)
+        METADATA.create_all(connection, checkfirst=True)
+        if version is None:
+            connection.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
+        elif version < SCHEMA_VERSION:
+            # Only a SQLite file can be older (the server databases began at version 4); its data moves
+            # (versions 3 and 4) are still store_file.py's, which opens it (docs/storage-port.md).
+            raise DatabaseError(f"{name} has schema {version}: open it with this arena's SQLite store")
+        check_columns(connection, name)
+
+
+def check_columns(connection: Connection, name: str) -> None:
+    """Refuse a database whose tables lack a column this arena reads (CREATE TABLE IF NOT EXISTS keeps a
+    table of another shape)."""
+    for table_name in sorted(LADDER_TABLES):
+        present = column_names(connection, table_name)
+        columns = METADATA.tables[table_name].columns
+        missing = [column.name for column in columns if column.name not in present]
+        if missing:
+            lacking = f"table {table_name!r} has no column {', '.join(missing)}"
+            raise DatabaseError(f"{name} is not a ladder database ({lacking})")

@@ -1,0 +1,253 @@
+"""The ladder's tables as SQLAlchemy Core `Table`s (schema version 4): one definition that SQLite and
+PostgreSQL both create from, and that the ported store modules query through (no SQL text per dialect).
+
+These mirror schema.py's CREATE TABLE text, which the SQLite file still opens and upgrades through until
+the port is done (docs/storage-port.md); tests/arena/ladder/test_tables.py keeps the two equal. Times are
+seconds since the epoch (REAL on SQLite, double precision on PostgreSQL); JSON is kept as text, as the
+SQLite file has it, so a value reads back the same from either."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    Column,
+    Double,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    Table,
+    Text,
+    UniqueConstraint,
+    text,
+)
+
+METADATA: Final = MetaData()
+
+_ID: Final = BigInteger().with_variant(Integer(), "sqlite")
+"""A row id: 64 bits on PostgreSQL; on SQLite `INTEGER PRIMARY KEY`, the rowid itself, as today's files
+have it (SQLite numbers only that spelling by itself)."""
+
+meta: Final = Table(
+    "meta",
+    METADATA,
+    Column("key", Text, primary_key=True),
+    Column("value", Text, nullable=False),
+)
+"""Settings of the database itself: `schema_version` (SCHEMA_VERSION, as decimal text)."""
+
+bots: Final = Table(
+    "bots",
+    METADATA,
+    Column("name", Text, primary_key=True),
+    Column("address", Text),
+    Column("command", Text),
+    Column("probation", Text),
+    Column("created_at", Double, nullable=False),
+    Column("updated_at", Double, nullable=False),
+    Column("down_since", Double),
+    Column("host_failures", Integer, nullable=False, server_default=text("0")),
+    CheckConstraint("(address IS NULL) <> (command IS NULL)", name="bots_address_or_command"),
+)
+
+sets: Final = Table(
+    "sets",
+    METADATA,
+    Column("id", _ID, primary_key=True, autoincrement=True),
+    Column("created_at", Double, nullable=False),
+    Column("players", Integer, nullable=False),
+    Column("ruleset", Text, nullable=False),
+    Column("deal_cap", Integer),
+    Column("seed", BigInteger, nullable=False),
+    Column("bots", Text, nullable=False),
+    Column("rotations", Integer, nullable=False),
+    Column("rated_at", Double),
+    Column("void_reason", Text),
+    Column("lease_owner", Text),
+    Column("lease_until", Double),
+    Column("not_before", Double),
+    Column("start_failures", Integer, nullable=False, server_default=text("0")),
+    Column("event", Text),
+)
+
+matches: Final = Table(
+    "matches",
+    METADATA,
+    Column("id", Text, primary_key=True),
+    Column("set_id", _ID, ForeignKey("sets.id"), nullable=False),
+    Column("rotation", Integer, nullable=False),
+    Column("team_bots", Text, nullable=False),
+    Column("finished_at", Double, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("ranking", Text, nullable=False),
+    Column("bot_ranks", Text, nullable=False),
+    Column("faults", Text, nullable=False),
+    Column("decisions", Integer, nullable=False),
+    Column("seconds", Double, nullable=False),
+    UniqueConstraint("set_id", "rotation"),
+)
+
+rating_events: Final = Table(
+    "rating_events",
+    METADATA,
+    Column("set_id", _ID, ForeignKey("sets.id"), nullable=False),
+    Column("bot", Text, nullable=False),
+    Column("before", Double, nullable=False),
+    Column("after", Double, nullable=False),
+    PrimaryKeyConstraint("set_id", "bot"),
+)
+
+match_records: Final = Table(
+    "match_records",
+    METADATA,
+    Column("match_id", Text, primary_key=True),
+    Column("record", Text, nullable=False),
+)
+
+match_bots: Final = Table(
+    "match_bots",
+    METADATA,
+    Column("match_id", Text, nullable=False),
+    Column("bot", Text, nullable=False),
+    Column("rank", Integer, nullable=False),
+    Column("own_forfeit", Integer, nullable=False),
+    Column("finished_at", Double, nullable=False),
+    PrimaryKeyConstraint("match_id", "bot"),
+)
+
+bot_totals: Final = Table(
+    "bot_totals",
+    METADATA,
+    Column("bot", Text, nullable=False),
+    Column("pool", Text, nullable=False),
+    Column("matches", Integer, nullable=False),
+    Column("wins", Integer, nullable=False),
+    Column("losses", Integer, nullable=False),
+    Column("timeouts", Integer, nullable=False),
+    Column("illegal_moves", Integer, nullable=False),
+    Column("crashes", Integer, nullable=False),
+    PrimaryKeyConstraint("pool", "bot"),
+)
+
+pools: Final = Table(
+    "pools",
+    METADATA,
+    Column("name", Text, primary_key=True),
+    Column("matches", Integer, nullable=False),
+    Column("rated_sets", Integer, nullable=False, server_default=text("0")),
+)
+
+ratings: Final = Table(
+    "ratings",
+    METADATA,
+    Column("bot", Text, nullable=False),
+    Column("pool", Text, nullable=False),
+    Column("rating", Double, nullable=False),
+    Column("margin", Double),
+    Column("superiority", Double),
+    PrimaryKeyConstraint("bot", "pool"),
+)
+
+pair_results: Final = Table(
+    "pair_results",
+    METADATA,
+    Column("pool", Text, nullable=False),
+    Column("first", Text, nullable=False),
+    Column("second", Text, nullable=False),
+    Column("sets", Integer, nullable=False),
+    Column("score", Double, nullable=False),
+    Column("squares", Double, nullable=False),
+    PrimaryKeyConstraint("pool", "first", "second"),
+)
+
+choice_sets: Final = Table(
+    "choice_sets",
+    METADATA,
+    Column("pool", Text, nullable=False),
+    Column("bots", Text, nullable=False),
+    Column("weight", Double, nullable=False),
+    PrimaryKeyConstraint("pool", "bots"),
+)
+
+places: Final = Table(
+    "places",
+    METADATA,
+    Column("pool", Text, nullable=False),
+    Column("bot", Text, nullable=False),
+    Column("taken", Double, nullable=False),
+    PrimaryKeyConstraint("pool", "bot"),
+)
+
+Index("match_bots_by_bot", match_bots.c.bot, match_bots.c.finished_at, match_bots.c.match_id)
+Index("matches_by_time", matches.c.finished_at, matches.c.id)
+_OPEN: Final = text("rated_at IS NULL AND void_reason IS NULL")
+Index("sets_open", sets.c.id, sqlite_where=_OPEN, postgresql_where=_OPEN)
+Index("ratings_by_pool", ratings.c.pool, ratings.c.bot)
+
+# The site's tables (`arena serve`) and the uploads' (uploads.py): no schema version of their own.
+
+live_events: Final = Table(
+    "live_events",
+    METADATA,
+    Column("match_id", Text, nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("at", Double, nullable=False),
+    Column("event", Text, nullable=False),
+    PrimaryKeyConstraint("match_id", "seq"),
+    sqlite_with_rowid=False,
+)
+
+tokens: Final = Table(
+    "tokens",
+    METADATA,
+    Column("name", Text, primary_key=True),
+    Column("role", Text, nullable=False),
+    Column("digest", Text, nullable=False, unique=True),
+    Column("created_at", Double, nullable=False),
+    CheckConstraint("role IN ('host', 'participant')", name="tokens_role"),
+)
+
+audit: Final = Table(
+    "audit",
+    METADATA,
+    Column("id", _ID, primary_key=True, autoincrement=True),
+    Column("at", Double, nullable=False),
+    Column("actor", Text, nullable=False),
+    Column("action", Text, nullable=False),
+    Column("target", Text, nullable=False),
+    Column("detail", Text, nullable=False),
+)
+
+bot_uploads: Final = Table(
+    "bot_uploads",
+    METADATA,
+    Column("bot", Text, nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("sha256", Text, nullable=False),
+    Column("run", Text, nullable=False),
+    Column("uploaded_at", Double, nullable=False),
+    PrimaryKeyConstraint("bot", "version"),
+)
+
+bot_launches: Final = Table(
+    "bot_launches",
+    METADATA,
+    Column("bot", Text, primary_key=True),
+    Column("command", Text, nullable=False),
+    Column("sandbox", Integer, nullable=False),
+    Column("version", Integer),
+)
+
+LADDER_TABLES: Final = frozenset(METADATA.tables) - {
+    "live_events",
+    "tokens",
+    "audit",
+    "bot_uploads",
+    "bot_launches",
+}
+"""The tables of the schema version proper (schema.py's `_COLUMNS`); the others are created by every
+writer without a version of their own."""

@@ -1,0 +1,160 @@
+"""The store's database layer on both dialects: the schema created from the Core `Table`s, its version,
+a foreign or newer database refused, transactions under the write lock; and today's SQLite file and a
+file created from the `Table`s taken by either side."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Connection, insert, select
+
+from arena.ladder.database import (
+    DatabaseError,
+    begin_writing,
+    check_columns,
+    column_names,
+    is_server_url,
+    open_engine,
+    prepare_schema,
+    schema_version,
+    server_url,
+    shown,
+    table_names,
+)
+from arena.ladder.schema import _COLUMNS, _SITE_TABLES, SCHEMA_VERSION
+from arena.ladder.store import LadderStore
+from arena.ladder.tables import LADDER_TABLES, METADATA, bot_totals, meta
+from arena.ladder.uploads import _TABLES as UPLOAD_TABLES
+
+
+@pytest.fixture
+def connection(database: str) -> Iterator[Connection]:
+    """A connection to an empty database of each dialect."""
+    engine = open_engine(database)
+    with engine.connect() as opened:
+        yield opened
+    engine.dispose()
+
+
+def test_the_tables_match_the_sqlite_schema() -> None:
+    """Until schema.py's SQL text goes, the `Table`s and it describe the same tables and columns."""
+    db = sqlite3.connect(":memory:")
+    db.executescript(_SITE_TABLES + UPLOAD_TABLES)
+    others = {
+        name: tuple(row[1] for row in db.execute(f"PRAGMA table_info({name})"))
+        for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    }
+    expected = {name: set(columns) for name, columns in {**_COLUMNS, **others}.items()}
+    assert {name: {column.name for column in table.columns} for name, table in METADATA.tables.items()} == (
+        expected
+    )
+    assert set(_COLUMNS) == LADDER_TABLES
+
+
+def test_an_empty_database_gets_every_table_and_the_version(connection: Connection) -> None:
+    prepare_schema(connection, "the ladder")
+    assert table_names(connection) == set(METADATA.tables)
+    assert schema_version(connection, "the ladder") == SCHEMA_VERSION
+    prepare_schema(connection, "the ladder")  # again: nothing to do
+    assert connection.scalar(select(meta.c.value).where(meta.c.key == "schema_version")) == "4"
+
+
+def test_a_database_of_another_program_is_refused(connection: Connection) -> None:
+    connection.exec_driver_sql("CREATE TABLE invoices (id INTEGER)")
+    with pytest.raises(DatabaseError, match=r"^the ladder is not a ladder database \(.*invoices\)$"):
+        prepare_schema(connection, "the ladder")
+    assert table_names(connection) == {"invoices"}  # refused before anything was changed
+
+
+def test_a_newer_arenas_database_is_refused(connection: Connection) -> None:
+    prepare_schema(connection, "the ladder")
+    connection.execute(meta.update().values(value=str(SCHEMA_VERSION + 1)))
+    with pytest.raises(DatabaseError, match=r"written by a newer arena \(schema 5\)$"):
+        prepare_schema(connection, "the ladder")
+
+
+def test_a_table_of_another_shape_is_refused(connection: Connection) -> None:
+    connection.exec_driver_sql("CREATE TABLE bot_totals (bot TEXT, pool TEXT)")
+    meta.create(connection)
+    connection.execute(insert(meta).values(key="schema_version", value=str(SCHEMA_VERSION)))
+    with pytest.raises(DatabaseError, match=r"table 'bot_totals' has no column matches, wins"):
+        prepare_schema(connection, "the ladder")
+
+
+def test_a_failed_transaction_leaves_nothing(connection: Connection) -> None:
+    prepare_schema(connection, "the ladder")
+    row = {"bot": "a", "pool": "p", **dict.fromkeys(("matches", "wins", "losses"), 1)}
+    row |= dict.fromkeys(("timeouts", "illegal_moves", "crashes"), 0)
+
+    def fail_after_writing() -> None:
+        with begin_writing(connection):
+            connection.execute(bot_totals.insert().values(row))
+            raise RuntimeError("the runner failed")
+
+    with pytest.raises(RuntimeError):
+        fail_after_writing()
+    assert connection.scalar(select(bot_totals.c.bot)) is None
+    with begin_writing(connection):
+        connection.execute(bot_totals.insert().values(row))
+    assert connection.scalar(select(bot_totals.c.wins)) == 1
+
+
+def test_a_file_made_from_the_tables_opens_in_todays_store(tmp_path: Path) -> None:
+    path = tmp_path / "arena.db"
+    engine = open_engine(str(path))
+    with engine.connect() as connection:
+        prepare_schema(connection, str(path))
+    engine.dispose()
+    store = LadderStore(path)
+    try:
+        assert store.add_bot("alpha", address="localhost:1").name == "alpha"
+    finally:
+        store.close()
+
+
+def test_todays_file_passes_the_tables_check(tmp_path: Path) -> None:
+    path = tmp_path / "arena.db"
+    LadderStore(path).close()
+    engine = open_engine(str(path))
+    with engine.connect() as connection:
+        assert schema_version(connection, str(path)) == SCHEMA_VERSION
+        check_columns(connection, str(path))
+        assert column_names(connection, "sets") >= {"lease_owner", "event"}
+    engine.dispose()
+
+
+@pytest.mark.parametrize(
+    ("location", "expected"),
+    [
+        ("postgresql://arena@db.example/ladder", "postgresql+psycopg://arena@db.example/ladder"),
+        ("postgres://arena@db.example/ladder", "postgresql+psycopg://arena@db.example/ladder"),
+        ("postgresql+psycopg://arena:secret@db:5433/l", "postgresql+psycopg://arena:secret@db:5433/l"),
+    ],
+)
+def test_server_urls_use_psycopg_3(location: str, expected: str) -> None:
+    assert is_server_url(location)
+    assert server_url(location).render_as_string(hide_password=False) == expected
+
+
+def test_messages_hide_the_password() -> None:
+    assert shown(server_url("postgresql://arena:secret@db/ladder")) == "postgresql://arena:***@db/ladder"
+
+
+@pytest.mark.parametrize(
+    ("location", "message"),
+    [
+        ("postgresql://arena@db.example", "name the database"),
+        ("postgresql+psycopg2://arena@db/ladder", "only postgresql:// \\(psycopg 3\\)"),
+    ],
+)
+def test_bad_server_urls_are_refused(location: str, message: str) -> None:
+    with pytest.raises(DatabaseError, match=message):
+        server_url(location)
+
+
+def test_a_path_is_a_sqlite_file() -> None:
+    assert not is_server_url("arena.db")
+    assert not is_server_url("/srv/ladders/postgresql.db")

@@ -11,11 +11,13 @@ the optional extra `[cluster]`: a SQLite ladder does not import this module's Po
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Final
+from typing import Any, Final
 
-from sqlalchemy import Connection, Engine, create_engine, inspect, select
+from sqlalchemy import Connection, Engine, Table, create_engine, inspect, select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
@@ -108,6 +110,18 @@ def _in_transaction(connection: Connection) -> bool:
     if connection.dialect.name == "sqlite":
         return bool(getattr(raw, "in_transaction", False))
     return True
+
+
+def replace(connection: Connection, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert `rows` into `table`, each replacing the row of the same primary key (SQLite's INSERT OR
+    REPLACE): the one statement Core spells per dialect, with the same API on both."""
+    if not rows:
+        return
+    insert = sqlite_insert if connection.dialect.name == "sqlite" else postgresql_insert
+    statement = insert(table)
+    keys = [column.name for column in table.primary_key.columns]
+    others = {name: statement.excluded[name] for name in rows[0] if name not in keys}
+    connection.execute(statement.on_conflict_do_update(index_elements=keys, set_=others), list(rows))
 
 
 def table_names(connection: Connection) -> set[str]:

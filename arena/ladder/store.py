@@ -454,7 +454,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
             now = 0 if counted is None else counted[0]
             if now != rated_sets:
                 raise RatingsChangedError(
-                    f"{self.path}: ratings changed while set {set_id} was being rated "
+                    f"{self.name}: ratings changed while set {set_id} was being rated "
                     f"({now - rated_sets} other sets of {pool} rated meanwhile)"
                 )
             before = PoolSums(rated_sets=rated_sets)

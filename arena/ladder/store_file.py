@@ -31,7 +31,22 @@ from dataclasses import astuple
 from pathlib import Path
 from typing import Any, Final, TypeVar, cast
 
+from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
+
 from arena.errors import ArenaError
+from arena.ladder.database import (
+    DatabaseError,
+    begin_writing,
+    check_columns,
+    column_names,
+    file_engine,
+    is_server_url,
+    prepare_schema,
+    schema_version,
+    server_engine,
+    server_url,
+    shown,
+)
 from arena.ladder.entries import BotTotals, FittedRating, PoolSums, pool_name
 from arena.ladder.fit import fit_pool
 from arena.ladder.schema import (
@@ -90,6 +105,12 @@ def _store_errors(method: _Method) -> _Method:
             return method(self, *args, **kwargs)
         except sqlite3.Error as error:
             raise StoreError(self._explain(error)) from None
+        except DBAPIError as error:
+            if isinstance(error.orig, sqlite3.Error):
+                raise StoreError(self._explain(error.orig)) from None
+            raise StoreError(self._explain_server(error)) from None
+        except (SQLAlchemyError, DatabaseError) as error:
+            raise StoreError(f"{self.name}: {str(error).splitlines()[0]}") from None
 
     return cast(_Method, wrapper)
 
@@ -116,20 +137,49 @@ class StoreFile:
     def __init__(
         self, path: str | Path = DEFAULT_DB, *, read_only: bool | None = None, timeout: float = 30.0
     ) -> None:
-        self.path = Path(path)
         self.timeout = timeout
         """Seconds to wait for another program's write to finish before giving up."""
+        if isinstance(path, str) and is_server_url(path):
+            self._open_server(path, read_only)
+            return
+        self.path = Path(path)
+        self.name = str(self.path)
+        """The database as messages name it: the file's path, or a server database's URL."""
         self._read_only_reason = self._unwritable_reason()
         if read_only is False and self._read_only_reason:
-            raise StoreError(f"{self.path} is read-only ({self._read_only_reason}); this command changes it")
+            raise StoreError(f"{self.name} is read-only ({self._read_only_reason}); this command changes it")
         if read_only and not self._read_only_reason:
             self._read_only_reason = "opened read-only"
         self.read_only = bool(self._read_only_reason)
         self._db = self._connect()
         try:
+            # The ported modules' connection (SQLAlchemy Core) over the same SQLite connection as `_db`,
+            # so that both take part in the same transactions while the port goes on.
+            self._engine = file_engine(lambda: self._db)
+            self._conn = self._engine.connect()
             self._prepare()
         except BaseException:
             self._db.close()
+            raise
+
+    def _open_server(self, location: str, read_only: bool | None) -> None:
+        """Open a PostgreSQL database: the tables created or checked by database.py's one path."""
+        url = server_url(location)
+        self.name = shown(url)
+        self.path = Path(self.name)
+        self._read_only_reason = "opened read-only" if read_only else ""
+        self.read_only = bool(read_only)
+        self._db = cast(sqlite3.Connection, _NotOnServer(self.name))
+        self._engine = server_engine(url, self.timeout)
+        try:
+            self._conn = self._engine.connect()
+            if self.read_only:
+                if schema_version(self._conn, self.name) is not None:
+                    check_columns(self._conn, self.name)
+            else:
+                prepare_schema(self._conn, self.name)
+        except BaseException:
+            self._engine.dispose()
             raise
 
     def _unwritable_reason(self) -> str:
@@ -159,7 +209,7 @@ class StoreFile:
         if not self.read_only:
             return sqlite3.connect(self.path, isolation_level=None, timeout=self.timeout)
         uri = self.path.resolve().as_uri()
-        if Path(f"{self.path}-shm").exists():
+        if Path(f"{self.name}-shm").exists():
             # A writer may have the file open: read through its shared memory, consistently.
             db = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, timeout=self.timeout)
             try:
@@ -223,9 +273,9 @@ class StoreFile:
         text = str(row[0]) if row is not None else ""
         if not text.isdecimal() or len(text) > 9:
             listed = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
-            raise StoreError(f"{self.path} is not a ladder database (it holds other tables: {listed})")
+            raise StoreError(f"{self.name} is not a ladder database (it holds other tables: {listed})")
         if int(text) > SCHEMA_VERSION:
-            raise StoreError(f"{self.path} was written by a newer arena (schema {text})")
+            raise StoreError(f"{self.name} was written by a newer arena (schema {text})")
         return int(text)
 
     def _check_columns(self, version: int | None, all_tables: bool) -> None:
@@ -241,14 +291,14 @@ class StoreFile:
             present = self._columns(table)
             if not present:
                 if all_tables and table not in added_tables:
-                    raise StoreError(f"{self.path} is not a ladder database (it has no table {table!r})")
+                    raise StoreError(f"{self.name} is not a ladder database (it has no table {table!r})")
                 continue
             missing = [
                 column for column in columns if column not in present and (table, column) not in excused
             ]
             if missing:
                 lacking = f"table {table!r} has no column {', '.join(missing)}"
-                raise StoreError(f"{self.path} is not a ladder database ({lacking})")
+                raise StoreError(f"{self.name} is not a ladder database ({lacking})")
 
     def _upgrade(self, version: int) -> None:
         """Bring a file of an older schema version (0: a new file) to this one, inside the opening
@@ -282,7 +332,7 @@ class StoreFile:
     def _columns(self, table: str) -> set[str]:
         """The columns the file's own `table` has (none when it lacks the table); temporary tables of the
         same name, made to read an older file, are not looked at."""
-        return {row[1] for row in self._db.execute(f"PRAGMA main.table_info({table})")}
+        return column_names(self._conn, table)
 
     def _derive_for_reading(self, version: int) -> None:
         """Read an older file as it is: the tables of later versions computed into temporary ones, its
@@ -416,35 +466,39 @@ class StoreFile:
         """One line for a SQLite error: what it means for this file."""
         name = getattr(error, "sqlite_errorname", "") or ""
         if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
-            return f"{self.path} is locked by another program (waited {self.timeout:g} s); try again later"
+            return f"{self.name} is locked by another program (waited {self.timeout:g} s); try again later"
         if name.startswith("SQLITE_READONLY"):
-            return f"{self.path} is read-only ({error}); nothing was changed"
+            return f"{self.name} is read-only ({error}); nothing was changed"
         if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
-            return f"{self.path} is damaged or not a ladder database ({error})"
+            return f"{self.name} is damaged or not a ladder database ({error})"
         if name.startswith("SQLITE_FULL"):
-            return f"{self.path}: the disk is full ({error}); nothing was changed"
+            return f"{self.name}: the disk is full ({error}); nothing was changed"
         if name.startswith("SQLITE_CANTOPEN"):
-            return f"cannot open {self.path} ({error})"
+            return f"cannot open {self.name} ({error})"
         if "no such column" in str(error) or "no such table" in str(error):
-            return f"{self.path} is not a ladder database of this arena ({error})"
-        return f"{self.path}: database error: {error}"
+            return f"{self.name} is not a ladder database of this arena ({error})"
+        return f"{self.name}: database error: {error}"
+
+    def _explain_server(self, error: DBAPIError) -> str:
+        """One line for a PostgreSQL error (psycopg's, through SQLAlchemy)."""
+        lines = str(error.orig).strip().splitlines()
+        detail = lines[0] if lines else type(error.orig).__name__
+        if isinstance(error, OperationalError):
+            return f"cannot reach {self.name} ({detail})"
+        return f"{self.name}: database error: {detail}"
 
     def close(self) -> None:
-        """Close the file."""
+        """Close the file (or the connection to the server)."""
+        self._conn.close()
+        self._engine.dispose()
         self._db.close()
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
         if self.read_only:
-            raise StoreError(f"{self.path} is read-only ({self._read_only_reason}); nothing was changed")
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+            raise StoreError(f"{self.name} is read-only ({self._read_only_reason}); nothing was changed")
+        with begin_writing(self._conn):
             yield
-        except BaseException:
-            if self._db.in_transaction:  # SQLite rolls back by itself after some errors
-                self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
 
     def _decoded(self, text: Any, what: str) -> Any:
         """A JSON column's value; a damaged one (the file was edited by hand?) is a StoreError."""
@@ -454,7 +508,25 @@ class StoreFile:
             raise self._damaged(what) from None
 
     def _damaged(self, what: str) -> StoreError:
-        return StoreError(f"{self.path} is damaged: {what} does not hold what the arena wrote")
+        return StoreError(f"{self.name} is damaged: {what} does not hold what the arena wrote")
+
+
+class _NotOnServer:
+    """What stands for the SQLite connection (`_db`) on PostgreSQL while the store is ported to
+    SQLAlchemy Core a module at a time: a part not ported yet refuses in one line (docs/storage-port.md)."""
+
+    in_transaction = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def execute(self, *_args: Any) -> Any:
+        raise StoreError(f"{self.name}: this part of the ladder does not run on PostgreSQL yet")
+
+    executemany = execute
+
+    def close(self) -> None:
+        """Nothing to close: the server's connection is `_conn`."""
 
 
 _DATA_UPGRADES: Final[dict[int, tuple[Callable[[StoreFile], None], ...]]] = {

@@ -387,6 +387,8 @@ def test_the_store_persists_and_computes_nothing() -> None:
         "arena.ladder.store",
         "arena.ladder.store_file",
         "arena.ladder.schema",
+        "arena.ladder.tables",
+        "arena.ladder.database",
         "arena.ladder.store_leases",
         "arena.ladder.store_totals",
         "arena.ladder.store_rows",

@@ -28,6 +28,10 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from sqlalchemy import Select, and_, delete, func, null, select, update
+from sqlalchemy.exc import IntegrityError
+
+from arena.ladder import tables
 from arena.ladder.entries import (
     DEFAULT_POOL,
     START_RATING,
@@ -83,7 +87,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
     `timeout`); close it with `close()`. Every error is a StoreError that names the file.
     """
 
-    # Bots.
+    # Bots (ported to SQLAlchemy Core: SQLite and PostgreSQL alike).
 
     def add_bot(self, name: str, address: str | None = None, command: str | None = None) -> BotEntry:
         """Register a bot by address or by command; a name already taken is refused. It starts with the
@@ -93,45 +97,53 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         now = time.time()
         try:
             with self._transaction():
-                self._db.execute(
-                    "INSERT INTO bots (name, address, command, created_at, updated_at)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (name, address, command, now, now),
+                self._conn.execute(
+                    tables.bots.insert().values(
+                        name=name, address=address, command=command, created_at=now, updated_at=now
+                    )
                 )
-                self._db.execute("DELETE FROM ratings WHERE bot = ?", (name,))
-        except sqlite3.IntegrityError:
+                self._conn.execute(delete(tables.ratings).where(tables.ratings.c.bot == name))
+        except IntegrityError:
             raise StoreError(f"a bot named {name!r} is already registered") from None
         return self.bot(name)
 
-    _BOT_COLUMNS = (
-        "SELECT name, address, command, coalesce(ratings.rating, ?), probation FROM bots"
-        " LEFT JOIN ratings ON ratings.bot = bots.name AND ratings.pool = ?"
-    )
+    @staticmethod
+    def _bot_rows(pool: str) -> Select[Any]:
+        """The registered bots with their rating in `pool` (the starting rating where they have none)."""
+        in_pool = and_(tables.ratings.c.bot == tables.bots.c.name, tables.ratings.c.pool == pool)
+        return select(
+            tables.bots.c.name,
+            tables.bots.c.address,
+            tables.bots.c.command,
+            func.coalesce(tables.ratings.c.rating, START_RATING),
+            tables.bots.c.probation,
+        ).select_from(tables.bots.outerjoin(tables.ratings, in_pool))
 
     def bot(self, name: str, pool: str = DEFAULT_POOL) -> BotEntry:
         """The bot registered as `name`, with its rating in `pool`."""
-        row = self._db.execute(f"{self._BOT_COLUMNS} WHERE name = ?", (START_RATING, pool, name)).fetchone()
+        row = self._conn.execute(self._bot_rows(pool).where(tables.bots.c.name == name)).first()
         if row is None:
             raise StoreError(f"no bot named {name!r} is registered")
         return self._bot_entry(row)
 
     def bots(self, pool: str = DEFAULT_POOL) -> list[BotEntry]:
         """Every registered bot, by name, with its rating in `pool`."""
-        rows = self._db.execute(f"{self._BOT_COLUMNS} ORDER BY name", (START_RATING, pool))
+        rows = self._conn.execute(self._bot_rows(pool).order_by(tables.bots.c.name))
         return [self._bot_entry(row) for row in rows]
 
     def bot_ratings(self) -> dict[str, dict[str, float]]:
         """Each registered bot's rating in each pool where it has one (not the starting rating)."""
-        ratings: dict[str, dict[str, float]] = {}
-        rows = self._db.execute(
-            "SELECT bot, pool, ratings.rating FROM ratings JOIN bots ON bots.name = ratings.bot"
-            " ORDER BY bot, pool"
+        ratings_by_bot: dict[str, dict[str, float]] = {}
+        rows = self._conn.execute(
+            select(tables.ratings.c.bot, tables.ratings.c.pool, tables.ratings.c.rating)
+            .join(tables.bots, tables.bots.c.name == tables.ratings.c.bot)
+            .order_by(tables.ratings.c.bot, tables.ratings.c.pool)
         )
         for bot, pool, rating in rows:
             if not is_number(rating):
                 raise self._damaged(f"the rating of {bot!r}")
-            ratings.setdefault(bot, {})[pool] = float(rating)
-        return ratings
+            ratings_by_bot.setdefault(bot, {})[pool] = float(rating)
+        return ratings_by_bot
 
     def _bot_entry(self, row: Sequence[Any]) -> BotEntry:
         name, address, command, rating, probation = row
@@ -149,9 +161,10 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         if (address is None) == (command is None):
             raise StoreError("give either a new address or a new command")
         with self._transaction():
-            self._db.execute(
-                "UPDATE bots SET address = ?, command = ?, updated_at = ? WHERE name = ?",
-                (address, command, time.time(), name),
+            self._conn.execute(
+                update(tables.bots)
+                .where(tables.bots.c.name == name)
+                .values(address=address, command=command, updated_at=time.time())
             )
         return self.bot(name)
 
@@ -161,21 +174,25 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         self.bot(name)
         orphans = [duplicate.id for duplicate, _missing in self.unfinished_sets() if name in duplicate.bots]
         with self._transaction():
-            self._db.execute("DELETE FROM bots WHERE name = ?", (name,))
-            self._db.executemany(
-                "UPDATE sets SET void_reason = ? WHERE id = ? AND rated_at IS NULL",
-                [(f"{name} was removed", set_id) for set_id in orphans],
-            )
+            self._conn.execute(delete(tables.bots).where(tables.bots.c.name == name))
+            if orphans:
+                self._conn.execute(
+                    update(tables.sets)
+                    .where(tables.sets.c.id.in_(orphans), tables.sets.c.rated_at.is_(None))
+                    .values(void_reason=f"{name} was removed")
+                )
 
     def set_probation(self, name: str, reason: str | None) -> None:
         """Put a bot on probation (skipped by the ladder) with a reason, or take it off with None."""
         self.bot(name)
         with self._transaction():
-            self._db.execute(
-                "UPDATE bots SET probation = ?, updated_at = ? WHERE name = ?", (reason, time.time(), name)
+            self._conn.execute(
+                update(tables.bots)
+                .where(tables.bots.c.name == name)
+                .values(probation=reason, updated_at=time.time())
             )
 
-    # Sets and matches.
+    # Sets and matches (creating and listing sets ported to SQLAlchemy Core).
 
     def create_set(
         self,
@@ -193,52 +210,60 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         now = time.time()
         owner, until = (None, None) if lease is None else (lease[0], now + lease[1])
         with self._transaction():
-            cursor = self._db.execute(
-                "INSERT INTO sets (created_at, players, ruleset, deal_cap, seed, bots, rotations,"
-                " lease_owner, lease_until, event) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    now,
-                    players,
-                    ruleset,
-                    deal_cap,
-                    seed,
-                    json.dumps(list(bots)),
-                    len(bots),
-                    owner,
-                    until,
-                    event,
-                ),
+            inserted = self._conn.execute(
+                tables.sets.insert().values(
+                    created_at=now,
+                    players=players,
+                    ruleset=ruleset,
+                    deal_cap=deal_cap,
+                    seed=seed,
+                    bots=json.dumps(list(bots)),
+                    rotations=len(bots),
+                    lease_owner=owner,
+                    lease_until=until,
+                    event=event,
+                )
             )
-        assert cursor.lastrowid is not None
-        return DuplicateSet(cursor.lastrowid, players, ruleset, deal_cap, seed, tuple(bots), len(bots), event)
+        key = inserted.inserted_primary_key
+        assert key is not None
+        return DuplicateSet(int(key[0]), players, ruleset, deal_cap, seed, tuple(bots), len(bots), event)
 
     def unfinished_sets(self) -> list[tuple[DuplicateSet, list[int]]]:
         """Sets not rated yet, each with the rotations still to play (possibly none)."""
-        event_column = "event" if self._has_column("sets", "event") else "NULL"  # a read-only older file
-        rows = self._db.execute(
-            f"SELECT id, players, ruleset, deal_cap, seed, bots, rotations, {event_column} FROM sets"
-            " WHERE rated_at IS NULL AND void_reason IS NULL ORDER BY id"
-        ).fetchall()
+        # A read-only file of an older version has no events.
+        event_column = tables.sets.c.event if self._has_column("sets", "event") else null()
+        rows = self._conn.execute(
+            select(
+                tables.sets.c.id,
+                tables.sets.c.players,
+                tables.sets.c.ruleset,
+                tables.sets.c.deal_cap,
+                tables.sets.c.seed,
+                tables.sets.c.bots,
+                tables.sets.c.rotations,
+                event_column,
+            )
+            .where(tables.sets.c.rated_at.is_(None), tables.sets.c.void_reason.is_(None))
+            .order_by(tables.sets.c.id)
+        ).all()
         unfinished = []
         for set_id, players, ruleset, deal_cap, seed, bots_json, rotations, event in rows:
-            bots = self._decoded(bots_json, f"the bots of set {set_id}")
+            bot_names = self._decoded(bots_json, f"the bots of set {set_id}")
             if not (
                 all(is_integer(value) for value in (set_id, players, seed, rotations))
                 and isinstance(ruleset, str)
                 and (deal_cap is None or is_integer(deal_cap))
-                and _is_list_of(bots, str)
-                and rotations == len(bots)
+                and _is_list_of(bot_names, str)
+                and rotations == len(bot_names)
                 and _are_rules(players, ruleset, deal_cap)
                 and (event is None or isinstance(event, str))
             ):
                 raise self._damaged(f"set {set_id}")
-            duplicate = DuplicateSet(set_id, players, ruleset, deal_cap, seed, tuple(bots), rotations, event)
-            done = {
-                played
-                for (played,) in self._db.execute(
-                    "SELECT rotation FROM matches WHERE set_id = ?", (duplicate.id,)
-                )
-            }
+            duplicate = DuplicateSet(
+                set_id, players, ruleset, deal_cap, seed, tuple(bot_names), rotations, event
+            )
+            played = select(tables.matches.c.rotation).where(tables.matches.c.set_id == set_id)
+            done = set(self._conn.scalars(played))
             unfinished.append((duplicate, [r for r in range(duplicate.rotations) if r not in done]))
         return unfinished
 

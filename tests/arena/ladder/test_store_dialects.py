@@ -1,7 +1,6 @@
 """The store's parts ported to SQLAlchemy Core, on SQLite and on PostgreSQL (the `database` fixture runs
-each test on both): opening, the running totals and pools, the leases of sets and the health of bots,
-errors as one-line StoreErrors. Rows of parts not ported yet (sets, bots) are written here through the
-`Table`s. A part moves
+each test on both): opening, the bots registry, creating and listing sets, the running totals and pools,
+the leases of sets and the health of bots, errors as one-line StoreErrors. A part moves
 here (or its tests take the fixture) as it is ported; docs/storage-port.md lists what is left."""
 
 from __future__ import annotations
@@ -92,13 +91,13 @@ def test_a_part_not_ported_yet_refuses_on_postgresql_in_one_line(database: str) 
     store = LadderStore(database)
     try:
         with pytest.raises(StoreError, match=r"does not run on PostgreSQL yet$"):
-            store.bots()
+            store.matches()
     finally:
         store.close()
 
 
 def _new_set(store: LadderStore, **columns: object) -> int:
-    """A set's row as LadderStore.create_set writes it (not ported yet); its id."""
+    """A set's row, with any columns given (rated, void); its id."""
     row = {"created_at": 0.0, "players": 4, "ruleset": "pairs", "seed": 1, "bots": '["a", "b"]'}
     with store._transaction():
         inserted = store._conn.execute(sets.insert().values(row | {"rotations": 2} | columns))
@@ -157,3 +156,32 @@ def test_a_bot_is_down_after_failures_in_a_row_and_up_when_reached(store: Ladder
     assert not store.record_host_success("alpha")  # nothing to write
     assert not store.record_host_success("nobody")
     assert store.down_bots() == {}
+
+
+def test_bots_are_registered_updated_put_on_probation_and_removed(store: LadderStore) -> None:
+    alpha = store.add_bot("alpha", address="localhost:1")
+    assert (alpha.name, alpha.address, alpha.command, alpha.rating) == ("alpha", "localhost:1", None, 1500.0)
+    store.add_bot("beta", command="python bot.py --port {port}")
+    with pytest.raises(StoreError, match=r"^a bot named 'alpha' is already registered$"):
+        store.add_bot("alpha", command="x")
+    with pytest.raises(StoreError, match=r"^a bot has either an address or a command$"):
+        store.add_bot("gamma")
+    assert store.update_bot("alpha", command="run").command == "run"
+    store.set_probation("beta", "crashed twice")
+    assert [(bot.name, bot.probation) for bot in store.bots()] == [("alpha", None), ("beta", "crashed twice")]
+    store.remove_bot("beta")
+    with pytest.raises(StoreError, match=r"^no bot named 'beta' is registered$"):
+        store.bot("beta")
+    assert store.bot_ratings() == {}
+
+
+def test_a_removed_bots_unfinished_sets_are_made_void(store: LadderStore) -> None:
+    store.add_bot("alpha", address="localhost:1")
+    store.add_bot("beta", address="localhost:2")
+    with_alpha = store.create_set(4, "pairs", 2, 7, ["alpha", "beta"], lease=("runner", 60.0))
+    other = store.create_set(6, "pairs", None, 8, ["beta", "beta", "beta"], event="cup")
+    assert store.unfinished_sets() == [(with_alpha, [0, 1]), (other, [0, 1, 2])]
+    assert not store.claim_set(with_alpha.id, "another", 60.0)  # created claimed
+    store.remove_bot("alpha")
+    assert store.unfinished_sets() == [(other, [0, 1, 2])]
+    assert other.event == "cup"

@@ -16,8 +16,7 @@ from contextlib import contextmanager
 from typing import Any, Final
 
 from sqlalchemy import Connection, Engine, Table, create_engine, inspect, select
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
@@ -112,13 +111,20 @@ def _in_transaction(connection: Connection) -> bool:
     return True
 
 
+def upsert(connection: Connection, table: Table) -> sqlite.Insert | postgresql.Insert:
+    """An INSERT into `table` that can take ON CONFLICT DO UPDATE: each dialect has its own construct,
+    with the same API, and SQLite and PostgreSQL spell the SQL the same way."""
+    if connection.dialect.name == "sqlite":
+        return sqlite.insert(table)
+    return postgresql.insert(table)
+
+
 def replace(connection: Connection, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
     """Insert `rows` into `table`, each replacing the row of the same primary key (SQLite's INSERT OR
     REPLACE): the one statement Core spells per dialect, with the same API on both."""
     if not rows:
         return
-    insert = sqlite_insert if connection.dialect.name == "sqlite" else postgresql_insert
-    statement = insert(table)
+    statement = upsert(connection, table)
     keys = [column.name for column in table.primary_key.columns]
     others = {name: statement.excluded[name] for name in rows[0] if name not in keys}
     connection.execute(statement.on_conflict_do_update(index_elements=keys, set_=others), list(rows))

@@ -32,6 +32,7 @@ from sqlalchemy import Select, and_, delete, func, null, select, update
 from sqlalchemy.exc import IntegrityError
 
 from arena.ladder import tables
+from arena.ladder.database import upsert
 from arena.ladder.entries import (
     DEFAULT_POOL,
     START_RATING,
@@ -288,39 +289,44 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         finished_at = time.time()
         try:
             with self._transaction():
-                self._db.execute(
-                    "INSERT INTO matches (id, set_id, rotation, team_bots, finished_at, reason, ranking,"
-                    " bot_ranks, faults, decisions, seconds)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        match_id,
-                        duplicate.id,
-                        rotation,
-                        json.dumps(list(team_bots)),
-                        finished_at,
-                        reason,
-                        json.dumps(list(ranking)),
-                        json.dumps(bot_ranks),
-                        json.dumps([fault.to_json() for fault in faults]),
-                        decisions,
-                        seconds,
-                    ),
+                self._conn.execute(
+                    tables.matches.insert().values(
+                        id=match_id,
+                        set_id=duplicate.id,
+                        rotation=rotation,
+                        team_bots=json.dumps(list(team_bots)),
+                        finished_at=finished_at,
+                        reason=reason,
+                        ranking=json.dumps(list(ranking)),
+                        bot_ranks=json.dumps(bot_ranks),
+                        faults=json.dumps([fault.to_json() for fault in faults]),
+                        decisions=decisions,
+                        seconds=seconds,
+                    )
                 )
-                self._db.execute("INSERT INTO match_records VALUES (?, ?)", (match_id, json.dumps(record)))
-                self._db.execute("DELETE FROM live_events WHERE match_id = ?", (match_id,))
+                game = {"match_id": match_id, "record": json.dumps(record)}
+                self._conn.execute(tables.match_records.insert().values(game))
+                live = tables.live_events
+                self._conn.execute(delete(live).where(live.c.match_id == match_id))
                 pool = duplicate.pool
                 for tally in match_tallies(team_bots, bot_ranks, faults):
-                    self._db.execute(
-                        "INSERT INTO match_bots VALUES (?, ?, ?, ?, ?)",
-                        (match_id, tally.bot, tally.rank, tally.own_forfeit, finished_at),
+                    self._conn.execute(
+                        tables.match_bots.insert().values(
+                            match_id=match_id,
+                            bot=tally.bot,
+                            rank=tally.rank,
+                            own_forfeit=tally.own_forfeit,
+                            finished_at=finished_at,
+                        )
                     )
                     self._save_totals(tally.bot, pool, add_match(self._totals(tally.bot, pool), tally))
-                self._db.execute(
-                    "INSERT INTO pools (name, matches) VALUES (?, 1)"
-                    " ON CONFLICT (name) DO UPDATE SET matches = matches + 1",
-                    (pool,),
+                counted = upsert(self._conn, tables.pools).values(name=pool, matches=1)
+                self._conn.execute(
+                    counted.on_conflict_do_update(
+                        index_elements=["name"], set_={"matches": tables.pools.c.matches + 1}
+                    )
                 )
-        except sqlite3.IntegrityError:
+        except IntegrityError:
             raise DuplicateMatchError(
                 f"set {duplicate.id} rotation {rotation} is stored already (by another runner?)"
             ) from None
@@ -328,14 +334,18 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
     def void_set(self, set_id: int, reason: str) -> None:
         """Mark a set void: its stored matches stay in the history, it is never rated nor resumed."""
         with self._transaction():
-            self._db.execute(
-                "UPDATE sets SET void_reason = ? WHERE id = ? AND rated_at IS NULL", (reason, set_id)
+            self._conn.execute(
+                update(tables.sets)
+                .where(tables.sets.c.id == set_id, tables.sets.c.rated_at.is_(None))
+                .values(void_reason=reason)
             )
 
     def void_reason(self, set_id: int) -> str | None:
         """Why a set is void, or None."""
-        row = self._db.execute("SELECT void_reason FROM sets WHERE id = ?", (set_id,)).fetchone()
-        return None if row is None else row[0]
+        reason: str | None = self._conn.scalar(
+            select(tables.sets.c.void_reason).where(tables.sets.c.id == set_id)
+        )
+        return reason
 
     def matches(self, set_id: int | None = None) -> list[StoredMatch]:
         """Finished matches (of one set, or all), oldest first."""

@@ -1,5 +1,6 @@
 """The store's parts ported to SQLAlchemy Core, on SQLite and on PostgreSQL (the `database` fixture runs
-each test on both): opening, the bots registry, creating and listing sets, the running totals and pools,
+each test on both): opening, the bots registry, creating, listing and voiding sets, saving a match, the
+running totals and pools,
 the leases of sets and the health of bots, errors as one-line StoreErrors. A part moves
 here (or its tests take the fixture) as it is ported; docs/storage-port.md lists what is left."""
 
@@ -13,7 +14,7 @@ from sqlalchemy import update
 from arena.ladder.entries import BotTotals
 from arena.ladder.schema import SCHEMA_VERSION
 from arena.ladder.store import LadderStore
-from arena.ladder.store_file import StoreError
+from arena.ladder.store_file import DuplicateMatchError, StoreError
 from arena.ladder.tables import bots, meta, pools, sets
 
 
@@ -185,3 +186,21 @@ def test_a_removed_bots_unfinished_sets_are_made_void(store: LadderStore) -> Non
     store.remove_bot("alpha")
     assert store.unfinished_sets() == [(other, [0, 1, 2])]
     assert other.event == "cup"
+
+
+def test_a_match_is_saved_once_with_its_totals_and_pool(store: LadderStore) -> None:
+    store.add_bot("alpha", address="localhost:1")
+    store.add_bot("beta", address="localhost:2")
+    duplicate = store.create_set(4, "pairs", 2, 7, ["alpha", "beta"])
+    for rotation in (0, 1):
+        store.save_match(f"m{rotation}", duplicate, rotation, "score", [0, 1], [], {"deals": []}, 10, 0.5)
+    with pytest.raises(DuplicateMatchError, match=r"^set \d+ rotation 1 is stored already"):
+        store.save_match("again", duplicate, 1, "score", [0, 1], [], {}, 10, 0.5)
+    assert store.unfinished_sets() == [(duplicate, [])]
+    assert store.pools() == {duplicate.pool: 2}
+    assert sorted(store.matches_played(duplicate.pool).values()) == [2, 2]
+    assert sum(line.wins for line in store.totals(duplicate.pool).values()) == 2
+    store.void_set(duplicate.id, "the arena failed")
+    assert store.void_reason(duplicate.id) == "the arena failed"
+    assert store.void_reason(duplicate.id + 1) is None
+    assert store.unfinished_sets() == []

@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import Select, and_, delete, func, null, select, update
+from sqlalchemy import Select, and_, delete, func, null, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from arena.ladder import tables
@@ -80,6 +80,23 @@ def _are_rules(players: int, ruleset: str, deal_cap: int | None) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _select_matches() -> Select[Any]:
+    """The columns of a stored match (MatchRows._stored_match reads them), from `matches`."""
+    matches = tables.matches
+    return select(
+        matches.c.id,
+        matches.c.set_id,
+        matches.c.rotation,
+        matches.c.team_bots,
+        matches.c.reason,
+        matches.c.ranking,
+        matches.c.bot_ranks,
+        matches.c.faults,
+        matches.c.decisions,
+        matches.c.seconds,
+    )
 
 
 @every_method_store_errors
@@ -349,49 +366,42 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
 
     def matches(self, set_id: int | None = None) -> list[StoredMatch]:
         """Finished matches (of one set, or all), oldest first."""
-        if set_id is None:
-            return self._select_matches("", (), "finished_at, id")
-        return self._select_matches("WHERE set_id = ?", (set_id,), "finished_at, id")
+        statement = _select_matches().order_by(tables.matches.c.finished_at, tables.matches.c.id)
+        if set_id is not None:
+            statement = statement.where(tables.matches.c.set_id == set_id)
+        return [self._stored_match(row) for row in self._conn.execute(statement)]
 
     def recent_matches(self, bot: str | None, count: int) -> list[StoredMatch]:
         """The last `count` finished matches (that `bot` played, when given), newest first: read by
         index, whatever the length of the history."""
+        matches, match_bots = tables.matches, tables.match_bots
         if bot is None:
-            return self._select_matches("", (), "finished_at DESC, id DESC", count)
-        rows = self._db.execute(
-            f"SELECT {self._MATCH_COLUMNS} FROM match_bots JOIN matches ON matches.id = match_bots.match_id"
-            " WHERE match_bots.bot = ? ORDER BY match_bots.finished_at DESC, match_bots.match_id DESC"
-            " LIMIT ?",
-            (bot, count),
-        )
-        return [self._stored_match(row) for row in rows]
+            statement = _select_matches().order_by(matches.c.finished_at.desc(), matches.c.id.desc())
+        else:
+            statement = (
+                _select_matches()
+                .select_from(match_bots.join(matches, matches.c.id == match_bots.c.match_id))
+                .where(match_bots.c.bot == bot)
+                .order_by(match_bots.c.finished_at.desc(), match_bots.c.match_id.desc())
+            )
+        return [self._stored_match(row) for row in self._conn.execute(statement.limit(count))]
 
     def recent_forfeits(self, bot: str, count: int) -> list[bool]:
         """Whether each of the last `count` matches of `bot` (newest first) was a forfeit of its own (a
         fault of its not played on by a substitute): the probation check, read by index."""
-        rows = self._db.execute(
-            "SELECT own_forfeit FROM match_bots WHERE bot = ? ORDER BY finished_at DESC, match_id DESC"
-            " LIMIT ?",
-            (bot, count),
+        match_bots = tables.match_bots
+        rows = self._conn.scalars(
+            select(match_bots.c.own_forfeit)
+            .where(match_bots.c.bot == bot)
+            .order_by(match_bots.c.finished_at.desc(), match_bots.c.match_id.desc())
+            .limit(count)
         )
-        return [bool(own_forfeit) for (own_forfeit,) in rows]
-
-    _MATCH_COLUMNS = (
-        "matches.id, set_id, rotation, team_bots, reason, ranking, bot_ranks, faults, decisions, seconds"
-    )
-
-    def _select_matches(
-        self, where: str, parameters: tuple[Any, ...], order: str, limit: int = -1
-    ) -> list[StoredMatch]:
-        rows = self._db.execute(
-            f"SELECT {self._MATCH_COLUMNS} FROM matches {where} ORDER BY {order} LIMIT ?",
-            (*parameters, limit),
-        )
-        return [self._stored_match(row) for row in rows]
+        return [bool(own_forfeit) for own_forfeit in rows]
 
     def match_record(self, match_id: str) -> dict[str, Any]:
         """The game record of a stored match."""
-        row = self._db.execute("SELECT record FROM match_records WHERE match_id = ?", (match_id,)).fetchone()
+        records = tables.match_records
+        row = self._conn.execute(select(records.c.record).where(records.c.match_id == match_id)).first()
         if row is None:
             raise StoreError(f"no match {match_id!r}")
         record = self._decoded(row[0], f"the record of match {match_id!r}")
@@ -527,21 +537,25 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
 
     def rated_sets(self) -> set[int]:
         """The ids of the sets whose rating event was applied."""
-        return {set_id for (set_id,) in self._db.execute("SELECT id FROM sets WHERE rated_at IS NOT NULL")}
+        sets = tables.sets
+        return set(self._conn.scalars(select(sets.c.id).where(sets.c.rated_at.is_not(None))))
 
     # Leases (see store_leases.py for claiming, renewing and releasing them).
 
     def claimable_sets(self, owner: str) -> list[tuple[DuplicateSet, list[int]]]:
         """The unfinished sets (see `unfinished_sets`) that `owner` may claim now: nobody else holds a
         live lease of them and they are not waiting to be tried again."""
-        now = time.time()
-        rows = self._db.execute(
-            "SELECT id FROM sets WHERE rated_at IS NULL AND void_reason IS NULL"
-            " AND (lease_owner IS NULL OR lease_until < ? OR lease_owner = ?)"
-            " AND (not_before IS NULL OR not_before <= ?)",
-            (now, owner, now),
+        now, sets = time.time(), tables.sets
+        free = set(
+            self._conn.scalars(
+                select(sets.c.id).where(
+                    sets.c.rated_at.is_(None),
+                    sets.c.void_reason.is_(None),
+                    or_(sets.c.lease_owner.is_(None), sets.c.lease_until < now, sets.c.lease_owner == owner),
+                    or_(sets.c.not_before.is_(None), sets.c.not_before <= now),
+                )
+            )
         )
-        free = {set_id for (set_id,) in rows}
         if not free:
             return []
         return [(duplicate, missing) for duplicate, missing in self.unfinished_sets() if duplicate.id in free]

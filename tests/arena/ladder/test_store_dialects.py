@@ -1,8 +1,8 @@
 """The store's parts ported to SQLAlchemy Core, on SQLite and on PostgreSQL (the `database` fixture runs
-each test on both): opening, the bots registry, creating, listing and voiding sets, saving a match, the
-running totals and pools,
-the leases of sets and the health of bots, errors as one-line StoreErrors. A part moves
-here (or its tests take the fixture) as it is ported; docs/storage-port.md lists what is left."""
+each test on both): opening, the bots registry, creating, listing, claiming and voiding sets, saving and
+reading matches, the running totals and pools, the leases of sets and the health of bots, errors as
+one-line StoreErrors. A part moves here (or its tests take the fixture) as it is ported;
+docs/storage-port.md lists what is left."""
 
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def test_a_part_not_ported_yet_refuses_on_postgresql_in_one_line(database: str) 
     store = LadderStore(database)
     try:
         with pytest.raises(StoreError, match=r"does not run on PostgreSQL yet$"):
-            store.matches()
+            store.pool_sums("4p-pairs")
     finally:
         store.close()
 
@@ -197,6 +197,16 @@ def test_a_match_is_saved_once_with_its_totals_and_pool(store: LadderStore) -> N
     with pytest.raises(DuplicateMatchError, match=r"^set \d+ rotation 1 is stored already"):
         store.save_match("again", duplicate, 1, "score", [0, 1], [], {}, 10, 0.5)
     assert store.unfinished_sets() == [(duplicate, [])]
+    assert [match.id for match in store.matches()] == ["m0", "m1"]
+    assert [match.id for match in store.matches(duplicate.id + 1)] == []
+    assert [match.id for match in store.recent_matches(None, 1)] == ["m1"]
+    assert [match.id for match in store.recent_matches("alpha", 5)] == ["m1", "m0"]
+    assert store.recent_forfeits("beta", 5) == [False, False]
+    assert store.match_record("m0") == {"deals": []}
+    with pytest.raises(StoreError, match=r"^no match 'm9'$"):
+        store.match_record("m9")
+    assert store.claimable_sets("runner") == [(duplicate, [])]
+    assert store.rated_sets() == set()
     assert store.pools() == {duplicate.pool: 2}
     assert sorted(store.matches_played(duplicate.pool).values()) == [2, 2]
     assert sum(line.wins for line in store.totals(duplicate.pool).values()) == 2

@@ -435,32 +435,42 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
     def pool_sums(self, pool: str) -> PoolSums:
         """The sums `pool`'s ratings are fitted from (a row per pair of bots, per group of bots that met
         and per bot, whatever the length of the history), and its count of rated sets."""
+        results, choice_sets, places_table = tables.pair_results, tables.choice_sets, tables.places
         pairs: dict[tuple[str, str], PairResult] = {}
-        for first, second, sets, score, squares in self._db.execute(
-            "SELECT first, second, sets, score, squares FROM pair_results WHERE pool = ?", (pool,)
+        for first, second, sets, score, squares in self._conn.execute(
+            select(
+                results.c.first, results.c.second, results.c.sets, results.c.score, results.c.squares
+            ).where(results.c.pool == pool)
         ):
             if not (_is_list_of([first, second], str) and is_integer(sets) and _are_numbers(score, squares)):
                 raise self._damaged(f"the results of {first!r} and {second!r} in {pool}")
             pairs[(first, second)] = PairResult(sets, float(score), float(squares))
         choices: dict[tuple[str, ...], float] = {}
-        for text, weight in self._db.execute("SELECT bots, weight FROM choice_sets WHERE pool = ?", (pool,)):
+        for text, weight in self._conn.execute(
+            select(choice_sets.c.bots, choice_sets.c.weight).where(choice_sets.c.pool == pool)
+        ):
             group = self._decoded(text, f"a group of bots of {pool}")
             if not (_is_list_of(group, str) and len(group) > 1 and is_number(weight)):
                 raise self._damaged(f"a group of bots of {pool}")
             choices[tuple(group)] = float(weight)
         places = {}
-        for bot, taken in self._db.execute("SELECT bot, taken FROM places WHERE pool = ?", (pool,)):
+        for bot, taken in self._conn.execute(
+            select(places_table.c.bot, places_table.c.taken).where(places_table.c.pool == pool)
+        ):
             if not (isinstance(bot, str) and is_number(taken)):
                 raise self._damaged(f"the places of {bot!r} in {pool}")
             places[bot] = float(taken)
-        row = self._db.execute("SELECT rated_sets FROM pools WHERE name = ?", (pool,)).fetchone()
-        return PoolSums(pairs, choices, places, 0 if row is None else int(row[0]))
+        rated = self._conn.scalar(select(tables.pools.c.rated_sets).where(tables.pools.c.name == pool))
+        return PoolSums(pairs, choices, places, 0 if rated is None else int(rated))
 
     def fitted_ratings(self, pool: str) -> dict[str, FittedRating]:
         """Each bot's fitted rating in `pool` (every bot rated there, registered or not)."""
         fitted = {}
-        rows = self._db.execute(
-            "SELECT bot, rating, margin, superiority FROM ratings WHERE pool = ?", (pool,)
+        ratings = tables.ratings
+        rows = self._conn.execute(
+            select(ratings.c.bot, ratings.c.rating, ratings.c.margin, ratings.c.superiority).where(
+                ratings.c.pool == pool
+            )
         )
         for bot, rating, margin, superiority in rows:
             if not (is_number(rating) and (margin is None or is_number(margin))) or not (
@@ -488,15 +498,19 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         :raises RatingsChangedError: changing nothing, when the pool no longer has `rated_sets` rated sets
             (another runner rated a set of the pool since its sums were read: the fit is stale).
         """
+        sets, pools, results = tables.sets, tables.pools, tables.pair_results
+        choice_sets, places = tables.choice_sets, tables.places
         with self._transaction():
-            row = self._db.execute(
-                "SELECT rated_at, void_reason, players, ruleset, event FROM sets WHERE id = ?", (set_id,)
-            ).fetchone()
+            row = self._conn.execute(
+                select(
+                    sets.c.rated_at, sets.c.void_reason, sets.c.players, sets.c.ruleset, sets.c.event
+                ).where(sets.c.id == set_id)
+            ).first()
             if row is None or row[0] is not None or row[1] is not None:
                 return False
             pool = pool_name(row[2], row[3], row[4])
-            counted = self._db.execute("SELECT rated_sets FROM pools WHERE name = ?", (pool,)).fetchone()
-            now = 0 if counted is None else counted[0]
+            counted = self._conn.scalar(select(pools.c.rated_sets).where(pools.c.name == pool))
+            now = 0 if counted is None else counted
             if now != rated_sets:
                 raise RatingsChangedError(
                     f"{self.name}: ratings changed while set {set_id} was being rated "
@@ -504,35 +518,42 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
                 )
             before = PoolSums(rated_sets=rated_sets)
             for first, second in result.scores:
-                line = self._db.execute(
-                    "SELECT sets, score, squares FROM pair_results"
-                    " WHERE pool = ? AND first = ? AND second = ?",
-                    (pool, first, second),
-                ).fetchone()
+                line = self._conn.execute(
+                    select(results.c.sets, results.c.score, results.c.squares).where(
+                        results.c.pool == pool, results.c.first == first, results.c.second == second
+                    )
+                ).first()
                 if line is not None:
                     before.pairs[(first, second)] = PairResult(int(line[0]), float(line[1]), float(line[2]))
             for group in result.choices:
-                line = self._db.execute(
-                    "SELECT weight FROM choice_sets WHERE pool = ? AND bots = ?", (pool, json.dumps(group))
-                ).fetchone()
-                before.choices[group] = 0.0 if line is None else float(line[0])
+                weight = self._conn.scalar(
+                    select(choice_sets.c.weight).where(
+                        choice_sets.c.pool == pool, choice_sets.c.bots == json.dumps(group)
+                    )
+                )
+                before.choices[group] = 0.0 if weight is None else float(weight)
             for bot in result.places:
-                line = self._db.execute(
-                    "SELECT taken FROM places WHERE pool = ? AND bot = ?", (pool, bot)
-                ).fetchone()
-                before.places[bot] = 0.0 if line is None else float(line[0])
+                taken = self._conn.scalar(
+                    select(places.c.taken).where(places.c.pool == pool, places.c.bot == bot)
+                )
+                before.places[bot] = 0.0 if taken is None else float(taken)
             self._save_sums(pool, add_set(before, result))
             self._save_fit(pool, fitted)
-            self._db.executemany(
-                "INSERT INTO rating_events VALUES (?, ?, ?, ?)",
-                [(set_id, change.bot, change.before, change.after) for change in changes],
+            if changes:
+                self._conn.execute(
+                    tables.rating_events.insert(),
+                    [
+                        {"set_id": set_id, "bot": change.bot, "before": change.before, "after": change.after}
+                        for change in changes
+                    ],
+                )
+            counting = upsert(self._conn, pools).values(name=pool, matches=0, rated_sets=rated_sets + 1)
+            self._conn.execute(
+                counting.on_conflict_do_update(
+                    index_elements=["name"], set_={"rated_sets": counting.excluded.rated_sets}
+                )
             )
-            self._db.execute(
-                "INSERT INTO pools (name, matches, rated_sets) VALUES (?, 0, ?)"
-                " ON CONFLICT (name) DO UPDATE SET rated_sets = excluded.rated_sets",
-                (pool, rated_sets + 1),
-            )
-            self._db.execute("UPDATE sets SET rated_at = ? WHERE id = ?", (time.time(), set_id))
+            self._conn.execute(update(sets).where(sets.c.id == set_id).values(rated_at=time.time()))
         return True
 
     def rated_sets(self) -> set[int]:

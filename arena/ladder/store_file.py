@@ -31,6 +31,7 @@ from dataclasses import astuple
 from pathlib import Path
 from typing import Any, Final, TypeVar, cast
 
+from sqlalchemy import delete
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
 from arena.errors import ArenaError
@@ -42,6 +43,7 @@ from arena.ladder.database import (
     file_engine,
     is_server_url,
     prepare_schema,
+    replace,
     schema_version,
     server_engine,
     server_url,
@@ -63,6 +65,7 @@ from arena.ladder.schema import (
     DEFAULT_DB,
     SCHEMA_VERSION,
 )
+from arena.ladder.tables import choice_sets, pair_results, places, ratings
 from arena.ladder.tally import add_match, add_set, match_tallies, set_result
 from fiftysix.wire import FaultRecord
 
@@ -438,29 +441,35 @@ class StoreFile:
 
     def _save_sums(self, pool: str, sums: PoolSums) -> None:
         """Write the rows of `sums` into `pool`'s sums (each row given replaced)."""
-        self._db.executemany(
-            "INSERT OR REPLACE INTO pair_results VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                (pool, first, second, line.sets, line.score, line.squares)
-                for (first, second), line in sums.pairs.items()
-            ],
-        )
-        self._db.executemany(
-            "INSERT OR REPLACE INTO choice_sets VALUES (?, ?, ?)",
-            [(pool, json.dumps(group), weight) for group, weight in sums.choices.items()],
-        )
-        self._db.executemany(
-            "INSERT OR REPLACE INTO places VALUES (?, ?, ?)",
-            [(pool, bot, taken) for bot, taken in sums.places.items()],
+        pairs = [
+            {"pool": pool, "first": first, "second": second}
+            | {"sets": line.sets, "score": line.score, "squares": line.squares}
+            for (first, second), line in sums.pairs.items()
+        ]
+        replace(self._conn, pair_results, pairs)
+        groups = [
+            {"pool": pool, "bots": json.dumps(group), "weight": weight}
+            for group, weight in sums.choices.items()
+        ]
+        replace(self._conn, choice_sets, groups)
+        replace(
+            self._conn,
+            places,
+            [{"pool": pool, "bot": bot, "taken": taken} for bot, taken in sums.places.items()],
         )
 
     def _save_fit(self, pool: str, fitted: Sequence[FittedRating]) -> None:
         """Replace the ratings of `pool` with `fitted`."""
-        self._db.execute("DELETE FROM ratings WHERE pool = ?", (pool,))
-        self._db.executemany(
-            "INSERT INTO ratings (bot, pool, rating, margin, superiority) VALUES (?, ?, ?, ?, ?)",
-            [(line.bot, pool, line.rating, line.margin, line.superiority) for line in fitted],
-        )
+        self._conn.execute(delete(ratings).where(ratings.c.pool == pool))
+        if fitted:
+            self._conn.execute(
+                ratings.insert(),
+                [
+                    {"bot": line.bot, "pool": pool, "rating": line.rating}
+                    | {"margin": line.margin, "superiority": line.superiority}
+                    for line in fitted
+                ],
+            )
 
     def _explain(self, error: sqlite3.Error) -> str:
         """One line for a SQLite error: what it means for this file."""

@@ -1,7 +1,7 @@
 """The store's parts ported to SQLAlchemy Core, on SQLite and on PostgreSQL (the `database` fixture runs
 each test on both): opening, the bots registry, creating, listing, claiming and voiding sets, saving and
-reading matches, the running totals and pools, the leases of sets and the health of bots, errors as
-one-line StoreErrors. A part moves here (or its tests take the fixture) as it is ported;
+reading matches, rating a set once, the running totals and pools, the leases of sets and the health of
+bots, errors as one-line StoreErrors. A part moves here (or its tests take the fixture) as it is ported;
 docs/storage-port.md lists what is left."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import update
 
 from arena.ladder.entries import BotTotals
+from arena.ladder.ratings import rate_set
 from arena.ladder.schema import SCHEMA_VERSION
 from arena.ladder.store import LadderStore
 from arena.ladder.store_file import DuplicateMatchError, StoreError
@@ -92,7 +93,7 @@ def test_a_part_not_ported_yet_refuses_on_postgresql_in_one_line(database: str) 
     store = LadderStore(database)
     try:
         with pytest.raises(StoreError, match=r"does not run on PostgreSQL yet$"):
-            store.pool_sums("4p-pairs")
+            store.game_records()
     finally:
         store.close()
 
@@ -214,3 +215,23 @@ def test_a_match_is_saved_once_with_its_totals_and_pool(store: LadderStore) -> N
     assert store.void_reason(duplicate.id) == "the arena failed"
     assert store.void_reason(duplicate.id + 1) is None
     assert store.unfinished_sets() == []
+
+
+def test_a_set_is_rated_once_and_its_ratings_read_back(store: LadderStore) -> None:
+    store.add_bot("alpha", address="localhost:1")
+    store.add_bot("beta", address="localhost:2")
+    duplicate = store.create_set(4, "pairs", 2, 7, ["alpha", "beta"])
+    for rotation in (0, 1):  # alpha's team wins both rotations
+        ranking = [0, 1] if rotation == 0 else [1, 0]
+        store.save_match(f"m{rotation}", duplicate, rotation, "score", ranking, [], {}, 10, 0.5)
+    changes = rate_set(store, duplicate)
+    assert changes is not None
+    assert [change.bot for change in changes] == ["alpha", "beta"]
+    assert rate_set(store, duplicate) is None  # rated once
+    assert store.rated_sets() == {duplicate.id}
+    fitted = store.fitted_ratings(duplicate.pool)
+    assert fitted["alpha"].rating > fitted["beta"].rating
+    assert store.bot("alpha", duplicate.pool).rating == fitted["alpha"].rating
+    sums = store.pool_sums(duplicate.pool)
+    assert sums.rated_sets == 1
+    assert sums.pairs[("alpha", "beta")].sets == 1

@@ -3,13 +3,15 @@ that stop it and the bots the arena started, stopped at the end, whatever happen
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import secrets
 import signal
 import sys
 import time
 
-from arena.ladder import Ladder, LocalBots
+from arena.cli import options
+from arena.ladder import Ladder, LadderSettings, LocalBots
 from arena.ladder.pairing import EventPairing
 from arena.untrusted import safe_text
 
@@ -53,6 +55,22 @@ def say_down(pairing: EventPairing) -> None:
             "--event)",
             file=sys.stderr,
         )
+
+
+def event_settings(args: argparse.Namespace, event: str) -> LadderSettings:
+    """The settings of an event's run (an SPRT, a tournament) from the match options they share: as many
+    sets as its plan or its test asks for, in the event's own pool."""
+    return LadderSettings(
+        matches=None,
+        concurrency=args.concurrency,
+        players=args.players,
+        ruleset=args.ruleset,
+        deal_cap=args.deal_cap,
+        time_control=options.time_control_of(args),
+        seed=args.seed,
+        strikes=args.strikes,
+        event=event,
+    )
 
 
 def new_event(kind: str) -> str:

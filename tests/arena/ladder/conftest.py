@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-import structlog
 
 from sample_bots.random_bot import RandomBot
 from sdk import BotServer, start
@@ -18,11 +17,3 @@ def servers() -> Iterator[list[BotServer]]:
     yield running
     for server in running:
         server.stop(0)
-
-
-@pytest.fixture
-def logging_restored() -> Iterator[None]:
-    """For a command run in the test's process: it configures logging to the standard error of the
-    moment (pytest's capture, closed after the test), so structlog's defaults are put back after it."""
-    yield
-    structlog.reset_defaults()

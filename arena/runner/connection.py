@@ -245,7 +245,13 @@ class Conversation:
         self.sent_after_end = 0
         self._answers: collections.deque[pb.PlaySeatResponse | _Broken | None] = collections.deque()
         self._waiter: asyncio.Future[None] | None = None
-        self.reader = asyncio.get_running_loop().create_task(self._read_all())
+        self._loop = asyncio.get_running_loop()
+        self._asking: asyncio.Timeout | None = None
+        """The deadline scope of the decision being asked, while it is."""
+        self._deadline = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+        """One timer shared by the seat's decisions (see `ask`)."""
+        self.reader = self._loop.create_task(self._read_all())
 
     def _deliver(self, item: pb.PlaySeatResponse | _Broken | None) -> None:
         # Late answers still to come are allowed for, up to as many again: memory stays bounded even
@@ -294,6 +300,9 @@ class Conversation:
         """Cancel the call and stop reading."""
         self.call.cancel()
         self.reader.cancel()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     async def end(self, end: pb.PlaySeatRequest, grace: float, lost: bool) -> tuple[Ending, str]:
         """Send MatchEnd and wait, up to `grace` seconds, for the bot to end its side of the stream
@@ -367,20 +376,47 @@ class Conversation:
 
     async def ask(self, request: pb.PlaySeatRequest, decision_id: int, timeout: float) -> pb.PlaySeatResponse:
         """Send a decision and return its answer, skipping late answers to decisions that were
-        substituted. One deadline covers both: a bot that stops reading its stream times out too."""
+        substituted. One deadline covers both: a bot that stops reading its stream times out too.
+
+        The deadline scope starts without a timer of its own: the seat's one timer (`_arm`) stands for
+        every decision asked before it fires, so a decision answered in time (nearly all) costs no timer.
+        """
         try:
-            async with asyncio.timeout(timeout):
+            async with asyncio.timeout(None) as scope:
+                self._arm(scope, self._loop.time() + timeout)
                 try:
-                    await self.call.write(request)
-                except CONVERSATION_ERRORS as error:
-                    raise SeatFaultError(self.seat, *stream_failure(error, "stream closed")) from None
-                while True:
-                    response = await self.receive(None, "move")
-                    late = response.WhichOneof("answer") == "move" and response.move.decision_id < decision_id
-                    if not (late and self.unanswered):
-                        return response
-                    self.unanswered -= 1
+                    try:
+                        await self.call.write(request)
+                    except CONVERSATION_ERRORS as error:
+                        raise SeatFaultError(self.seat, *stream_failure(error, "stream closed")) from None
+                    while True:
+                        response = await self.receive(None, "move")
+                        late = (
+                            response.WhichOneof("answer") == "move"
+                            and response.move.decision_id < decision_id
+                        )
+                        if not (late and self.unanswered):
+                            return response
+                        self.unanswered -= 1
+                finally:
+                    self._asking = None
         except TimeoutError:
             raise SeatFaultError(
                 self.seat, FaultCause.TIMEOUT, f"no move within {timeout * 1000:.0f} ms"
             ) from None
+
+    def _arm(self, scope: asyncio.Timeout, deadline: float) -> None:
+        """Make sure `scope` expires at `deadline`: the seat's timer is kept if it fires no later (when
+        it fires, a decision still waiting is handed its own timer), and moved earlier otherwise."""
+        self._asking = scope
+        self._deadline = deadline
+        timer = self._timer
+        if timer is None or timer.when() > deadline:
+            if timer is not None:
+                timer.cancel()
+            self._timer = self._loop.call_at(deadline, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        if self._asking is not None:
+            self._asking.reschedule(self._deadline)

@@ -31,7 +31,6 @@ from fiftysix.wire import (
     MAX_ANSWER_BYTES,
     MAX_REQUEST_BYTES,
     PROTOCOL_VERSION,
-    DecisionEncoder,
     FaultCause,
 )
 
@@ -221,6 +220,16 @@ def stream_failure(error: BaseException, what: str) -> tuple[FaultCause, str]:
     return FaultCause.DISCONNECTED, f"{what}: {describe_error(error)}"
 
 
+_PLAY_SEAT: Final = pb.DESCRIPTOR.services_by_name["BotService"].methods_by_name["PlaySeat"]
+PLAY_SEAT_METHOD: Final = f"/{_PLAY_SEAT.containing_service.full_name}/{_PLAY_SEAT.name}"
+"""The PlaySeat method's path, for a stream whose requests may come serialized already."""
+
+
+def _serialized(request: pb.PlaySeatRequest | bytes) -> bytes:
+    """A request as sent: decisions come serialized already (`fiftysix.wire.DecisionEncoder`)."""
+    return request if isinstance(request, bytes) else request.SerializeToString()
+
+
 class Conversation:
     """One seat's PlaySeat stream.
 
@@ -233,13 +242,16 @@ class Conversation:
 
     def __init__(self, seat: int, channel: grpc.aio.Channel, send_timeout: float) -> None:
         self.seat = seat
-        self.call: grpc.aio.StreamStreamCall[pb.PlaySeatRequest, pb.PlaySeatResponse] = rpc.BotServiceStub(
-            channel
-        ).PlaySeat(None)
+        self.call: grpc.aio.StreamStreamCall[pb.PlaySeatRequest | bytes, pb.PlaySeatResponse] = (
+            channel.stream_stream(
+                PLAY_SEAT_METHOD,
+                request_serializer=_serialized,
+                response_deserializer=pb.PlaySeatResponse.FromString,
+            )(None)
+        )
         self.send_timeout = send_timeout
         self.unanswered = 0
         """Decisions that timed out and were substituted: their late answers are still to come."""
-        self.encoder = DecisionEncoder()
         self.ended = False
         """MatchEnd was sent: what the bot sends now is discarded."""
         self.sent_after_end = 0
@@ -334,7 +346,7 @@ class Conversation:
             return Ending.STATUS, f"ended the stream after MatchEnd with {code.name}: {details}"
         return Ending.CLOSED, "ended the stream after MatchEnd"
 
-    async def send(self, request: pb.PlaySeatRequest) -> None:
+    async def send(self, request: pb.PlaySeatRequest | bytes) -> None:
         """Send one message; a bot that does not take it within the send timeout is disconnected."""
         try:
             async with asyncio.timeout(self.send_timeout):
@@ -374,7 +386,9 @@ class Conversation:
         self._answers.popleft()
         return response
 
-    async def ask(self, request: pb.PlaySeatRequest, decision_id: int, timeout: float) -> pb.PlaySeatResponse:
+    async def ask(
+        self, request: pb.PlaySeatRequest | bytes, decision_id: int, timeout: float
+    ) -> pb.PlaySeatResponse:
         """Send a decision and return its answer, skipping late answers to decisions that were
         substituted. One deadline covers both: a bot that stops reading its stream times out too.
 

@@ -27,13 +27,15 @@ def test_incremental_encoder_matches_full_encoding(players: int, ruleset: Rulese
     rng = random.Random(players)
     for seed in range(4):
         match = Match(MatchRules(players, ruleset), seed=seed)
-        encoders = [DecisionEncoder() for _ in range(players)]
+        encoder = DecisionEncoder()
+        decision_id = 0
         while not match.is_over:
             seat = match.deal.to_act
             view = match.view(seat)
-            full = decision_message(9, view, view.legal_moves, 1000, 123).SerializeToString()
-            incremental = encoders[seat].decision(9, view, view.legal_moves, 1000, 123).SerializeToString()
-            assert incremental == full
+            decision_id += 1
+            bank_ms = rng.choice([0, 1, 123, 200_000])
+            full = decision_message(decision_id, view, view.legal_moves, 1000, bank_ms).SerializeToString()
+            assert encoder.decision(decision_id, view, view.legal_moves, 1000, bank_ms) == full
             match.apply(seat, rng.choice(view.legal_moves))
 
 

@@ -9,6 +9,7 @@ is importable from `fiftysix.wire`.
 
 from fiftysix.wire.decisions import DecisionEncoder
 from fiftysix.wire.decode import (
+    ViewDecoder,
     deal_result_from_message,
     fault_cause_from_message,
     move_from_message,
@@ -51,6 +52,7 @@ __all__ = [
     "FaultRecord",
     "MessageError",
     "TimeControl",
+    "ViewDecoder",
     "deal_end_message",
     "deal_result_from_message",
     "decision_message",

@@ -105,9 +105,25 @@ def _play(seat: int, card: Card) -> bytes:
     return entry
 
 
+_CALL_LEGAL: dict[tuple[Call, int], tuple[bytes, bytes]] = {}
+"""Each call's `legal_moves` and `moves` entries, by the current bid a plus bid adds to (0 for the rest):
+at most a few thousand."""
+
+
+def _call_legal(call: Call, current: int) -> tuple[bytes, bytes]:
+    key = (call, current if call.form is not None and call.form.is_plus else 0)
+    entries = _CALL_LEGAL.get(key)
+    if entries is None:
+        entries = _CALL_LEGAL[key] = (
+            _embedded(_LEGAL_MOVES, str(call).encode()),
+            _embedded(_MOVES, move_message(call, current).SerializeToString()),
+        )
+    return entries
+
+
 def _legal_bytes(legal_moves: Sequence[Move], current: int) -> tuple[bytes, bytes]:
-    """A DecisionRequest's `legal_moves` and `moves` fields, each list as written. Cards are kept one by
-    one, the engine's tuples of legal calls whole, by identity (the tuple is held, so its id stays its
+    """A DecisionRequest's `legal_moves` and `moves` fields, each list as written. Every entry is kept,
+    and the engine's tuples of legal calls whole, by identity (the tuple is held, so its id stays its
     own): the auction lists up to 395 calls."""
     if legal_moves and isinstance(legal_moves[0], Card):
         entries = [_CARD_LEGAL[move] for move in legal_moves if isinstance(move, Card)]
@@ -116,10 +132,8 @@ def _legal_bytes(legal_moves: Sequence[Move], current: int) -> tuple[bytes, byte
     cached = _CALL_LISTS.get(key)
     if cached is not None and cached[0] is legal_moves:
         return cached[1], cached[2]
-    texts = b"".join([_embedded(_LEGAL_MOVES, str(move).encode()) for move in legal_moves])
-    values = b"".join(
-        [_embedded(_MOVES, move_message(move, current).SerializeToString()) for move in legal_moves]
-    )
+    entries = [_call_legal(move, current) for move in legal_moves if isinstance(move, Call)]
+    texts, values = b"".join([text for text, _ in entries]), b"".join([value for _, value in entries])
     if len(_CALL_LISTS) >= _CALL_LISTS_KEPT:
         _CALL_LISTS.clear()
     _CALL_LISTS[key] = (legal_moves, texts, values)

@@ -3,7 +3,7 @@ and views, results and faults from the arena's messages (the SDK's side)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final, TypeVar, overload
 
 from google.protobuf import text_format
@@ -161,12 +161,12 @@ def _contract_from(message: pb.Contract, high: Bid | None = None) -> Contract:
 
 
 def _trick_from(message: pb.Trick) -> Trick:
-    plays = tuple(Play(play.seat, parse_card(play.card)) for play in message.plays)
+    plays = tuple([Play(play.seat, _card(play.card)) for play in message.plays])
     return Trick(message.leader, plays, message.winner, message.points)
 
 
-_CARDS_BY_TEXT: Final[dict[str, Move]] = {str(card): card for card in ALL_CARDS}
-_CALLS_BY_TEXT: Final[dict[str, Move]] = {
+_CARDS_BY_TEXT: Final[dict[str, Card]] = {str(card): card for card in ALL_CARDS}
+_CALLS_BY_TEXT: Final[dict[str, Call]] = {
     str(call): call for call in (*legal_calls(0, True), *legal_calls(MIN_BID, True), REDOUBLE)
 }
 """Every card and every call in canonical notation, as the arena writes them: one lookup each."""
@@ -174,8 +174,13 @@ _CALLS_BY_TEXT: Final[dict[str, Move]] = {
 V = TypeVar("V", bound=View)
 
 
+def _card(text: str) -> Card:
+    """A card in canonical notation by one lookup, anything else by the parser."""
+    return _CARDS_BY_TEXT.get(text) or parse_card(text)
+
+
 def _moves(texts: Sequence[str], phase: Phase) -> tuple[Move, ...]:
-    table = _CARDS_BY_TEXT if phase is Phase.PLAY else _CALLS_BY_TEXT
+    table: Mapping[str, Move] = _CARDS_BY_TEXT if phase is Phase.PLAY else _CALLS_BY_TEXT
     try:
         return tuple(map(table.__getitem__, texts))
     except KeyError:  # not canonical: the parser accepts it or says why not
@@ -235,7 +240,8 @@ class ViewDecoder:
     def _read_hand(self, texts: Sequence[str]) -> tuple[Card, ...]:
         key = tuple(texts)
         if key != self._hand_texts:
-            self._hand = tuple(parse_card(text) for text in key)
+            cards = _CARDS_BY_TEXT
+            self._hand = tuple([cards.get(text) or parse_card(text) for text in key])
             self._hand_texts = key
         return self._hand
 
@@ -296,7 +302,7 @@ class ViewDecoder:
                 doubling=message.doubling,
                 contract=self._read_contract(message, high),
                 tricks=self._read_tricks(message.tricks),
-                trick=tuple(Play(play.seat, parse_card(play.card)) for play in message.trick),
+                trick=tuple([Play(play.seat, _card(play.card)) for play in message.trick]),
                 points=tuple(message.points),
                 legal_moves=_moves(legal_moves, phase),
                 **extra,

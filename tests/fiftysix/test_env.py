@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test
+from pettingzoo.test import api_test, seed_test
 
 from arena.runner import BotAddress, MatchSettings, run_match, seats_for_teams
 from fiftysix.engine import (
@@ -59,6 +59,10 @@ def seat_of(agent: str) -> int:
 def test_pettingzoo_api(players: int, ruleset: Ruleset) -> None:
     api_test(env(players=players, ruleset=ruleset), num_cycles=400)
     api_test(FiftySixEnv(players=players, ruleset=ruleset), num_cycles=400)
+
+
+def test_the_same_seed_plays_the_same_match() -> None:
+    seed_test(lambda render_mode=None: env(players=6, render_mode=render_mode), num_cycles=100)
 
 
 def test_every_card_and_call_is_one_action() -> None:

@@ -258,8 +258,10 @@ class Conversation:
         self._answers: collections.deque[pb.PlaySeatResponse | _Broken | None] = collections.deque()
         self._waiter: asyncio.Future[None] | None = None
         self._loop = asyncio.get_running_loop()
-        self._asking: asyncio.Timeout | None = None
-        """The deadline scope of the decision being asked, while it is."""
+        self._asking: asyncio.Task[object] | None = None
+        """The task asking a decision, while it is."""
+        self._expired = False
+        """The decision being asked passed its deadline: its task was cancelled for it."""
         self._deadline = 0.0
         self._timer: asyncio.TimerHandle | None = None
         """One timer shared by the seat's decisions (see `ask`)."""
@@ -392,45 +394,55 @@ class Conversation:
         """Send a decision and return its answer, skipping late answers to decisions that were
         substituted. One deadline covers both: a bot that stops reading its stream times out too.
 
-        The deadline scope starts without a timer of its own: the seat's one timer (`_arm`) stands for
-        every decision asked before it fires, so a decision answered in time (nearly all) costs no timer.
+        A decision costs neither a timer nor a deadline scope of its own: the seat's one timer
+        (`_on_timer`) stands for every decision asked before it fires, and only when a decision's own
+        deadline has passed does it cancel the asking task, which takes the cancellation back here and
+        reports a timeout (as `asyncio.timeout` does, less its cost on every decision).
         """
+        task = asyncio.current_task()
+        assert task is not None
+        cancelling = task.cancelling()
+        self._asking = task
+        self._expired = False
+        self._arm(self._loop.time() + timeout)
         try:
-            async with asyncio.timeout(None) as scope:
-                self._arm(scope, self._loop.time() + timeout)
-                try:
-                    try:
-                        await self.call.write(request)
-                    except CONVERSATION_ERRORS as error:
-                        raise SeatFaultError(self.seat, *stream_failure(error, "stream closed")) from None
-                    while True:
-                        response = await self.receive(None, "move")
-                        late = (
-                            response.WhichOneof("answer") == "move"
-                            and response.move.decision_id < decision_id
-                        )
-                        if not (late and self.unanswered):
-                            return response
-                        self.unanswered -= 1
-                finally:
-                    self._asking = None
-        except TimeoutError:
-            raise SeatFaultError(
-                self.seat, FaultCause.TIMEOUT, f"no move within {timeout * 1000:.0f} ms"
-            ) from None
+            try:
+                await self.call.write(request)
+            except CONVERSATION_ERRORS as error:
+                raise SeatFaultError(self.seat, *stream_failure(error, "stream closed")) from None
+            while True:
+                response = await self.receive(None, "move")
+                late = response.WhichOneof("answer") == "move" and response.move.decision_id < decision_id
+                if not (late and self.unanswered):
+                    return response
+                self.unanswered -= 1
+        except asyncio.CancelledError:
+            if self._expired and task.uncancel() <= cancelling:  # ours alone: the deadline passed
+                raise SeatFaultError(
+                    self.seat, FaultCause.TIMEOUT, f"no move within {timeout * 1000:.0f} ms"
+                ) from None
+            raise
+        finally:
+            self._asking = None
 
-    def _arm(self, scope: asyncio.Timeout, deadline: float) -> None:
-        """Make sure `scope` expires at `deadline`: the seat's timer is kept if it fires no later (when
-        it fires, a decision still waiting is handed its own timer), and moved earlier otherwise."""
-        self._asking = scope
+    def _arm(self, deadline: float) -> None:
+        """Make sure the timer fires by `deadline`: kept if it fires no later, moved earlier otherwise."""
         self._deadline = deadline
         timer = self._timer
         if timer is None or timer.when() > deadline:
             if timer is not None:
                 timer.cancel()
-            self._timer = self._loop.call_at(deadline, self._on_timer)
+            self._timer = self._loop.call_at(deadline, self._on_timer, deadline)
 
-    def _on_timer(self) -> None:
+    def _on_timer(self, when: float) -> None:
+        """The timer set for `when`: the decision being asked expires if its deadline is no later, else
+        the timer is set again for that deadline."""
         self._timer = None
-        if self._asking is not None:
-            self._asking.reschedule(self._deadline)
+        task = self._asking
+        if task is None or self._expired:
+            return
+        if self._deadline > when:
+            self._timer = self._loop.call_at(self._deadline, self._on_timer, self._deadline)
+            return
+        self._expired = True
+        task.cancel()

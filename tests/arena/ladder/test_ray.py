@@ -1,0 +1,163 @@
+"""The ladder on a real local Ray cluster: `ray start --head` in a temporary folder with two worker CPUs,
+for the whole module, stopped at the end. Skipped where Ray is not installed, except under CI."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from ladder_support import FAST
+
+from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
+from arena.ladder.ray_play import RayMatches
+from sdk import BotServer
+
+BOTS = Path(__file__).resolve().parents[2] / "bots"
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _ray_command() -> Path:
+    """The `ray` command of this interpreter's environment; skipped (failed under CI) without Ray."""
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail("Ray is not installed; CI installs the dev extra, which includes it")
+        pytest.skip("Ray is not installed (pip install -e '.[cluster]')")
+    return Path(sys.executable).with_name("ray")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    """The address of a Ray cluster of this test module's own: its processes run in a session of their
+    own (`ray start --block`), so that the end of the module stops exactly them."""
+    ray = _ray_command()
+    folder = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))  # Ray's socket paths must stay short
+    port = _free_port()
+    environment = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
+    head = subprocess.Popen(
+        [
+            str(ray),
+            "start",
+            "--head",
+            "--block",
+            f"--temp-dir={folder}",
+            f"--port={port}",
+            "--num-cpus=2",
+            "--include-dashboard=false",
+            "--disable-usage-stats",
+        ],
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=(folder / "ray-start.log").open("wb"),
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if head.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"ray start did not start: {(folder / 'ray-start.log').read_text()[-2000:]}")
+            time.sleep(0.2)
+        yield f"127.0.0.1:{port}"
+    finally:
+        head.send_signal(signal.SIGTERM)  # `ray start --block` stops the processes it started
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            head.wait(timeout=30)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(head.pid, signal.SIGKILL)  # whatever of the cluster's session is left
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run(store: LadderStore, settings: LadderSettings, address: str, logs: Path) -> Ladder:
+    local_bots = LocalBots(logs)
+    matches = RayMatches(address, local_bots)
+    ladder = Ladder(store, settings, local_bots, matches=matches)
+
+    async def run() -> None:
+        try:
+            await ladder.run()
+        finally:
+            await local_bots.stop_all()
+
+    try:
+        asyncio.run(run())
+    finally:
+        matches.close()
+    return ladder
+
+
+def _command(trace: Path, *flags: str) -> str:
+    return f"python {BOTS / 'ray_bot.py'} --port-file {{port_file}} --trace {trace} {' '.join(flags)}"
+
+
+def _assert_every_set_rated_once(store: LadderStore) -> None:
+    """Every set played whole, every match stored once, every set rated exactly once."""
+    assert store.unfinished_sets() == []
+    db = sqlite3.connect(store.path)
+    sets = db.execute("SELECT id, rotations FROM sets").fetchall()
+    assert sets
+    assert store.rated_sets() == {set_id for set_id, _rotations in sets}
+    for set_id, rotations in sets:
+        assert len(store.matches(set_id)) == rotations
+        events = db.execute("SELECT count(*) FROM rating_events WHERE set_id = ?", (set_id,))
+        assert events.fetchone() == (2,)  # one event: a change for each of its 2 bots
+    db.close()
+
+
+def test_a_ladder_on_ray_rates_every_set_once(cluster: str, servers: list[BotServer], tmp_path: Path) -> None:
+    trace = tmp_path / "trace"
+    store = LadderStore(tmp_path / "ladder.db")
+    store.add_bot("remote0", address=f"127.0.0.1:{servers[0].port}")
+    store.add_bot("remote1", address=f"127.0.0.1:{servers[1].port}")
+    store.add_bot("started", command=_command(trace))
+    settings = LadderSettings(matches=8, concurrency=2, time_control=FAST, seed=7)
+    report = _run(store, settings, cluster, tmp_path / "logs").report
+    assert report.matches >= 8
+    assert (report.arena_errors, report.sets_voided, report.faults) == (0, 0, 0)
+    assert report.sets_rated * 2 == report.matches  # 2 teams: 2 rotations a set
+    _assert_every_set_rated_once(store)
+    # The command bot was started on a Ray worker (and checked on the runner when its sets started).
+    assert any(line.startswith("ray-worker") for line in trace.read_text().splitlines())
+    store.close()
+
+
+def test_a_match_whose_worker_dies_is_played_again_and_stored_once(
+    cluster: str, servers: list[BotServer], tmp_path: Path
+) -> None:
+    trace = tmp_path / "trace"
+    marker = tmp_path / "killed"
+    store = LadderStore(tmp_path / "ladder.db")
+    store.add_bot("remote0", address=f"127.0.0.1:{servers[0].port}")
+    store.add_bot("killer", command=_command(trace, "--kill-worker-once", str(marker)))
+    settings = LadderSettings(matches=2, concurrency=1, time_control=FAST, seed=11)
+    report = _run(store, settings, cluster, tmp_path / "logs").report
+    assert marker.exists()  # a worker was killed mid-match ...
+    assert not Path(f"/proc/{marker.read_text()}").exists()
+    assert report.matches == 2  # ... and its match was played again, and stored once
+    assert (report.arena_errors, report.sets_voided, report.faults) == (0, 0, 0)
+    _assert_every_set_rated_once(store)
+    store.close()

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import dataclasses
+import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,6 +40,10 @@ from arena.sandbox import bubblewrap
 
 MATCH_RETRIES: Final = 3
 """How many times Ray plays a match again after the worker process playing it died."""
+
+
+REACH_TIMEOUT_S: Final = 5.0
+"""How long the head of a cluster has to accept a connection before `--ray HOST:PORT` gives up."""
 
 
 class RayUnavailableError(ArenaError):
@@ -146,6 +151,19 @@ def _import_ray() -> Any:
     return ray
 
 
+def _check_reachable(address: str) -> None:
+    """Fail at once on a HOST:PORT nobody listens on (Ray itself would retry for minutes)."""
+    if address == "auto" or "://" in address:
+        return
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise RayUnavailableError(f"a Ray address is auto, HOST:PORT or ray://HOST:PORT, got {address!r}")
+    try:
+        socket.create_connection((host, int(port)), timeout=REACH_TIMEOUT_S).close()
+    except OSError as error:
+        raise RayUnavailableError(f"cannot reach the Ray cluster at {address}: {error}") from None
+
+
 class RayMatches:
     """Plays a ladder's matches as Ray tasks (a `MatchPlayer`). `address`: None starts a Ray instance
     of this process's own; `auto` joins the cluster that `ray start` made on this machine; else the
@@ -154,6 +172,8 @@ class RayMatches:
     def __init__(self, address: str | None, local_bots: LocalBots) -> None:
         """:raises RayUnavailableError: Ray is missing or the cluster cannot be joined."""
         self.ray = _import_ray()
+        if address is not None:
+            _check_reachable(address)
         self.local_bots = local_bots
         self.workers = WorkerBots.like(local_bots)
         # A Ray instance of our own needs no dashboard; a cluster's head decides that for itself.

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from ladder_support import FAST
 
+from arena.cli import main
 from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
 from arena.ladder.ray_play import RayMatches
 from sdk import BotServer
@@ -161,3 +162,38 @@ def test_a_match_whose_worker_dies_is_played_again_and_stored_once(
     assert (report.arena_errors, report.sets_voided, report.faults) == (0, 0, 0)
     _assert_every_set_rated_once(store)
     store.close()
+
+
+def test_ladder_run_on_ray_from_the_command_line(
+    cluster: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], logging_restored: None
+) -> None:
+    path = tmp_path / "ladder.db"
+    argv = ["ladder", "run", "--db", str(path), "--sample-bots", "--matches", "4", "--concurrency", "2"]
+    assert main([*argv, "--decision-ms", "500", "--bank-ms", "500", "--ray", cluster]) == 0
+    assert "Played 4 matches (2 sets rated, 0 faults)" in capsys.readouterr().out
+    store = LadderStore(path)
+    _assert_every_set_rated_once(store)
+    store.close()
+
+
+def test_ladder_run_on_ray_fails_in_one_line_without_ray(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
+    assert main(["ladder", "run", "--db", str(tmp_path / "ladder.db"), "--sample-bots", "--ray"]) == 1
+    line = capsys.readouterr().err.strip()
+    assert line == (
+        "arena ladder run: error: --ray needs Ray, which is not installed: "
+        "pip install 'fiftysix-arena[cluster]'"
+    )
+
+
+def test_ladder_run_on_ray_fails_in_one_line_when_nobody_listens(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _ray_command()
+    address = f"127.0.0.1:{_free_port()}"
+    assert main(["ladder", "run", "--db", str(tmp_path / "ladder.db"), "--ray", address]) == 1
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert error.startswith(f"arena ladder run: error: cannot reach the Ray cluster at {address}: ")

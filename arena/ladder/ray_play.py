@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import dataclasses
 import socket
 import threading
@@ -125,7 +126,8 @@ class _WorkerPool:
     def stop(self) -> None:
         """Stop this worker's bots (the worker process is exiting)."""
         stopping = asyncio.run_coroutine_threadsafe(self.local_bots.stop_all(), self.loop)
-        stopping.result(timeout=self.local_bots.grace + 10.0)
+        with contextlib.suppress(TimeoutError):  # their supervisors stop them when this process ends
+            stopping.result(timeout=self.local_bots.grace + 10.0)
 
 
 _pool: _WorkerPool | None = None

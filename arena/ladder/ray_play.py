@@ -24,6 +24,7 @@ import asyncio
 import atexit
 import contextlib
 import dataclasses
+import os
 import socket
 import threading
 from collections.abc import Callable
@@ -56,6 +57,7 @@ class WorkerBots:
     """How a worker starts command bots: the runner's `LocalBots` settings, picklable."""
 
     log_folder: Path
+    """The runner's; each worker process logs in `worker-HOST-PID` within it."""
     startup_timeout: float
     grace: float
     log_limit_bytes: int
@@ -97,8 +99,11 @@ class _WorkerPool:
         # The loop's thread lives as long as the process: a bot's parent-death signal follows the thread
         # that started it.
         threading.Thread(target=self.loop.run_forever, name="arena-bots", daemon=True).start()
+        # A folder of this process's own: the port files and logs of two pools on one machine (workers,
+        # the runner) are named alike.
+        folder = settings.log_folder / f"worker-{socket.gethostname()}-{os.getpid()}"
         self.local_bots = LocalBots(
-            settings.log_folder,
+            folder,
             startup_timeout=settings.startup_timeout,
             grace=settings.grace,
             log_limit_bytes=settings.log_limit_bytes,

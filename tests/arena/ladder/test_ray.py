@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -43,6 +44,17 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+TOKEN = secrets.token_hex(32)
+"""The test cluster's own authentication token: whatever token the user has (~/.ray) is neither read nor
+made."""
+
+
+def _environment() -> dict[str, str]:
+    """The environment of the cluster and of the runs joining it: this checkout importable, the token."""
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": TOKEN}
+
+
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
     """The address of a Ray cluster of this test module's own: its processes run in a session of their
@@ -50,10 +62,6 @@ def cluster() -> Iterator[str]:
     ray = _ray_command()
     folder = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))  # Ray's socket paths must stay short
     port = _free_port()
-    environment = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-    }
     head = subprocess.Popen(
         [
             str(ray),
@@ -66,7 +74,7 @@ def cluster() -> Iterator[str]:
             "--include-dashboard=false",
             "--disable-usage-stats",
         ],
-        env=environment,
+        env=_environment(),
         stdout=subprocess.DEVNULL,
         stderr=(folder / "ray-start.log").open("wb"),
         start_new_session=True,
@@ -93,10 +101,9 @@ def cluster() -> Iterator[str]:
 def _arena(*args: str) -> str:
     """Run `arena` in a process of its own (Ray's driver changes its process: `print` among others) and
     return its standard output; it must succeed."""
-    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     finished = subprocess.run(
         [sys.executable, "-m", "arena.cli", *args],
-        env={**os.environ, "PYTHONPATH": path},
+        env=_environment(),
         capture_output=True,
         text=True,
         timeout=240,
@@ -158,12 +165,13 @@ def test_a_match_whose_worker_dies_is_played_again_and_stored_once(
     path = tmp_path / "ladder.db"
     store = LadderStore(path)
     store.add_bot("remote0", address=f"127.0.0.1:{servers[0].port}")
+    store.add_bot("remote1", address=f"127.0.0.1:{servers[1].port}")
     store.add_bot("killer", command=_command(trace, "--kill-worker-once", str(marker)))
     store.close()
-    out = _run_ladder(path, cluster, matches=2, concurrency=1, seed=11)
-    assert marker.exists()  # a worker was killed mid-match ...
+    out = _run_ladder(path, cluster, matches=8, concurrency=2, seed=11)
+    assert marker.exists()  # a worker was killed mid-match (while the other played on) ...
     assert not Path(f"/proc/{marker.read_text()}").exists()
-    assert "Played 2 matches (1 sets rated, 0 faults)" in out  # ... its match played again, stored once
+    assert "Played 8 matches (4 sets rated, 0 faults)" in out, out  # ... its match played again, stored once
     assert "void" not in out
     store = LadderStore(path)
     _assert_every_set_rated_once(store)

@@ -8,6 +8,7 @@ It knows nothing of tables or matches; `fiftysix.engine.match` settles the deal 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Final
 
 from fiftysix.engine.calls import (
     MAX_BID,
@@ -18,7 +19,7 @@ from fiftysix.engine.calls import (
     CallKind,
     legal_calls,
 )
-from fiftysix.engine.cards import Card, Suit, format_cards, hand_size_for, pack_for
+from fiftysix.engine.cards import ALL_CARDS, SORT_KEY, Card, Suit, format_cards, hand_size_for, pack_for
 from fiftysix.engine.errors import IllegalMoveError
 from fiftysix.engine.values import Bid, CallMade, Contract, Move, Phase, Play, Trick
 
@@ -91,7 +92,7 @@ class Deal:
             raise ValueError(f"the dealer must be a seat at the table {self.seats}, got {dealer}")
         self.dealer = dealer
         _check_hands(self.seats, len(self.team_of), hands)
-        self.hands = [sorted(hands.get(seat, ())) for seat in range(len(self.team_of))]
+        self.hands = [sorted(hands.get(seat, ()), key=SORT_KEY) for seat in range(len(self.team_of))]
         self.dealt = tuple(tuple(hand) for hand in self.hands)
         following = {seat: self.seats[(i + 1) % len(self.seats)] for i, seat in enumerate(self.seats)}
         self._next = tuple(following.get(seat, -1) for seat in range(len(self.team_of)))
@@ -360,19 +361,34 @@ def _check_hands(seats: tuple[int, ...], seat_count: int, hands: Mapping[int, Se
     if strays:
         raise ValueError(f"hands given for seats not at the table: {strays}")
     size = hand_size_for(len(seats))
+    counts = [0] * len(ALL_CARDS)
     for seat in seats:
-        count = len(hands.get(seat, ()))
-        if count != size:
-            raise ValueError(f"seat {seat} must be dealt {size} cards, got {count}")
-    dealt = sorted(card for seat in seats for card in hands[seat])
-    pack = list(pack_for(len(seats)))
-    if dealt != pack:
+        hand = hands.get(seat, ())
+        if len(hand) != size:
+            raise ValueError(f"seat {seat} must be dealt {size} cards, got {len(hand)}")
+        for card in hand:
+            counts[card.index] += 1
+    if counts != _PACK_COUNTS[len(seats)]:
+        dealt = sorted((card for seat in seats for card in hands[seat]), key=SORT_KEY)
+        pack = list(pack_for(len(seats)))
         extra = _multiset_difference(dealt, pack)
         missing = _multiset_difference(pack, dealt)
         raise ValueError(
             f"the hands are not the {len(pack)}-card pack for {len(seats)} players: "
             f"extra {format_cards(extra) or 'none'}, missing {format_cards(missing) or 'none'}"
         )
+
+
+def _counts(cards: Sequence[Card]) -> list[int]:
+    counts = [0] * len(ALL_CARDS)
+    for card in cards:
+        counts[card.index] += 1
+    return counts
+
+
+_PACK_COUNTS: Final = {players: _counts(pack_for(players)) for players in (4, 6, 8)}
+"""Copies of each card (by `Card.index`) in each pack: a deal is checked by counting, not by sorting the
+pack, since search deals thousands."""
 
 
 def _multiset_difference(cards: list[Card], minus: list[Card]) -> list[Card]:

@@ -8,6 +8,7 @@ It knows nothing of tables or matches; `fiftysix.engine.match` settles the deal 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import Final
 
 from fiftysix.engine.calls import (
@@ -22,6 +23,17 @@ from fiftysix.engine.calls import (
 from fiftysix.engine.cards import ALL_CARDS, SORT_KEY, Card, Suit, format_cards, hand_size_for, pack_for
 from fiftysix.engine.errors import IllegalMoveError
 from fiftysix.engine.values import Bid, CallMade, Contract, Move, Phase, Play, Trick
+
+# An enum member read through its class costs ten times a global's lookup, and the phase is read at
+# every step.
+_AUCTION: Final = Phase.AUCTION
+_PLAY: Final = Phase.PLAY
+_FINISHED: Final = Phase.FINISHED
+
+_PLAYS: Final = tuple(
+    tuple(Play(seat, card) for card in sorted(ALL_CARDS, key=attrgetter("index"))) for seat in range(8)
+)
+"""Every play, by seat and `Card.index`: built once, not at every card of every playout."""
 
 
 class Deal:
@@ -50,7 +62,8 @@ class Deal:
         "trick",
         "tricks",
         "points",
-        "_trump",
+        "trump",
+        "_led",
         "_winning_seat",
         "_winning_card",
         "_trick_points",
@@ -74,7 +87,9 @@ class Deal:
     trick: list[Play]
     tricks: list[Trick]
     points: list[int]
-    _trump: Suit | None
+    trump: Suit | None
+    """The contract's trump suit; None for no trumps, and while the auction is on."""
+    _led: Suit | None
     _winning_seat: int
     _winning_card: Card | None
     _trick_points: int
@@ -94,9 +109,8 @@ class Deal:
         _check_hands(self.seats, len(self.team_of), hands)
         self.hands = [sorted(hands.get(seat, ()), key=SORT_KEY) for seat in range(len(self.team_of))]
         self.dealt = tuple(tuple(hand) for hand in self.hands)
-        following = {seat: self.seats[(i + 1) % len(self.seats)] for i, seat in enumerate(self.seats)}
-        self._next = tuple(following.get(seat, -1) for seat in range(len(self.team_of)))
-        self.phase = Phase.AUCTION
+        self._next = _next_seats(self.seats, len(self.team_of))
+        self.phase = _AUCTION
         self.to_act = self._next[dealer]
         self.calls = []
         self.high_bid = None
@@ -108,7 +122,8 @@ class Deal:
         self.trick = []
         self.tricks = []
         self.points = [0] * (max(self.team_of) + 1)
-        self._trump = None
+        self.trump = None
+        self._led = None
         self._winning_seat = -1
         self._winning_card = None
         self._trick_points = 0
@@ -141,21 +156,36 @@ class Deal:
         """Whether the auction is waiting for the contracting team to redouble or pass."""
         return bool(self._redoublers)
 
+    @property
+    def led_suit(self) -> Suit | None:
+        """The suit led to the trick on the table, or None when the table is empty."""
+        return self._led if self.trick else None
+
+    @property
+    def winning_play(self) -> Play | None:
+        """The play winning the trick on the table so far, or None when the table is empty: the highest
+        trump if any trump was played, else the highest card of the suit led (of two identical cards, the
+        first played)."""
+        card = self._winning_card
+        if not self.trick or card is None:
+            return None
+        return _PLAYS[self._winning_seat][card.index]
+
     def legal_moves(self) -> Sequence[Move]:
         """Every legal move for the seat to act, without repeats, in a stable order.
 
         Cards are listed spades, hearts, diamonds, clubs and high to low; calls as in `legal_calls`.
         Empty once the deal is finished.
         """
-        if self.phase is Phase.PLAY:
+        if self.phase is _PLAY:
             hand = self.hands[self.to_act]
             if self.trick:
-                led = self.trick[0].card.suit
+                led = self._led
                 following = [card for card in hand if card.suit is led]
                 if following:
                     return tuple(dict.fromkeys(following))
             return tuple(dict.fromkeys(hand))
-        if self.phase is Phase.AUCTION:
+        if self.phase is _AUCTION:
             if self._redoublers:
                 return REDOUBLE_CALLS
             high = self.high_bid
@@ -171,18 +201,36 @@ class Deal:
         :raises IllegalMoveError: when it is not `seat`'s turn or the move breaks a rule; the state is
             then unchanged.
         """
-        if seat != self.to_act or self.phase is Phase.FINISHED:
-            if self.phase is Phase.FINISHED:
+        phase = self.phase
+        if seat != self.to_act or phase is _FINISHED:
+            if phase is _FINISHED:
                 raise IllegalMoveError("deal_finished", f"the deal is over; seat {seat} cannot play {move}")
             raise IllegalMoveError("turn", f"it is seat {self.to_act}'s turn, not seat {seat}'s")
-        if self.phase is Phase.PLAY:
+        if phase is _PLAY:
             if not isinstance(move, Card):
                 raise IllegalMoveError("play_a_card", f"the auction is over: play a card, not {move}")
-            self._play(seat, move)
+            hand = self.hands[seat]
+            if move not in hand:
+                raise IllegalMoveError(
+                    "play_own_card", f"seat {seat} does not hold {move}: holds {format_cards(hand)}"
+                )
+            if self.trick and move.suit is not self._led:
+                self._check_follow(hand, move)
+            self._take(seat, move)
         else:
             if not isinstance(move, Call):
                 raise IllegalMoveError("call_in_auction", f"the auction is on: make a call, not {move}")
             self._call(seat, move)
+
+    def apply_trusted(self, move: Move) -> None:
+        """Play `move` for the seat to act without checking that it is legal: for search rollouts, whose
+        moves come from `legal_moves()`. Calls are still checked (an auction is short; the play is what
+        rollouts repeat). An illegal card corrupts the deal, so nothing that takes moves from a bot
+        calls this: the arena always goes through `apply` (tests/test_layering.py keeps it so)."""
+        if self.phase is _PLAY and isinstance(move, Card):
+            self._take(self.to_act, move)
+        else:
+            self.apply(self.to_act, move)
 
     # The auction.
 
@@ -295,62 +343,78 @@ class Deal:
 
     def _start_play(self, contract: Contract) -> None:
         self.contract = contract
-        self._trump = contract.trump
-        self.phase = Phase.PLAY
+        self.trump = contract.trump
+        self.phase = _PLAY
         self.to_act = self._next[self.dealer]
 
     # The play.
 
-    def _play(self, seat: int, card: Card) -> None:
-        hand = self.hands[seat]
-        if card not in hand:
-            raise IllegalMoveError(
-                "play_own_card", f"seat {seat} does not hold {card}: holds {format_cards(hand)}"
-            )
+    def _check_follow(self, hand: list[Card], card: Card) -> None:
+        """A card off the suit led is legal only from a hand void in that suit."""
+        led = self._led
+        assert led is not None
+        for held in hand:
+            if held.suit is led:
+                raise IllegalMoveError(
+                    "follow_suit", f"must follow {led.plural}: holds {held}, played {card}"
+                )
+
+    def _take(self, seat: int, card: Card) -> None:
+        """`seat` plays `card`, already known to be legal: the one place where a card changes the deal."""
         trick = self.trick
+        suit = card.suit
         if trick:
-            led = trick[0].card.suit
-            suit = card.suit
-            if suit is not led:
-                for held in hand:
-                    if held.suit is led:
-                        raise IllegalMoveError(
-                            "follow_suit", f"must follow {led.plural}: holds {held}, played {card}"
-                        )
             winning = self._winning_card
             assert winning is not None
             if suit is winning.suit:
                 if card.rank > winning.rank:
                     self._winning_card = card
                     self._winning_seat = seat
-            elif suit is self._trump:
+            elif suit is self.trump:
                 self._winning_card = card
                 self._winning_seat = seat
+            points = self._trick_points + card.points
         else:
+            self._led = suit
             self._winning_card = card
             self._winning_seat = seat
-            self._trick_points = 0
+            points = card.points
+        hand = self.hands[seat]
         hand.remove(card)
-        trick.append(Play(seat, card))
-        self._trick_points += card.points
+        trick.append(_PLAYS[seat][card.index])
+        self._trick_points = points
         if len(trick) < len(self.seats):
             self.to_act = self._next[seat]
             return
         winner = self._winning_seat
-        self.tricks.append(Trick(trick[0].seat, tuple(trick), winner, self._trick_points))
-        self.points[self.team_of[winner]] += self._trick_points
+        self.tricks.append(Trick(trick[0].seat, tuple(trick), winner, points))
+        self.points[self.team_of[winner]] += points
         self.trick = []
         self.to_act = winner
         if not hand:
-            self.phase = Phase.FINISHED
+            self.phase = _FINISHED
 
     @property
     def made(self) -> bool:
         """Whether the contracting team took at least the contract's number of points (once finished)."""
         contract = self.contract
-        if contract is None or self.phase is not Phase.FINISHED:
+        if contract is None or self.phase is not _FINISHED:
             raise ValueError("the deal is not finished")
         return self.points[contract.team] >= contract.number
+
+
+_NEXT_SEATS: dict[tuple[tuple[int, ...], int], tuple[int, ...]] = {}
+
+
+def _next_seats(seats: tuple[int, ...], seat_count: int) -> tuple[int, ...]:
+    """For each of `seat_count` seats, the next of `seats` in playing order (-1 when not at the table);
+    kept per table, since a search builds thousands of deals at the same one."""
+    key = (seats, seat_count)
+    found = _NEXT_SEATS.get(key)
+    if found is None:
+        following = {seat: seats[(i + 1) % len(seats)] for i, seat in enumerate(seats)}
+        found = _NEXT_SEATS[key] = tuple(following.get(seat, -1) for seat in range(seat_count))
+    return found
 
 
 def _check_hands(seats: tuple[int, ...], seat_count: int, hands: Mapping[int, Sequence[Card]]) -> None:

@@ -22,7 +22,9 @@ from fiftysix.engine.calls import (
 )
 from fiftysix.engine.cards import ALL_CARDS, SORT_KEY, Card, Suit, format_cards, hand_size_for, pack_for
 from fiftysix.engine.errors import IllegalMoveError
+from fiftysix.engine.rules import STARTING_TABLES, MatchRules
 from fiftysix.engine.values import Bid, CallMade, Contract, Move, Phase, Play, Trick
+from fiftysix.engine.view import View
 
 # An enum member read through its class costs ten times a global's lookup, and the phase is read at
 # every step.
@@ -127,6 +129,85 @@ class Deal:
         self._winning_seat = -1
         self._winning_card = None
         self._trick_points = 0
+
+    @classmethod
+    def from_view(cls, view: View, hands: Mapping[int, Sequence[Card]]) -> Deal:
+        """The deal as it stands in `view`, with `hands` the cards still held by the other seats at the
+        table (the view's own hand is its seat's): a determinization for search, which then plays on.
+
+        The auction is replayed (its rules stay in one place); completed tricks are taken as recorded.
+        :raises ValueError: when `hands` do not fit the view: a size, a card that is not unseen, or a card
+            of a suit its seat has shown out of.
+        """
+        if view.seat in hands:
+            raise ValueError(f"seat {view.seat}'s hand comes from the view, not from `hands`")
+        held = {seat: list(hands.get(seat, ())) for seat in view.seats}
+        held[view.seat] = list(view.hand)
+        for seat, suits in view.voids.items():
+            for card in held[seat]:
+                if card.suit in suits:
+                    raise ValueError(f"seat {seat} has shown out of {card.suit.plural} but is given {card}")
+        on_table: dict[int, list[Card]] = {seat: [] for seat in view.seats}
+        for play in view.trick:
+            on_table[play.seat].append(play.card)
+        dealt = {seat: held[seat] + on_table[seat] for seat in view.seats}
+        for trick in view.tricks:
+            for play in trick.plays:
+                dealt[play.seat].append(play.card)
+        deal = cls(view.seats, view.team_of, view.dealer, dealt)
+        for made in view.calls:
+            deal.apply(made.seat, made.call)
+        if view.tricks:
+            deal.tricks = list(view.tricks)
+            for trick in view.tricks:
+                deal.points[deal.team_of[trick.winner]] += trick.points
+            deal.to_act = view.tricks[-1].winner
+        if view.tricks or view.trick:
+            deal.hands = [
+                sorted(held[seat] + on_table[seat], key=SORT_KEY) if seat in held else []
+                for seat in range(len(deal.team_of))
+            ]
+            for play in view.trick:
+                deal._take(play.seat, play.card)
+            if not any(deal.hands):
+                deal.phase = _FINISHED
+        return deal
+
+    def view(
+        self,
+        seat: int,
+        rules: MatchRules,
+        tables: Sequence[int] = (),
+        teams_out: tuple[int, ...] = (),
+        deal_number: int = 1,
+    ) -> View:
+        """What `seat` may know now: its own hand and everything public. The match's facts (rules, each
+        team's tables, the teams out, the deal's number) come from the caller: a deal does not keep them.
+        `tables` defaults to the starting tables of every team."""
+        if not 0 <= seat < len(self.team_of):
+            raise ValueError(f"no seat {seat} in a {len(self.team_of)}-player match")
+        finished = self.phase is _FINISHED
+        return View(
+            seat=seat,
+            rules=rules,
+            team_of=self.team_of,
+            seats=self.seats,
+            tables=tuple(tables) if tables else (STARTING_TABLES,) * rules.team_count,
+            teams_out=teams_out,
+            deal_number=deal_number,
+            dealer=self.dealer,
+            phase=self.phase,
+            to_act=None if finished else self.to_act,
+            hand=tuple(self.hands[seat]),
+            calls=tuple(self.calls),
+            high_bid=self.high_bid,
+            doubling=self._doubling,
+            contract=self.contract,
+            tricks=tuple(self.tricks),
+            trick=tuple(self.trick),
+            points=tuple(self.points),
+            legal_moves=tuple(self.legal_moves()) if not finished and self.to_act == seat else (),
+        )
 
     def copy(self) -> Deal:
         """An independent copy, for search and for trying moves."""

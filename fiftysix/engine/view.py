@@ -7,17 +7,24 @@ Another player's unplayed card never appears in it.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
+from types import MappingProxyType
 
-from fiftysix.engine.cards import Card, Suit, pack_for
+from fiftysix.engine.cards import ALL_CARDS, Card, Suit, pack_for
 from fiftysix.engine.rules import MatchRules
 from fiftysix.engine.values import Bid, CallMade, Contract, Move, Phase, Play, Trick
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class View:
-    """One seat's knowledge of the match at one moment."""
+    """One seat's knowledge of the match at one moment.
+
+    The helpers that read the whole deal (`played_cards`, `unseen_cards`, `voids`, `winning_play`) are
+    worked out once per view and kept: a bot reads them again and again within a decision. That is why
+    the class has no `__slots__` (`cached_property` needs the instance dictionary).
+    """
 
     seat: int
     rules: MatchRules
@@ -74,7 +81,7 @@ class View:
         """This seat's cards of `suit`, high to low."""
         return tuple(card for card in self.hand if card.suit is suit)
 
-    @property
+    @cached_property
     def winning_play(self) -> Play | None:
         """The play winning the trick on the table so far, or None when the table is empty.
 
@@ -93,28 +100,32 @@ class View:
                 best = play
         return best
 
-    @property
+    @cached_property
     def trick_points(self) -> int:
         """Card points in the trick on the table."""
         return sum(play.card.points for play in self.trick)
 
-    @property
+    @cached_property
     def played_cards(self) -> tuple[Card, ...]:
         """Every card played in this deal so far, completed tricks first, in order."""
         done = tuple(play.card for trick in self.tricks for play in trick.plays)
         return done + tuple(play.card for play in self.trick)
 
-    @property
+    @cached_property
     def unseen_cards(self) -> tuple[Card, ...]:
         """The cards in other players' hands: the pack for the players at the table less this hand and
         every card played in this deal (each copy of a card listed once), in display order."""
-        left = Counter(pack_for(len(self.seats)))
-        left.subtract(self.hand)
-        left.subtract(self.played_cards)
-        return tuple(sorted(left.elements()))
+        counts = [0] * len(ALL_CARDS)
+        for card in pack_for(len(self.seats)):
+            counts[card.index] += 1
+        for card in self.hand:
+            counts[card.index] -= 1
+        for card in self.played_cards:
+            counts[card.index] -= 1
+        return tuple(card for card in ALL_CARDS for _ in range(counts[card.index]))
 
-    @property
-    def voids(self) -> dict[int, frozenset[Suit]]:
+    @cached_property
+    def voids(self) -> Mapping[int, frozenset[Suit]]:
         """For each seat at the table, the suits it has shown out of in this deal (it did not follow)."""
         shown: dict[int, set[Suit]] = {seat: set() for seat in self.seats}
         for plays in [*(trick.plays for trick in self.tricks), self.trick]:
@@ -123,7 +134,19 @@ class View:
                 for play in plays[1:]:
                     if play.card.suit is not led:
                         shown[play.seat].add(led)
-        return {seat: frozenset(suits) for seat, suits in shown.items()}
+        return MappingProxyType({seat: frozenset(suits) for seat, suits in shown.items()})
+
+    @cached_property
+    def cards_left(self) -> Mapping[int, int]:
+        """For each seat at the table, how many cards it still holds."""
+        played = dict.fromkeys(self.seats, 0)
+        for trick in self.tricks:
+            for play in trick.plays:
+                played[play.seat] += 1
+        for play in self.trick:
+            played[play.seat] += 1
+        dealt = len(pack_for(len(self.seats))) // len(self.seats)
+        return MappingProxyType({seat: dealt - count for seat, count in played.items()})
 
     @property
     def seats_to_play(self) -> tuple[int, ...]:

@@ -1,0 +1,319 @@
+"""A determinized Monte Carlo bot ("perfect information Monte Carlo"): the strongest sample bot.
+
+Run it: `python -m sample_bots.pimc_bot --port 50051 [--budget 0.5]`.
+
+Every decision samples the cards it cannot see many times over, consistently with what it has seen
+(hand sizes, the cards played, the suits each seat has shown out of, and the bid forms' signals: a
+number-first bid holds the jack of its suit, a suit-first one does not), and plays each sampled deal out
+to its end with the rule bot's card play for every seat (sample_bots/rule_bot.py):
+
+- in the play it scores each of its legal cards over the same sampled deals (so the comparison is
+  between cards, not between lucky and unlucky deals) and plays the best on average;
+- in the auction it plays each sampled deal out once per denomination (its two best suits as trumps,
+  and no trumps) with its own team as the contractors, which gives the chance of making each contract
+  level; it bids the denomination whose lowest legal bid has the best expected tables, if that beats
+  letting the standing bid play (played out the same way), and doubles an opponent's bid it expects to
+  defeat often. Redoubles, and never outbidding a partner, are the rule bot's.
+
+A deal's value to a team is the tables it wins or pays by the rules' table amounts (made or lost, the
+band, the doubling), with a small bonus per card point so that a deal already decided still prefers
+more points. The time budget per decision (`--budget`, 0.5 s by default) is cut to a share of the
+arena's own time per decision when that is shorter, so the bot never draws on its bank of spare time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections.abc import Callable, Mapping
+from typing import Final
+
+from fiftysix.engine import (
+    DOUBLE,
+    MAX_BID,
+    MIN_BID,
+    PASS,
+    REDOUBLE,
+    BidForm,
+    Call,
+    CallKind,
+    Card,
+    Deal,
+    Move,
+    Phase,
+    Rank,
+    Suit,
+    View,
+    sample_hands,
+    table_amount,
+)
+from sample_bots import rule_bot
+from sample_bots.run import run_bot
+from sdk import Bot, BotView, MatchInfo
+
+DEFAULT_BUDGET_S: Final = 0.5
+"""Thinking time per decision, in seconds, when the arena allows at least that much."""
+CLOCK_SHARE: Final = 0.6
+"""The share of the arena's time per decision the bot may think for: the rest covers the view's trip."""
+CLOCK_MARGIN_S: Final = 0.05
+"""Kept back from that share on top: a loaded machine answers late."""
+POINT_BONUS: Final = 0.01
+"""Tables a card point is worth in a deal's value: enough to order deals whose contract is settled."""
+SAMPLE_TRIES: Final = 20
+"""Draws tried per sample for one that fits the bid forms' signals before taking one that does not (an
+opponent whose bids do not follow the signals must not cost the bot its time)."""
+DOUBLE_CHANCE: Final = 0.25
+"""Double an opponent's contract that the sampled deals make at most this often."""
+BID_EDGE: Final = 0.05
+"""How many tables better than passing a bid must look: the estimates are noisy."""
+CANDIDATE_SUITS: Final = 2
+"""Trump suits tried in the auction: the hand's best by the rule bot's estimate (each costs a play-out
+per sample, and a suit the hand is short in does not win the auction's evaluation anyway)."""
+AUCTION_SHARE: Final = 2.0
+"""An auction decision may think this many times the budget (within the arena's clock): it samples whole
+deals, several times each, and there are few of them."""
+
+
+# Values and play-outs.
+
+
+def value(deal: Deal, team: int) -> float:
+    """What a finished deal is worth to `team`: tables won (positive) or paid, plus the point bonus."""
+    contract = deal.contract
+    assert contract is not None
+    made = deal.made
+    amount = table_amount(contract.number, made, contract.doubling)
+    payers = len({deal.team_of[seat] for seat in deal.seats}) - 1
+    if contract.team == team:
+        tables = amount * payers if made else -amount * payers
+    else:
+        tables = -amount if made else amount
+    return tables + POINT_BONUS * deal.points[team]
+
+
+def play_out(deal: Deal, context: View) -> None:
+    """Finish the play of `deal` with the rule bot's card play at every seat (a forced card needs no
+    view). `context` gives the match's facts (rules, tables) for the views."""
+    rules, tables, teams_out, number = context.rules, context.tables, context.teams_out, context.deal_number
+    while deal.phase is Phase.PLAY:
+        legal = deal.legal_moves()
+        if len(legal) == 1:
+            deal.apply_trusted(legal[0])
+            continue
+        view = deal.view(deal.to_act, rules, tables, teams_out, number)
+        deal.apply_trusted(rule_bot.choose_card(view))
+
+
+def signals_kept(view: View) -> Callable[[Mapping[int, list[Card]]], bool]:
+    """Whether sampled hands agree with the other seats' bid forms: a number-first bid (`28S`) holds the
+    jack of its suit, a suit-first bid (`S28`) does not; a card since played counts as held."""
+    claims = [
+        (made.seat, made.call.suit, made.call.form is BidForm.NUMBER_SUIT)
+        for made in view.calls
+        if made.seat != view.seat
+        and made.call.form in (BidForm.NUMBER_SUIT, BidForm.SUIT_NUMBER)
+        and made.call.suit is not None
+    ]
+    played: dict[int, list[Card]] = {seat: [] for seat in view.seats}
+    for plays in (*(trick.plays for trick in view.tricks), view.trick):
+        for play in plays:
+            played[play.seat].append(play.card)
+
+    def kept(hands: Mapping[int, list[Card]]) -> bool:
+        for seat, suit, has_jack in claims:
+            held = any(card.suit is suit and card.rank is Rank.JACK for card in (*hands[seat], *played[seat]))
+            if held is not has_jack:
+                return False
+        return True
+
+    return kept
+
+
+def sampled_deal(view: View, rng: random.Random, accept: Callable[[Mapping[int, list[Card]]], bool]) -> Deal:
+    """One determinization of the deal as `view` sees it."""
+    return Deal.from_view(view, sample_hands(view, rng, accept, SAMPLE_TRIES))
+
+
+# The play.
+
+
+def choose_card(view: View, deadline: float, rng: random.Random) -> Card | None:
+    """The card with the best average value over deals sampled until `deadline`; None when not even one
+    deal could be played out in time."""
+    cards = [move for move in view.legal_moves if isinstance(move, Card)]
+    if len(cards) == 1:
+        return cards[0]
+    totals = dict.fromkeys(cards, 0.0)
+    accept = signals_kept(view)
+    samples = 0
+    while time.perf_counter() < deadline:
+        root = sampled_deal(view, rng, accept)
+        values: list[float] = []
+        for card in cards:
+            if values and time.perf_counter() >= deadline:
+                break  # a sample must score every card: this one is dropped
+            deal = root.copy()
+            deal.apply_trusted(card)
+            play_out(deal, view)
+            values.append(value(deal, view.team))
+        else:
+            for card, worth in zip(cards, values, strict=True):
+                totals[card] += worth
+            samples += 1
+    if not samples:
+        return None
+    return max(cards, key=lambda card: totals[card])
+
+
+# The auction.
+
+
+def contracted(view: View, hands: Mapping[int, list[Card]], declarer: int, trump: Suit | None) -> Deal:
+    """A fresh deal of these hands in which `declarer` alone bids, 28 in `trump`, in the form that tells
+    the truth about its hand, and everybody else passes: how a denomination plays for that team."""
+    deal = Deal(view.seats, view.team_of, view.dealer, {**hands, view.seat: view.hand})
+    while deal.to_act != declarer:
+        deal.apply(deal.to_act, PASS)
+    if trump is None:
+        form = BidForm.NO_TRUMPS
+    else:
+        has_jack = any(card.suit is trump and card.rank is Rank.JACK for card in deal.hands[declarer])
+        form = BidForm.NUMBER_SUIT if has_jack else BidForm.SUIT_NUMBER
+    deal.apply(declarer, Call(CallKind.BID, form, MIN_BID, trump))
+    while deal.phase is Phase.AUCTION:
+        deal.apply(deal.to_act, PASS)
+    return deal
+
+
+def tables_for(number: int, chance: float, payers: int) -> float:
+    """Expected tables for the contractors of `number` made with probability `chance`, undoubled."""
+    return payers * (chance * table_amount(number, True, 1) - (1 - chance) * table_amount(number, False, 1))
+
+
+def choose_call(view: View, deadline: float, rng: random.Random) -> Call | None:
+    """Bid, double or pass by the sampled deals' verdicts; None when not even one deal was sampled.
+    Redoubles, and passing when a partner holds the bid, are left to the rule bot."""
+    legal = view.legal_moves
+    high = view.high_bid
+    if REDOUBLE in legal or (high is not None and view.team_of[high.seat] == view.team):
+        return rule_bot.choose_call(view)
+    current = high.number if high is not None else 0
+    lowest = max(current + 1, MIN_BID)
+    accept = signals_kept(view)
+    shape = rule_bot.table_shape(view)
+    suits = sorted(Suit, key=lambda suit: -rule_bot.estimate(view.hand, suit, shape))[:CANDIDATE_SUITS]
+    ours: list[Suit | None] = [*suits, None] if lowest <= MAX_BID else []
+    contracts = [(view.seat, denomination) for denomination in ours]
+    if high is not None:
+        contracts.append((high.seat, high.trump))  # the standing bid, as it would play if all passed
+    taken: list[list[int]] = [[] for _ in contracts]
+    while time.perf_counter() < deadline:
+        hands = sample_hands(view, rng, accept, SAMPLE_TRIES)
+        sample: list[int] = []
+        for declarer, trump in contracts:
+            if sample and time.perf_counter() >= deadline:
+                break  # a sample must play every contract: this one is dropped
+            deal = contracted(view, hands, declarer, trump)
+            play_out(deal, view)
+            sample.append(deal.points[view.team_of[declarer]])
+        else:
+            for results, count in zip(taken, sample, strict=True):
+                results.append(count)
+    if not contracts or not taken[0]:
+        return None
+    points = dict(zip(ours, taken, strict=False))
+    against = taken[-1]
+    payers = len({view.team_of[seat] for seat in view.seats}) - 1
+    passing = 0.0
+    if high is not None:
+        chance = sum(count >= high.number for count in against) / len(against)
+        passing = -tables_for(high.number, chance, payers) / payers  # this team is one payer of many
+        if DOUBLE in legal and chance <= DOUBLE_CHANCE:
+            return DOUBLE
+    if lowest > MAX_BID:
+        return PASS
+    best: Suit | None = None
+    found = False
+    best_tables = passing + BID_EDGE
+    for denomination, results in points.items():
+        chance = sum(count >= lowest for count in results) / len(results)
+        expected = tables_for(lowest, chance, payers)
+        if expected > best_tables:
+            best, best_tables, found = denomination, expected, True
+    if not found:
+        return PASS
+    limit = lowest
+    while limit < MAX_BID and _makes(points[best], limit + 1):
+        limit += 1
+    call = rule_bot.bid_call(view, best, lowest, current, limit)
+    return call if call in legal else PASS
+
+
+def _makes(taken: list[int], number: int) -> bool:
+    """Whether the sampled deals make `number` more often than a contract of that number must."""
+    lost, won = table_amount(number, False, 1), table_amount(number, True, 1)
+    return sum(count >= number for count in taken) / len(taken) > lost / (won + lost)
+
+
+# The bot.
+
+
+def budget_for(view: View, budget_s: float) -> float:
+    """Seconds to think: the bot's budget (more in the auction), cut to a share of the arena's time per
+    decision."""
+    if view.phase is Phase.AUCTION:
+        budget_s *= AUCTION_SHARE
+    if isinstance(view, BotView) and view.decision_ms > 0:
+        return min(budget_s, view.decision_ms / 1000 * CLOCK_SHARE - CLOCK_MARGIN_S)
+    return budget_s
+
+
+def decide(view: View, budget_s: float, rng: random.Random) -> Move:
+    """The move for `view` after at most `budget_s` seconds of sampling (the rule bot's move when the
+    time allows no sample at all)."""
+    if not view.legal_moves:
+        raise ValueError(f"seat {view.seat} is not to act: there is no legal move to choose")
+    deadline = time.perf_counter() + budget_for(view, budget_s)
+    move: Move | None
+    if view.phase is Phase.AUCTION:
+        move = choose_call(view, deadline, rng)
+    else:
+        move = choose_card(view, deadline, rng)
+    if move is None or move not in view.legal_moves:
+        return rule_bot.decide(view)
+    return move
+
+
+class PimcBot(Bot):
+    """Samples the unseen cards and plays each sample out (see the module's doc)."""
+
+    name = "pimc"
+    version = "1.0.0"
+    author = "fiftysix arena"
+
+    def __init__(self, budget_s: float = DEFAULT_BUDGET_S, seed: int | None = None) -> None:
+        self.budget_s = budget_s
+        self.rng = random.Random(seed)
+
+    def on_match_start(self, match: MatchInfo) -> None:
+        """Seed from the match and seat, so that the samples of a rerun start alike."""
+        self.rng.seed(f"{match.match_id}/{match.seat}")
+
+    def decide(self, view: BotView) -> Move:
+        """A call or card chosen by sampling; always one of `view.legal_moves`."""
+        return decide(view, self.budget_s, self.rng)
+
+
+def budget_option(parser: argparse.ArgumentParser) -> None:
+    """The bot's own command-line option: `--budget` seconds a decision."""
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=DEFAULT_BUDGET_S,
+        help=f"seconds a decision (default {DEFAULT_BUDGET_S})",
+    )
+
+
+if __name__ == "__main__":
+    run_bot(PimcBot, budget_option, lambda args: PimcBot(args.budget))

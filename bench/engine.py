@@ -10,7 +10,7 @@ taken turn about compare; each round's ratio is printed, then their median):
 
 - `--vs-openspiel`: random 4-player playouts of 56 (shuffle, deal, auction, every trick) against
   OpenSpiel's C++ hearts random playouts driven from Python (chance nodes deal the cards, every action
-  chosen uniformly among the legal ones). Needs `pip install open_spiel` (in the dev extra). Target
+  chosen uniformly among the legal ones). Needs `pip install -e '.[bench]'` (OpenSpiel). Target
   (issue 14): a ratio of at least 1.
 - `--baseline DIR`: the same playouts with this checkout's engine against the engine of another checkout
   (say `git worktree add /tmp/base main`), each in its own process: how a change is measured.
@@ -121,7 +121,10 @@ def openspiel_playouts(game_name: str) -> Measure:
     uniformly among the legal ones, as `random_playouts` does. Uniform chance is exact for hearts, spades
     and bridge (every deal equally likely; checked on one playout first) and the cheapest way to drive
     them, so OpenSpiel is measured at its fastest."""
-    import pyspiel  # type: ignore[import-not-found]  # optional: only for --vs-openspiel
+    try:
+        import pyspiel  # type: ignore[import-not-found]  # optional: only for --vs-openspiel
+    except ImportError:
+        raise SystemExit("--vs-openspiel needs OpenSpiel: pip install -e '.[bench]'") from None
 
     game = pyspiel.load_game(game_name)
     state = game.new_initial_state()

@@ -12,8 +12,8 @@ to its end with the rule bot's card play for every seat (sample_bots/rule_bot.py
 - in the auction it plays each sampled deal out once per denomination (its two best suits as trumps,
   and no trumps) with its own team as the contractors, which gives the chance of making each contract
   level; it bids the denomination whose lowest legal bid has the best expected tables, if that beats
-  letting the standing bid play (played out the same way), and doubles an opponent's bid it expects to
-  defeat often. Redoubles, and never outbidding a partner, are the rule bot's.
+  letting the standing bid play (played out the same way). Doubles, redoubles, and never outbidding a
+  partner, are the rule bot's (doubling on the samples' verdict doubled far too often).
 
 A deal's value to a team is the tables it wins or pays by the rules' table amounts (made or lost, the
 band, the doubling), with a small bonus per card point so that a deal already decided still prefers
@@ -63,8 +63,8 @@ POINT_BONUS: Final = 0.01
 SAMPLE_TRIES: Final = 20
 """Draws tried per sample for one that fits the bid forms' signals before taking one that does not (an
 opponent whose bids do not follow the signals must not cost the bot its time)."""
-DOUBLE_CHANCE: Final = 0.25
-"""Double an opponent's contract that the sampled deals make at most this often."""
+STRENGTH_SLACK: Final = 4.0
+"""How far below its number a bidder's hand may be estimated in a sample: a bid also counts on partners."""
 BID_EDGE: Final = 0.05
 """How many tables better than passing a bid must look: the estimates are noisy."""
 CANDIDATE_SUITS: Final = 2
@@ -106,24 +106,41 @@ def play_out(deal: Deal, context: View) -> None:
 
 
 def signals_kept(view: View) -> Callable[[Mapping[int, list[Card]]], bool]:
-    """Whether sampled hands agree with the other seats' bid forms: a number-first bid (`28S`) holds the
-    jack of its suit, a suit-first bid (`S28`) does not; a card since played counts as held."""
-    claims = [
+    """Whether sampled hands agree with what the other seats' bids say: the form (a number-first bid,
+    `28S`, holds the jack of its suit, a suit-first one, `S28`, does not) and the strength (the hand's
+    worth in the denomination, by the rule bot's estimate, comes near the number bid: without it every
+    bid looks weaker than it is, and the bot doubles and passes too much). A card since played counts
+    as held."""
+    jacks = [
         (made.seat, made.call.suit, made.call.form is BidForm.NUMBER_SUIT)
         for made in view.calls
         if made.seat != view.seat
         and made.call.form in (BidForm.NUMBER_SUIT, BidForm.SUIT_NUMBER)
         and made.call.suit is not None
     ]
+    strength: dict[int, tuple[Suit | None, int]] = {}
+    current = 0
+    for made in view.calls:
+        if made.call.kind is CallKind.BID:
+            current = made.call.contract_number(current)
+            if made.seat != view.seat:
+                strength[made.seat] = (made.call.suit, current)  # a seat's last bid says the most
+    shape = rule_bot.table_shape(view)
     played: dict[int, list[Card]] = {seat: [] for seat in view.seats}
     for plays in (*(trick.plays for trick in view.tricks), view.trick):
         for play in plays:
             played[play.seat].append(play.card)
 
     def kept(hands: Mapping[int, list[Card]]) -> bool:
-        for seat, suit, has_jack in claims:
+        for seat, suit, has_jack in jacks:
             held = any(card.suit is suit and card.rank is Rank.JACK for card in (*hands[seat], *played[seat]))
             if held is not has_jack:
+                return False
+        for seat, (denomination, number) in strength.items():
+            if (
+                rule_bot.estimate([*hands[seat], *played[seat]], denomination, shape)
+                < number - STRENGTH_SLACK
+            ):
                 return False
         return True
 
@@ -192,8 +209,8 @@ def tables_for(number: int, chance: float, payers: int) -> float:
 
 
 def choose_call(view: View, deadline: float, rng: random.Random) -> Call | None:
-    """Bid, double or pass by the sampled deals' verdicts; None when not even one deal was sampled.
-    Redoubles, and passing when a partner holds the bid, are left to the rule bot."""
+    """Bid or pass by the sampled deals' verdicts; None when not even one deal was sampled. Doubles,
+    redoubles, and passing when a partner holds the bid, are left to the rule bot."""
     legal = view.legal_moves
     high = view.high_bid
     if REDOUBLE in legal or (high is not None and view.team_of[high.seat] == view.team):
@@ -229,7 +246,7 @@ def choose_call(view: View, deadline: float, rng: random.Random) -> Call | None:
     if high is not None:
         chance = sum(count >= high.number for count in against) / len(against)
         passing = -tables_for(high.number, chance, payers) / payers  # this team is one payer of many
-        if DOUBLE in legal and chance <= DOUBLE_CHANCE:
+        if DOUBLE in legal and rule_bot.should_double(view):
             return DOUBLE
     if lowest > MAX_BID:
         return PASS

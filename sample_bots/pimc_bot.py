@@ -155,10 +155,33 @@ def sampled_deal(view: View, rng: random.Random, accept: Callable[[Mapping[int, 
 # The play.
 
 
+def distinct_cards(view: View) -> list[Card]:
+    """The legal cards that can make a difference: of two cards of a suit with the same points and no
+    card still out ranking between them (`KH QH` with no `KH` or `QH` elsewhere unplayed), whichever is
+    played, the trick and the points go the same way, so only the lower is searched."""
+    unseen = {(card.suit, card.rank) for card in view.unseen_cards}
+    kept: list[Card] = []
+    for card in sorted((move for move in view.legal_moves if isinstance(move, Card)), key=_strength):
+        previous = kept[-1] if kept else None
+        if (
+            previous is not None
+            and previous.suit is card.suit
+            and previous.points == card.points
+            and not any((card.suit, rank) in unseen for rank in range(previous.rank, card.rank + 1))
+        ):
+            continue  # as good as the lower card just kept
+        kept.append(card)
+    return kept
+
+
+def _strength(card: Card) -> tuple[int, int]:
+    return (card.suit, card.rank)
+
+
 def choose_card(view: View, deadline: float, rng: random.Random) -> Card | None:
     """The card with the best average value over deals sampled until `deadline`; None when not even one
     deal could be played out in time."""
-    cards = [move for move in view.legal_moves if isinstance(move, Card)]
+    cards = distinct_cards(view)
     if len(cards) == 1:
         return cards[0]
     totals = dict.fromkeys(cards, 0.0)

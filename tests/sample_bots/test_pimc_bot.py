@@ -13,8 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from fiftysix.engine import Match, MatchRules, Phase, Ruleset
-from sample_bots.pimc_bot import AUCTION_SHARE, CLOCK_MARGIN_S, CLOCK_SHARE, PimcBot, budget_for
+from fiftysix.engine import Card, Match, MatchRules, Phase, Ruleset
+from sample_bots.pimc_bot import (
+    AUCTION_SHARE,
+    CLOCK_MARGIN_S,
+    CLOCK_SHARE,
+    PimcBot,
+    budget_for,
+    distinct_cards,
+)
 from sdk import BotView
 
 BUDGET_S = 0.005
@@ -69,3 +76,25 @@ def test_passes_arena_check_bot(tmp_path: Path) -> None:
     finally:
         process.terminate()
         process.wait(10)
+
+
+def test_searches_one_card_of_each_equivalent_run() -> None:
+    searched_less = 0
+    for seed in range(20):
+        match = Match(MatchRules(4), seed=seed)
+        rng = random.Random(seed)
+        while match.to_act is not None and match.results == []:
+            view = match.view(match.to_act)
+            if view.phase is Phase.PLAY:
+                legal = [move for move in view.legal_moves if isinstance(move, Card)]
+                kept = distinct_cards(view)
+                assert set(kept) <= set(legal)
+                for card in set(legal) - set(kept):
+                    # Left out only beside a kept lower card of its suit with the same points.
+                    assert any(
+                        other.suit is card.suit and other.points == card.points and other.rank < card.rank
+                        for other in kept
+                    )
+                searched_less += len(kept) < len(legal)
+            match.apply(view.seat, rng.choice(view.legal_moves))
+    assert searched_less > 0

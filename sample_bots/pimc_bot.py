@@ -24,7 +24,9 @@ arena's own time per decision when that is shorter, so the bot never draws on it
 from __future__ import annotations
 
 import argparse
+import math
 import random
+import statistics
 import time
 from collections.abc import Callable, Mapping
 from typing import Final
@@ -63,10 +65,12 @@ POINT_BONUS: Final = 0.01
 SAMPLE_TRIES: Final = 20
 """Draws tried per sample for one that fits the bid forms' signals before taking one that does not (an
 opponent whose bids do not follow the signals must not cost the bot its time)."""
+PLAY_Z: Final = 1.0
+"""Standard errors by which a card must beat the rule bot's card over the same samples to be played."""
 STRENGTH_SLACK: Final = 4.0
 """How far below its number a bidder's hand may be estimated in a sample: a bid also counts on partners."""
-BID_EDGE: Final = 0.05
-"""How many tables better than passing a bid must look: the estimates are noisy."""
+AUCTION_EDGE: Final = 1.5
+"""Tables (over the square root of the samples) by which a call must beat the rule bot's to be made."""
 CANDIDATE_SUITS: Final = 2
 """Trump suits tried in the auction: the hand's best by the rule bot's estimate (each costs a play-out
 per sample, and a suit the hand is short in does not win the auction's evaluation anyway)."""
@@ -179,31 +183,55 @@ def _strength(card: Card) -> tuple[int, int]:
 
 
 def choose_card(view: View, deadline: float, rng: random.Random) -> Card | None:
-    """The card with the best average value over deals sampled until `deadline`; None when not even one
-    deal could be played out in time."""
+    """The rule bot's card, unless another card did better over the deals sampled until `deadline` by
+    more than `PLAY_Z` standard errors of the difference (the same deals score both, so the difference is
+    measured far more precisely than either value); None when not even one deal was played out in time.
+    With few samples a plain best average is mostly noise, and loses to the rule bot's judgement."""
     cards = distinct_cards(view)
     if len(cards) == 1:
         return cards[0]
-    totals = dict.fromkeys(cards, 0.0)
+    default = rule_bot.choose_card(view)
+    if default not in cards:  # the lowest card of its equivalent run was searched in its stead
+        default = max(
+            (
+                card
+                for card in cards
+                if card.suit is default.suit and card.points == default.points and card.rank <= default.rank
+            ),
+            key=lambda card: card.rank,
+        )
+    values: dict[Card, list[float]] = {card: [] for card in cards}
     accept = signals_kept(view)
-    samples = 0
     while time.perf_counter() < deadline:
         root = sampled_deal(view, rng, accept)
-        values: list[float] = []
+        sample: list[float] = []
         for card in cards:
-            if values and time.perf_counter() >= deadline:
+            if sample and time.perf_counter() >= deadline:
                 break  # a sample must score every card: this one is dropped
             deal = root.copy()
             deal.apply_trusted(card)
             play_out(deal, view)
-            values.append(value(deal, view.team))
+            sample.append(value(deal, view.team))
         else:
-            for card, worth in zip(cards, values, strict=True):
-                totals[card] += worth
-            samples += 1
+            for card, worth in zip(cards, sample, strict=True):
+                values[card].append(worth)
+    samples = len(values[default])
     if not samples:
         return None
-    return max(cards, key=lambda card: totals[card])
+    best, best_margin = default, 0.0
+    for card in cards:
+        differences = [mine - theirs for mine, theirs in zip(values[card], values[default], strict=True)]
+        margin = statistics.fmean(differences) - PLAY_Z * _standard_error(differences)
+        if margin > best_margin:
+            best, best_margin = card, margin
+    return best
+
+
+def _standard_error(values: list[float]) -> float:
+    """The standard error of the mean of `values` (infinite for fewer than two)."""
+    if len(values) < 2:
+        return math.inf
+    return statistics.stdev(values) / math.sqrt(len(values))
 
 
 # The auction.
@@ -232,18 +260,24 @@ def tables_for(number: int, chance: float, payers: int) -> float:
 
 
 def choose_call(view: View, deadline: float, rng: random.Random) -> Call | None:
-    """Bid or pass by the sampled deals' verdicts; None when not even one deal was sampled. Doubles,
-    redoubles, and passing when a partner holds the bid, are left to the rule bot."""
+    """The rule bot's call, unless the sampled deals expect clearly more tables from another: a bid at
+    the lowest legal number in one of the candidate denominations, or a pass (what the standing bid is
+    worth to this team if it plays). "Clearly" is `AUCTION_EDGE` tables over the square root of the
+    samples. Doubles, redoubles, and passing when a partner holds the bid, are the rule bot's; None
+    when not even one deal was sampled."""
     legal = view.legal_moves
     high = view.high_bid
-    if REDOUBLE in legal or (high is not None and view.team_of[high.seat] == view.team):
-        return rule_bot.choose_call(view)
+    default = rule_bot.choose_call(view)
+    if default in (DOUBLE, REDOUBLE) or REDOUBLE in legal or (high and view.team_of[high.seat] == view.team):
+        return default
     current = high.number if high is not None else 0
     lowest = max(current + 1, MIN_BID)
     accept = signals_kept(view)
     shape = rule_bot.table_shape(view)
     suits = sorted(Suit, key=lambda suit: -rule_bot.estimate(view.hand, suit, shape))[:CANDIDATE_SUITS]
-    ours: list[Suit | None] = [*suits, None] if lowest <= MAX_BID else []
+    ours: list[Suit | None] = list(dict.fromkeys([*suits, None, *([default.suit] if default.is_bid else [])]))
+    if lowest > MAX_BID:
+        ours = []
     contracts = [(view.seat, denomination) for denomination in ours]
     if high is not None:
         contracts.append((high.seat, high.trump))  # the standing bid, as it would play if all passed
@@ -262,38 +296,40 @@ def choose_call(view: View, deadline: float, rng: random.Random) -> Call | None:
                 results.append(count)
     if not contracts or not taken[0]:
         return None
-    points = dict(zip(ours, taken, strict=False))
-    against = taken[-1]
+    samples = len(taken[0])
     payers = len({view.team_of[seat] for seat in view.seats}) - 1
+    points = dict(zip(ours, taken, strict=False))
     passing = 0.0
     if high is not None:
-        chance = sum(count >= high.number for count in against) / len(against)
-        passing = -tables_for(high.number, chance, payers) / payers  # this team is one payer of many
-        if DOUBLE in legal and rule_bot.should_double(view):
-            return DOUBLE
-    if lowest > MAX_BID:
-        return PASS
-    best: Suit | None = None
-    found = False
-    best_tables = passing + BID_EDGE
-    for denomination, results in points.items():
-        chance = sum(count >= lowest for count in results) / len(results)
-        expected = tables_for(lowest, chance, payers)
-        if expected > best_tables:
-            best, best_tables, found = denomination, expected, True
-    if not found:
-        return PASS
-    limit = lowest
-    while limit < MAX_BID and _makes(points[best], limit + 1):
-        limit += 1
-    call = rule_bot.bid_call(view, best, lowest, current, limit)
-    return call if call in legal else PASS
+        passing = -tables_for(high.number, _chance(taken[-1], high.number), payers) / payers  # one payer
+
+    def expected(call: Call) -> float:
+        if not call.is_bid:
+            return passing
+        number = call.contract_number(current)
+        return tables_for(number, _chance(points[call.suit], number), payers)
+
+    options = [default] if lowest > MAX_BID else [default, PASS]
+    for denomination in () if lowest > MAX_BID else ours:
+        limit = lowest
+        while limit < MAX_BID and _chance(points[denomination], limit + 1) > _break_even(limit + 1):
+            limit += 1
+        options.append(rule_bot.bid_call(view, denomination, lowest, current, limit))
+    best = max((call for call in options if call in legal), key=expected)
+    if expected(best) > expected(default) + AUCTION_EDGE / math.sqrt(samples):
+        return best
+    return default
 
 
-def _makes(taken: list[int], number: int) -> bool:
-    """Whether the sampled deals make `number` more often than a contract of that number must."""
+def _chance(taken: list[int], number: int) -> float:
+    """How often the sampled deals took `number` points or more."""
+    return sum(count >= number for count in taken) / len(taken)
+
+
+def _break_even(number: int) -> float:
+    """The chance of making a contract of `number` above which bidding it wins tables on average."""
     lost, won = table_amount(number, False, 1), table_amount(number, True, 1)
-    return sum(count >= number for count in taken) / len(taken) > lost / (won + lost)
+    return lost / (won + lost)
 
 
 # The bot.

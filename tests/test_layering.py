@@ -122,3 +122,16 @@ def test_the_engine_has_no_import_cycle() -> None:
 
     for module in graph:
         visit(module, ())
+
+
+def test_the_trusted_fast_path_is_out_of_the_hosts_reach() -> None:
+    """`Deal.apply_trusted` skips the checks of a move: only search code (bots, benchmarks) may call it,
+    never the arena, the wire or the SDK, which take moves from bots and must always validate them."""
+    guarded = [*files_under("arena"), *files_under("sdk"), *files_under("fiftysix")]
+    for path in guarded:
+        if path.is_relative_to(ROOT / "fiftysix" / "engine"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+        names |= {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+        assert "apply_trusted" not in names, f"{path.relative_to(ROOT)} uses the unchecked Deal.apply_trusted"

@@ -4,6 +4,7 @@ standings and the finished matches back."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -330,16 +331,10 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
         matches = args.matches
     else:
         matches = None if args.duration is not None else DEFAULT_MATCHES
-    settings = LadderSettings(
+    settings = dataclasses.replace(
+        runs.settings_of(args),
         matches=matches,
         duration_s=args.duration,
-        concurrency=args.concurrency,
-        players=args.players,
-        ruleset=args.ruleset,
-        deal_cap=args.deal_cap,
-        time_control=options.time_control_of(args),
-        seed=args.seed,
-        strikes=args.strikes,
         probation_after=args.probation_after,
         lease_s=args.lease,
         check_timeout_s=args.check_timeout,

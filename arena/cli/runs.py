@@ -57,11 +57,10 @@ def say_down(pairing: EventPairing) -> None:
         )
 
 
-def event_settings(args: argparse.Namespace, event: str) -> LadderSettings:
-    """The settings of an event's run (an SPRT, a tournament) from the match options they share: as many
-    sets as its plan or its test asks for, in the event's own pool."""
+def settings_of(args: argparse.Namespace) -> LadderSettings:
+    """A run's settings from the match options every run shares (`ladder run`, `sprt`, `tournament`);
+    each command replaces those of its own (`dataclasses.replace`)."""
     return LadderSettings(
-        matches=None,
         concurrency=args.concurrency,
         players=args.players,
         ruleset=args.ruleset,
@@ -69,7 +68,6 @@ def event_settings(args: argparse.Namespace, event: str) -> LadderSettings:
         time_control=options.time_control_of(args),
         seed=args.seed,
         strikes=args.strikes,
-        event=event,
     )
 
 

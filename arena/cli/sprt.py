@@ -15,6 +15,7 @@ by a second Ctrl-C (143 after SIGTERM).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import sys
 from pathlib import Path
@@ -166,7 +167,7 @@ def run_sprt(args: argparse.Namespace) -> int:
     options.configure_logging_from(args)
     event = args.event or runs.new_event("sprt")
     with open_store(args, writes=True) as store:
-        ladder_settings = runs.event_settings(args, event)
+        ladder_settings = dataclasses.replace(runs.settings_of(args), matches=None, event=event)
         progress = SprtProgress(store, settings, ladder_settings.pool, args.first, args.second)
         progress.max_sets = args.max_sets
         pairing = EventPairing(

@@ -12,6 +12,7 @@ ratings; `arena ladder show --pool` and `--crosstable` read it again later.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Final
@@ -89,7 +90,7 @@ def run_tournament(args: argparse.Namespace) -> int:
     options.configure_logging_from(args)
     event = args.event or runs.new_event("tournament")
     with open_store(args, writes=True) as store:
-        settings = runs.event_settings(args, event)
+        settings = dataclasses.replace(runs.settings_of(args), matches=None, event=event)
         pairing = EventPairing(store, settings, args.bots, iter(plan))
         local_bots = LocalBots(
             Path(f"{args.db}-logs"),

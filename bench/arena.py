@@ -10,7 +10,9 @@ time is as small as gRPC allows), then:
    the same kind of stream to the same bot, timing only write + read: the raw transport;
 3. prints decisions/s, p50/p99 of both, and the arena's own work per decision (arena minus raw).
 
-Target (issue 3): the arena's own work at most 25% of the raw round trip. For information it also
+Target (issue 14): the arena's own work at most 12% of the raw round trip (issue 3 asked for 25%). On a
+loaded machine the rounds' figures swing by tens of microseconds: take the median of several rounds,
+and see bench/arena_instructions.py for the same comparison in instructions. For information it also
 plays the SDK's RandomBot (which decodes every view into engine types) through the arena.
 """
 
@@ -196,7 +198,7 @@ def main() -> None:
     ratio, overhead, number = sorted(overheads)[len(overheads) // 2]
     print(
         f"Median round ({number}): the arena's own work per decision is {overhead * 1e6:.0f} us ="
-        f" {ratio:.0%} of the raw round trip (p50 arena - p50 raw; target at most 25%)"
+        f" {ratio:.0%} of the raw round trip (p50 arena - p50 raw; target at most 12%)"
     )
     print("For information, the SDK's RandomBot (decodes every view into engine types):")
     print(f"  decisions per second: {sdk_decisions / sdk_wall:,.0f}")

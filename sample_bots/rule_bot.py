@@ -364,8 +364,9 @@ def know(view: View) -> Knowledge:
     unseen = view.unseen_cards
     unseen_count: Counter[Suit] = Counter(card.suit for card in unseen)
     top_unseen: dict[Suit, int] = {}
-    for card in unseen:
-        top_unseen[card.suit] = max(top_unseen.get(card.suit, -1), card.rank)
+    for card in unseen:  # in display order: a suit's first card is its highest
+        if card.suit not in top_unseen:
+            top_unseen[card.suit] = card.rank
     voids = {seat: set(suits) for seat, suits in view.voids.items()}
     return Knowledge(view.trump, unseen_count, top_unseen, voids, hand_size_for(len(view.seats)))
 

@@ -29,10 +29,10 @@ from fiftysix.wire import (
     RULESET_VALUES,
     MessageError,
     TimeControl,
+    ViewDecoder,
     deal_result_from_message,
     fault_cause_from_message,
     rules_from_message,
-    view_from_message,
 )
 from sdk.bot import Bot, BotView, Fault, MatchInfo, MatchSummary
 
@@ -49,6 +49,8 @@ class _Seat:
         self.bot = bot
         self.rules: MatchRules | None = None
         self.team_of: tuple[int, ...] = ()
+        self.decoder: ViewDecoder | None = None
+        """Decodes this seat's views one after another, reading only what is new (set per match)."""
 
     def handle(self, request: pb.PlaySeatRequest) -> pb.PlaySeatResponse | None:
         event = request.WhichOneof("event")
@@ -56,6 +58,7 @@ class _Seat:
             start = request.match_start
             self.rules = rules_from_message(start.rules)
             self.team_of = tuple(start.team_of_seats)
+            self.decoder = ViewDecoder(self.rules, self.team_of)
             info = MatchInfo(
                 match_id=start.match_id,
                 rules=self.rules,
@@ -66,10 +69,10 @@ class _Seat:
             )
             self.bot.on_match_start(info)
             return pb.PlaySeatResponse(ready=pb.Ready())
-        if self.rules is None:
+        if self.rules is None or self.decoder is None:
             raise MessageError(f"{event} before match_start")
         if event == "decision":
-            return self._decide(request.decision, self.rules)
+            return self._decide(request.decision, self.decoder)
         if event == "deal_end":
             self.bot.on_deal_end(deal_result_from_message(request.deal_end, self.rules.players))
             return None
@@ -83,9 +86,11 @@ class _Seat:
             return None
         raise MessageError(f"unknown event {event!r}")
 
-    def _decide(self, decision: pb.DecisionRequest, rules: MatchRules) -> pb.PlaySeatResponse:
-        view = BotView.from_view(
-            view_from_message(decision.view, rules, self.team_of, decision.legal_moves),
+    def _decide(self, decision: pb.DecisionRequest, decoder: ViewDecoder) -> pb.PlaySeatResponse:
+        view = decoder.view(
+            decision.view,
+            decision.legal_moves,
+            BotView,
             decision_ms=decision.decision_ms,
             bank_ms=decision.bank_ms,
         )

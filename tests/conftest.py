@@ -1,8 +1,21 @@
-"""Test set-up shared by every folder: the deliberately bad bots in tests/bots are importable by name."""
+"""Test set-up shared by every folder: the deliberately bad bots in tests/bots are importable by name, and
+structlog's defaults are put back after every test."""
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
+import structlog
 
 BOTS = Path(__file__).resolve().parent / "bots"
 if str(BOTS) not in sys.path:
     sys.path.insert(0, str(BOTS))
+
+
+@pytest.fixture(autouse=True)
+def structlog_defaults() -> Iterator[None]:
+    """A command run in a test's process (`main([...])`) configures logging to the standard error of the
+    moment, pytest's capture, which is closed after the test: later tests would log into a closed file."""
+    yield
+    structlog.reset_defaults()

@@ -2,7 +2,8 @@
 
 1. `fiftysix` (the game) imports neither `sdk` nor `arena`; its engine imports the standard library
    alone; only the wire (`fiftysix.wire`, `fiftysix.v1`) needs protobuf, and nothing of it needs gRPC
-   except the generated stubs.
+   except the generated stubs; only the research environment (`fiftysix.env`) needs numpy and
+   PettingZoo.
 2. `sdk` (the bot side) imports `fiftysix` only from the project (and gRPC, structlog...).
 3. Only `arena`, `tests` and `bench` import `arena`: never the game, the SDK or the sample bots.
 """
@@ -72,6 +73,21 @@ def test_the_game_works_without_grpc() -> None:
     assert finished.returncode == 0, finished.stderr
 
 
+def test_only_the_research_environment_needs_numpy_and_pettingzoo() -> None:
+    """PettingZoo and Gymnasium (the `research` extra) only in fiftysix/env; numpy there too, and in the
+    host's statistics (arena: the ratings' fit, the SPRT), never in the game or on the bot side."""
+    research = ("pettingzoo", "gymnasium")
+    for folder in PROJECT:
+        for path in files_under(folder):
+            if path.is_relative_to(ROOT / "fiftysix" / "env"):
+                continue
+            host = path.is_relative_to(ROOT / "arena") or path.is_relative_to(ROOT / "bench")
+            for name in imports_of(path):
+                top = name.split(".")[0]
+                assert top not in research, f"{path.relative_to(ROOT)} imports {name}"
+                assert host or top != "numpy", f"{path.relative_to(ROOT)} imports numpy"
+
+
 @pytest.mark.parametrize("folder", ["sdk", "sample_bots"])
 def test_the_bot_side_imports_the_game_only(folder: str) -> None:
     allowed = ("fiftysix", "sdk", "sample_bots") if folder == "sample_bots" else ("fiftysix", "sdk")
@@ -106,3 +122,16 @@ def test_the_engine_has_no_import_cycle() -> None:
 
     for module in graph:
         visit(module, ())
+
+
+def test_the_trusted_fast_path_is_out_of_the_hosts_reach() -> None:
+    """`Deal.apply_trusted` skips the checks of a move: only search code (bots, benchmarks) may call it,
+    never the arena, the wire or the SDK, which take moves from bots and must always validate them."""
+    guarded = [*files_under("arena"), *files_under("sdk"), *files_under("fiftysix")]
+    for path in guarded:
+        if path.is_relative_to(ROOT / "fiftysix" / "engine"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+        names |= {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+        assert "apply_trusted" not in names, f"{path.relative_to(ROOT)} uses the unchecked Deal.apply_trusted"

@@ -4,6 +4,7 @@ standings and the finished matches back."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from arena.cli.progress import Progress
 from arena.cli.sandbox_options import add_limits, sandbox_of
 from arena.errors import ArenaError, UsageError
 from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, idle_limit_for
+from arena.ladder.ray_play import RayMatches
 from arena.ladder.uploads import Uploads, bundles_folder
 from arena.sandbox import bubblewrap
 from arena.untrusted import safe_text
@@ -69,6 +71,17 @@ def register(commands: Commands, parents: Parents) -> None:
         type=arguments.concurrency,
         default=1,
         help=f"matches played at once ({arguments.concurrency.range}; default 1)",
+    )
+    run.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="play the matches on a Ray cluster (needs the cluster extra); this run keeps pairing, "
+        "ratings and the ladder file: `auto` joins the cluster `ray start` made on this machine, "
+        "HOST:PORT or ray://HOST:PORT another; none starts one here. --concurrency matches are in "
+        "play at once (give it the cluster's CPUs); see docs/scaling.md",
     )
     run.add_argument(
         "--probation-after",
@@ -318,16 +331,10 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
         matches = args.matches
     else:
         matches = None if args.duration is not None else DEFAULT_MATCHES
-    settings = LadderSettings(
+    settings = dataclasses.replace(
+        runs.settings_of(args),
         matches=matches,
         duration_s=args.duration,
-        concurrency=args.concurrency,
-        players=args.players,
-        ruleset=args.ruleset,
-        deal_cap=args.deal_cap,
-        time_control=options.time_control_of(args),
-        seed=args.seed,
-        strikes=args.strikes,
         probation_after=args.probation_after,
         lease_s=args.lease,
         check_timeout_s=args.check_timeout,
@@ -348,12 +355,28 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
         launch_of=uploads.launch_of,
     )
     _warn_if_unsandboxable(uploads.sandboxed_bots())
+    on_ray = None if args.ray is None else RayMatches(args.ray or None, local_bots)
+    try:
+        return _play(args, store, settings, local_bots, on_ray)
+    finally:
+        if on_ray is not None:
+            on_ray.close()
+
+
+def _play(
+    args: argparse.Namespace,
+    store: LadderStore,
+    settings: LadderSettings,
+    local_bots: LocalBots,
+    on_ray: RayMatches | None,
+) -> int:
     progress = Progress(settings.matches, duration_s=settings.duration_s)
     ladder = Ladder(
         store,
         settings,
         local_bots,
         on_match=lambda outcome, _report: progress.advance(len(outcome.faults), ladder.planned_matches),
+        matches=on_ray,
     )
     ladder.pairing.check()
     what = "until stopped (Ctrl-C)" if settings.matches is None else f"{settings.matches} matches"
@@ -361,7 +384,8 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
         what = f"{what} for at most {arguments.span(args.duration)}"
         if settings.matches is None:
             what = f"for {arguments.span(args.duration)} (Ctrl-C stops earlier)"
-    print(f"Playing {what}, {settings.concurrency} at a time; results in {args.db}", file=sys.stderr)
+    where = "" if on_ray is None else " on Ray"
+    print(f"Playing {what}, {settings.concurrency} at a time{where}; results in {args.db}", file=sys.stderr)
     try:
         signals = runs.play(ladder, local_bots)
     finally:

@@ -3,13 +3,15 @@ that stop it and the bots the arena started, stopped at the end, whatever happen
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import secrets
 import signal
 import sys
 import time
 
-from arena.ladder import Ladder, LocalBots
+from arena.cli import options
+from arena.ladder import Ladder, LadderSettings, LocalBots
 from arena.ladder.pairing import EventPairing
 from arena.untrusted import safe_text
 
@@ -53,6 +55,20 @@ def say_down(pairing: EventPairing) -> None:
             "--event)",
             file=sys.stderr,
         )
+
+
+def settings_of(args: argparse.Namespace) -> LadderSettings:
+    """A run's settings from the match options every run shares (`ladder run`, `sprt`, `tournament`);
+    each command replaces those of its own (`dataclasses.replace`)."""
+    return LadderSettings(
+        concurrency=args.concurrency,
+        players=args.players,
+        ruleset=args.ruleset,
+        deal_cap=args.deal_cap,
+        time_control=options.time_control_of(args),
+        seed=args.seed,
+        strikes=args.strikes,
+    )
 
 
 def new_event(kind: str) -> str:

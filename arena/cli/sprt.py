@@ -15,6 +15,7 @@ by a second Ctrl-C (143 after SIGTERM).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import sys
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import Final
 from arena.cli import arguments, options, runs
 from arena.cli.options import Commands, Parents, open_store
 from arena.errors import UsageError
-from arena.ladder import Ladder, LadderReport, LadderSettings, LadderStore, LocalBots, idle_limit_for
+from arena.ladder import Ladder, LadderReport, LadderStore, LocalBots, idle_limit_for
 from arena.ladder.pairing import EventPairing
 from arena.ladder.sprt import SetScores, SprtSettings, decision, elo_estimate, log_likelihood_ratio
 from arena.ladder.uploads import Uploads
@@ -166,17 +167,7 @@ def run_sprt(args: argparse.Namespace) -> int:
     options.configure_logging_from(args)
     event = args.event or runs.new_event("sprt")
     with open_store(args, writes=True) as store:
-        ladder_settings = LadderSettings(
-            matches=None,
-            concurrency=args.concurrency,
-            players=args.players,
-            ruleset=args.ruleset,
-            deal_cap=args.deal_cap,
-            time_control=options.time_control_of(args),
-            seed=args.seed,
-            strikes=args.strikes,
-            event=event,
-        )
+        ladder_settings = dataclasses.replace(runs.settings_of(args), matches=None, event=event)
         progress = SprtProgress(store, settings, ladder_settings.pool, args.first, args.second)
         progress.max_sets = args.max_sets
         pairing = EventPairing(

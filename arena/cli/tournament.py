@@ -12,6 +12,7 @@ ratings; `arena ladder show --pool` and `--crosstable` read it again later.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Final
@@ -20,7 +21,7 @@ from arena.cli import arguments, options, runs, tables
 from arena.cli.options import Commands, Parents, open_store
 from arena.cli.progress import Progress
 from arena.errors import UsageError
-from arena.ladder import Ladder, LadderSettings, LocalBots, idle_limit_for
+from arena.ladder import Ladder, LocalBots, idle_limit_for
 from arena.ladder.pairing import TOURNAMENT_FORMATS, EventPairing, tournament_plan
 from arena.ladder.uploads import Uploads
 from arena.untrusted import safe_text
@@ -89,17 +90,7 @@ def run_tournament(args: argparse.Namespace) -> int:
     options.configure_logging_from(args)
     event = args.event or runs.new_event("tournament")
     with open_store(args, writes=True) as store:
-        settings = LadderSettings(
-            matches=None,
-            concurrency=args.concurrency,
-            players=args.players,
-            ruleset=args.ruleset,
-            deal_cap=args.deal_cap,
-            time_control=options.time_control_of(args),
-            seed=args.seed,
-            strikes=args.strikes,
-            event=event,
-        )
+        settings = dataclasses.replace(runs.settings_of(args), matches=None, event=event)
         pairing = EventPairing(store, settings, args.bots, iter(plan))
         local_bots = LocalBots(
             Path(f"{args.db}-logs"),

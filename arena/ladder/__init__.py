@@ -3,9 +3,10 @@ probation (`scheduler`), ratings by maximum likelihood (`fit`), a set's rating e
 standings (`standings`), what a match and a rated set add to the running totals and sums (`tally`).
 Persisting: the typed values kept (`entries`), the store that saves and loads them (`store`) in its
 SQLite file (`store_file`); uploaded bots' versions and how each command bot starts, in tables of their
-own (`uploads`); registering a bot, for every front end (`registration`). Processes: the bots the arena
-starts itself (`local_bots`, sandboxed through arena/sandbox when their launch says so), each under a
-`supervisor` that runs as a script by path. Callers import from here."""
+own (`uploads`); registering a bot, for every front end (`registration`). Playing: where a match is
+played (`match_play`: in process; `ray_play`: on a Ray cluster, Ray imported there only). Processes:
+the bots the arena starts itself (`local_bots`, sandboxed through arena/sandbox when their launch says
+so), each under a `supervisor` that runs as a script by path. Callers import from here."""
 
 from arena.ladder.bot_commands import BotStartError, Launch, command_arguments, free_port, wait_until_ready
 from arena.ladder.entries import (

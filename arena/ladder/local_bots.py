@@ -55,7 +55,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -362,28 +362,39 @@ class LocalBots:
                 port_file.unlink()  # a stale file from an earlier run would give a wrong port
         process = await self._supervise(name, arguments, log_path)
         running = _Running(process, f"127.0.0.1:{port}", log_path)
+
+        async def listening() -> None:
+            if port_file is not None:
+                reported = await read_port_file(port_file, self.startup_timeout, process)
+                running.address = f"127.0.0.1:{reported}"
+
+        return await self._join(name, running, listening)
+
+    async def _join(self, name: str, running: _Running, listening: Callable[[], Awaitable[None]]) -> _Running:
+        """Add a process just started to the pool (busy, so that `stop_all` finds it) and wait until it
+        answers the handshake, once `listening` has waited for where it listens; one that does not is
+        stopped and taken out again."""
         pool = self._pools.setdefault(name, [])
         pool.append(running)
         started = time.monotonic()
         try:
-            if port_file is not None:
-                port = await read_port_file(port_file, self.startup_timeout, process)
-                running.address = f"127.0.0.1:{port}"
+            await listening()
             left = self.startup_timeout - (time.monotonic() - started)
-            running.description = await wait_until_ready(running.address, max(0.1, left), process)
+            running.description = await wait_until_ready(running.address, max(0.1, left), running.process)
         except BotStartError as error:
             if running in pool:
                 pool.remove(running)
             await self._stop(running)
             raise BotStartError(
-                f"bot {name!r} did not start: {error} (its output is in {log_path})"
+                f"bot {name!r} did not start: {error} (its output is in {running.log_path})"
             ) from None
         log.info(
             "local_bot_started",
             bot=name,
-            supervisor_pid=process.pid,
+            supervisor_pid=running.process.pid,
             address=running.address,
-            log_file=str(log_path),
+            sandboxed=running.sandboxed,
+            log_file=str(running.log_path),
             seconds=round(time.monotonic() - started, 2),
         )
         return running
@@ -461,34 +472,15 @@ class LocalBots:
             raise
         running = _Running(process, f"unix:{socket}", log_path, socket_folder, launch.sandboxed)
         running.uid = uid
-        pool = self._pools.setdefault(name, [])
-        pool.append(running)
-        started = time.monotonic()
-        try:
+
+        async def listening() -> None:
             await wait_for_socket(socket, self.startup_timeout, process)
             if uid is not None:
                 # Taken back: the bot can neither replace its socket nor write anything else there.
                 os.chown(socket_folder, 0, 0)
                 socket_folder.chmod(0o755)
-            left = self.startup_timeout - (time.monotonic() - started)
-            running.description = await wait_until_ready(running.address, max(0.1, left), process)
-        except BotStartError as error:
-            if running in pool:
-                pool.remove(running)
-            await self._stop(running)
-            raise BotStartError(
-                f"bot {name!r} did not start: {error} (its output is in {log_path})"
-            ) from None
-        log.info(
-            "local_bot_started",
-            bot=name,
-            supervisor_pid=process.pid,
-            address=running.address,
-            sandboxed=launch.sandboxed,
-            log_file=str(log_path),
-            seconds=round(time.monotonic() - started, 2),
-        )
-        return running
+
+        return await self._join(name, running, listening)
 
     def _forget_socket(self, socket_folder: Path, uid: int | None) -> None:
         shutil.rmtree(socket_folder, ignore_errors=True)

@@ -5,6 +5,7 @@ sandbox when it is to run there), then it is registered and how it starts is rec
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,10 +103,12 @@ async def check_answers(name: str, address: str | None, launch: Launch | None) -
                 raise NotAnsweringError(f"cannot reach {name!r} at {one}: {error}") from None
         return
     assert launch is not None
-    local = LocalBots(Path(tempfile.mkdtemp(prefix="arena-check-")), launch_of=lambda _bot: launch)
+    logs = Path(tempfile.mkdtemp(prefix="arena-check-"))
+    local = LocalBots(logs, launch_of=lambda _bot: launch)
     try:
         await local.acquire(BotEntry(name, None, launch.command, 0.0, None), 1)
     except BotStartError as error:
-        raise NotAnsweringError(str(error)) from None
+        raise NotAnsweringError(str(error)) from None  # its log is kept: the message names it
     finally:
         await local.stop_all()
+    shutil.rmtree(logs, ignore_errors=True)

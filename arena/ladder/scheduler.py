@@ -33,6 +33,7 @@ import structlog
 
 from arena.ladder.held_sets import HeldSets, Job
 from arena.ladder.local_bots import LocalBots
+from arena.ladder.match_play import MatchPlayer
 from arena.ladder.pairing import Pairing, RatingPairing, active_bots
 from arena.ladder.run_settings import LadderError, LadderReport, LadderSettings
 from arena.ladder.set_play import SetPlayer
@@ -56,7 +57,10 @@ class Ladder:
         local_bots: LocalBots,
         on_match: Callable[[MatchOutcome, LadderReport], None] | None = None,
         pairing: Pairing | None = None,
+        matches: MatchPlayer | None = None,
     ) -> None:
+        """`matches`: where matches are played (default: in this process, with `local_bots`; ray_play.py
+        plays them on a Ray cluster)."""
         self.store = store
         self.settings = settings
         self.rng = random.Random(settings.seed)
@@ -66,7 +70,7 @@ class Ladder:
         self.sets_held = HeldSets(store, settings)
         """The sets this run holds a lease of (and the owner name of its leases)."""
         self.player = SetPlayer(
-            store, settings, local_bots, self.sets_held, self.scheduled, self.rng, on_match
+            store, settings, local_bots, self.sets_held, self.scheduled, self.rng, on_match, matches
         )
         self.report = self.player.report
         self.stopping = False

@@ -26,18 +26,17 @@ from collections.abc import Callable
 import structlog
 
 from arena.ladder.availability import Availability
-from arena.ladder.bot_commands import BotStartError
-from arena.ladder.entries import DuplicateSet
+from arena.ladder.entries import BotEntry, DuplicateSet
 from arena.ladder.held_sets import HeldSets, Job, SetInPlay
 from arena.ladder.live_feed import LiveFeed
 from arena.ladder.local_bots import LocalBots
+from arena.ladder.match_play import LocalMatches, MatchOrder, MatchPlayer
 from arena.ladder.probation import probation_reason
 from arena.ladder.ratings import rate_set
 from arena.ladder.run_settings import VOIDED_SETS_KEPT, LadderReport, LadderSettings
 from arena.ladder.store import LadderStore
 from arena.ladder.store_file import DuplicateMatchError, StoreError
-from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
-from arena.untrusted import safe_text
+from arena.runner import MatchOutcome, MatchSettings
 from fiftysix.engine import EndReason, MatchRules, Ruleset
 
 log = structlog.get_logger("ladder")
@@ -55,7 +54,9 @@ class SetPlayer:
         scheduled: dict[str, int],
         rng: random.Random,
         on_match: Callable[[MatchOutcome, LadderReport], None] | None = None,
+        matches: MatchPlayer | None = None,
     ) -> None:
+        """`matches`: where matches are played (default: here, with `local_bots`)."""
         self.store = store
         self.settings = settings
         self.local_bots = local_bots
@@ -71,6 +72,7 @@ class SetPlayer:
         """Matches played, or begun, that were not stored (cancelled, failed, stored by another runner)."""
         self.stopping = False
         """The run is stopping: a match not begun yet (its bots still starting) is not begun."""
+        self.matches = matches if matches is not None else LocalMatches(local_bots, lambda: self.stopping)
 
     async def play(self, job: Job) -> None:
         """Play one match of a set (once its bots answered when the set started), store it at once, and
@@ -207,12 +209,11 @@ class SetPlayer:
         return True
 
     async def _play_match(self, job: Job, team_bots: tuple[str, ...], feed: LiveFeed) -> MatchOutcome | None:
-        """Start or find every team's bot, play the match, give the processes back. A bot that does not
-        start now (it did when the set started) forfeits at once, and its set is made void. None: the
-        run began to stop while the bots started, so the match is not begun (its set stays unfinished)."""
+        """Play the match with the run's `MatchPlayer`. A bot that does not start now (it did when the
+        set started) forfeits at once, and its set is made void. None: the run began to stop while the
+        bots started, so the match is not begun (its set stays unfinished)."""
         duplicate = job.duplicate
         rules = MatchRules(duplicate.players, Ruleset.parse(duplicate.ruleset), duplicate.deal_cap)
-        seats_per_team = rules.players // rules.team_count
         settings = MatchSettings(
             rules,
             duplicate.seed,
@@ -220,38 +221,22 @@ class SetPlayer:
             match_id=feed.match_id,
             strikes=self.settings.strikes,
         )
-        taken: list[str] = []
-        faulty: list[str] = []
-        addresses: list[BotAddress] = []
-        absent: dict[int, str] = {}
-        try:
-            for team, name in enumerate(team_bots):
-                try:
-                    where = await self.local_bots.acquire(self.store.bot(name), seats_per_team)
-                except (BotStartError, StoreError) as error:  # StoreError: removed meanwhile
-                    detail = f"did not start: {safe_text(error)}"
-                    log.warning("bot_not_started", bot=name, set_id=duplicate.id, detail=detail)
-                    absent[rules.seats_of(team)[0]] = detail
-                    self.void(job.set_in_play, f"{name} did not start")
-                    where = ["-"]
-                taken.extend(address for address in where if address != "-")
-                addresses.append(BotAddress(name, ",".join(where)))
-            if self.stopping:
-                log.info("ladder_match_not_begun", set_id=duplicate.id, rotation=job.rotation)
-                return None
-            seats = seats_for_teams(rules, addresses)
-            # Checked when started, connected once: no handshake and no new connection per match.
-            described = self.local_bots.described(taken)
-            channels = self.local_bots.channels(taken)
-            faulty = list(taken)  # until the match ends well: a cancelled match keeps no channel
-            outcome = await run_match(
-                settings, seats, absent=absent, described=described, channels=channels, on_event=feed.publish
-            )
-            faulty = [seats[fault.seat].address for fault in outcome.faults]
-            return outcome
-        finally:
-            self.local_bots.forget_channels(faulty)
-            self.local_bots.release(taken)
+        bots: list[BotEntry | str] = []
+        for name in team_bots:
+            try:
+                bots.append(self.store.bot(name))
+            except StoreError as error:  # removed meanwhile
+                bots.append(str(error))
+
+        def not_started(name: str, detail: str) -> None:
+            log.warning("bot_not_started", bot=name, set_id=duplicate.id, detail=detail)
+            self.void(job.set_in_play, f"{name} did not start")
+
+        order = MatchOrder(settings, tuple(bots), team_bots)
+        outcome = await self.matches.play(order, not_started, feed.publish)
+        if outcome is None:
+            log.info("ladder_match_not_begun", set_id=duplicate.id, rotation=job.rotation)
+        return outcome
 
     def check_probation(self, name: str) -> None:
         """Put a bot on probation when its last matches ended in forfeits of its own."""

@@ -31,7 +31,6 @@ from fiftysix.wire import (
     MAX_ANSWER_BYTES,
     MAX_REQUEST_BYTES,
     PROTOCOL_VERSION,
-    DecisionEncoder,
     FaultCause,
 )
 
@@ -221,6 +220,16 @@ def stream_failure(error: BaseException, what: str) -> tuple[FaultCause, str]:
     return FaultCause.DISCONNECTED, f"{what}: {describe_error(error)}"
 
 
+_PLAY_SEAT: Final = pb.DESCRIPTOR.services_by_name["BotService"].methods_by_name["PlaySeat"]
+PLAY_SEAT_METHOD: Final = f"/{_PLAY_SEAT.containing_service.full_name}/{_PLAY_SEAT.name}"
+"""The PlaySeat method's path, for a stream whose requests may come serialized already."""
+
+
+def _serialized(request: pb.PlaySeatRequest | bytes) -> bytes:
+    """A request as sent: decisions come serialized already (`fiftysix.wire.DecisionEncoder`)."""
+    return request if isinstance(request, bytes) else request.SerializeToString()
+
+
 class Conversation:
     """One seat's PlaySeat stream.
 
@@ -233,19 +242,30 @@ class Conversation:
 
     def __init__(self, seat: int, channel: grpc.aio.Channel, send_timeout: float) -> None:
         self.seat = seat
-        self.call: grpc.aio.StreamStreamCall[pb.PlaySeatRequest, pb.PlaySeatResponse] = rpc.BotServiceStub(
-            channel
-        ).PlaySeat(None)
+        self.call: grpc.aio.StreamStreamCall[pb.PlaySeatRequest | bytes, pb.PlaySeatResponse] = (
+            channel.stream_stream(
+                PLAY_SEAT_METHOD,
+                request_serializer=_serialized,
+                response_deserializer=pb.PlaySeatResponse.FromString,
+            )(None)
+        )
         self.send_timeout = send_timeout
         self.unanswered = 0
         """Decisions that timed out and were substituted: their late answers are still to come."""
-        self.encoder = DecisionEncoder()
         self.ended = False
         """MatchEnd was sent: what the bot sends now is discarded."""
         self.sent_after_end = 0
         self._answers: collections.deque[pb.PlaySeatResponse | _Broken | None] = collections.deque()
         self._waiter: asyncio.Future[None] | None = None
-        self.reader = asyncio.get_running_loop().create_task(self._read_all())
+        self._loop = asyncio.get_running_loop()
+        self._asking: asyncio.Task[object] | None = None
+        """The task asking a decision, while it is."""
+        self._expired = False
+        """The decision being asked passed its deadline: its task was cancelled for it."""
+        self._deadline = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+        """One timer shared by the seat's decisions (see `ask`)."""
+        self.reader = self._loop.create_task(self._read_all())
 
     def _deliver(self, item: pb.PlaySeatResponse | _Broken | None) -> None:
         # Late answers still to come are allowed for, up to as many again: memory stays bounded even
@@ -294,6 +314,9 @@ class Conversation:
         """Cancel the call and stop reading."""
         self.call.cancel()
         self.reader.cancel()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     async def end(self, end: pb.PlaySeatRequest, grace: float, lost: bool) -> tuple[Ending, str]:
         """Send MatchEnd and wait, up to `grace` seconds, for the bot to end its side of the stream
@@ -325,7 +348,7 @@ class Conversation:
             return Ending.STATUS, f"ended the stream after MatchEnd with {code.name}: {details}"
         return Ending.CLOSED, "ended the stream after MatchEnd"
 
-    async def send(self, request: pb.PlaySeatRequest) -> None:
+    async def send(self, request: pb.PlaySeatRequest | bytes) -> None:
         """Send one message; a bot that does not take it within the send timeout is disconnected."""
         try:
             async with asyncio.timeout(self.send_timeout):
@@ -365,22 +388,61 @@ class Conversation:
         self._answers.popleft()
         return response
 
-    async def ask(self, request: pb.PlaySeatRequest, decision_id: int, timeout: float) -> pb.PlaySeatResponse:
+    async def ask(
+        self, request: pb.PlaySeatRequest | bytes, decision_id: int, timeout: float
+    ) -> pb.PlaySeatResponse:
         """Send a decision and return its answer, skipping late answers to decisions that were
-        substituted. One deadline covers both: a bot that stops reading its stream times out too."""
+        substituted. One deadline covers both: a bot that stops reading its stream times out too.
+
+        A decision costs neither a timer nor a deadline scope of its own: the seat's one timer
+        (`_on_timer`) stands for every decision asked before it fires, and only when a decision's own
+        deadline has passed does it cancel the asking task, which takes the cancellation back here and
+        reports a timeout (as `asyncio.timeout` does, less its cost on every decision).
+        """
+        task = asyncio.current_task()
+        assert task is not None
+        cancelling = task.cancelling()
+        self._asking = task
+        self._expired = False
+        self._arm(self._loop.time() + timeout)
         try:
-            async with asyncio.timeout(timeout):
-                try:
-                    await self.call.write(request)
-                except CONVERSATION_ERRORS as error:
-                    raise SeatFaultError(self.seat, *stream_failure(error, "stream closed")) from None
-                while True:
-                    response = await self.receive(None, "move")
-                    late = response.WhichOneof("answer") == "move" and response.move.decision_id < decision_id
-                    if not (late and self.unanswered):
-                        return response
-                    self.unanswered -= 1
-        except TimeoutError:
-            raise SeatFaultError(
-                self.seat, FaultCause.TIMEOUT, f"no move within {timeout * 1000:.0f} ms"
-            ) from None
+            try:
+                await self.call.write(request)
+            except CONVERSATION_ERRORS as error:
+                raise SeatFaultError(self.seat, *stream_failure(error, "stream closed")) from None
+            while True:
+                response = await self.receive(None, "move")
+                late = response.WhichOneof("answer") == "move" and response.move.decision_id < decision_id
+                if not (late and self.unanswered):
+                    return response
+                self.unanswered -= 1
+        except asyncio.CancelledError:
+            if self._expired and task.uncancel() <= cancelling:  # ours alone: the deadline passed
+                raise SeatFaultError(
+                    self.seat, FaultCause.TIMEOUT, f"no move within {timeout * 1000:.0f} ms"
+                ) from None
+            raise
+        finally:
+            self._asking = None
+
+    def _arm(self, deadline: float) -> None:
+        """Make sure the timer fires by `deadline`: kept if it fires no later, moved earlier otherwise."""
+        self._deadline = deadline
+        timer = self._timer
+        if timer is None or timer.when() > deadline:
+            if timer is not None:
+                timer.cancel()
+            self._timer = self._loop.call_at(deadline, self._on_timer, deadline)
+
+    def _on_timer(self, when: float) -> None:
+        """The timer set for `when`: the decision being asked expires if its deadline is no later, else
+        the timer is set again for that deadline."""
+        self._timer = None
+        task = self._asking
+        if task is None or self._expired:
+            return
+        if self._deadline > when:
+            self._timer = self._loop.call_at(self._deadline, self._on_timer, self._deadline)
+            return
+        self._expired = True
+        task.cancel()

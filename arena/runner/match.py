@@ -44,6 +44,7 @@ from fiftysix.wire import (
     PROTOCOL_VERSION,
     RULESET_VALUES,
     AnswerError,
+    DecisionEncoder,
     FaultCause,
     FaultRecord,
     TimeControl,
@@ -125,6 +126,7 @@ class _Runner:
         self.channels: dict[str, grpc.aio.Channel] = {}
         """The channels this match opened (and closes)."""
         self.conversations: list[Conversation] = []
+        self.encoder = DecisionEncoder()
         self.faults: list[FaultRecord] = []
         self.policy = FaultPolicy(settings.strikes, rules.team_count, settings.match_id)
         self.decisions = 0
@@ -250,9 +252,7 @@ class _Runner:
             decision_id = self.decisions
             bank = self.bank_ms[seat]
             conversation = self.conversations[seat]
-            request = conversation.encoder.decision(
-                decision_id, view, legal, time_control.decision_ms, int(bank)
-            )
+            request = self.encoder.decision(decision_id, view, legal, time_control.decision_ms, int(bank))
             asked = time.perf_counter()
             try:
                 response = await conversation.ask(

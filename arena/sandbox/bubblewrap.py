@@ -157,10 +157,12 @@ def command_line(
     made: set[Path] = set()
     for name in SYSTEM_FILES:
         arguments += [*_folders_above(Path(name), made), "--ro-bind-try", name, name]
-    for shared in sandbox.shared_folders():
-        arguments += [*_folders_above(shared, made), "--ro-bind", str(shared), str(shared)]
     arguments += ["--proc", "/proc", "--dev", "/dev"]
     arguments += ["--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
+    made.add(Path("/tmp"))
+    # After the private /tmp: an installation under /tmp (a virtualenv made there, as CI does) stays seen.
+    for shared in sandbox.shared_folders():
+        arguments += [*_folders_above(shared, made), "--ro-bind", str(shared), str(shared)]
     if bot_folder is not None:
         arguments += ["--ro-bind", str(bot_folder), BOT_FOLDER, "--chdir", BOT_FOLDER]
     else:

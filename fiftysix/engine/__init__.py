@@ -1,7 +1,8 @@
 """The rules engine of 56: pure Python, standard library only, no I/O.
 
 Start with `Match` (a whole match) or `Deal` (one deal); moves are `Card`s and `Call`s, parsed from
-canonical notation with `parse_card` and `parse_call`.
+canonical notation with `parse_card` and `parse_call`. Search bots start from `Deal.from_view(view,
+sample_hands(view, rng))` and play on with `Deal.apply_trusted`.
 """
 
 from fiftysix.engine.calls import (
@@ -49,6 +50,7 @@ from fiftysix.engine.rules import (
     Ruleset,
     table_amount,
 )
+from fiftysix.engine.sampling import sample_hands
 from fiftysix.engine.values import Bid, CallMade, Contract, Move, Phase, Play, Trick
 from fiftysix.engine.view import View
 
@@ -99,5 +101,6 @@ __all__ = [
     "parse_cards",
     "parse_suit",
     "ranks_for",
+    "sample_hands",
     "table_amount",
 ]

@@ -8,6 +8,7 @@ pack are the same value, which is exactly the rule "two cards of the same rank a
 from __future__ import annotations
 
 from enum import IntEnum
+from operator import attrgetter
 from typing import Any, Final
 
 from fiftysix.engine.errors import NotationError, quoted
@@ -134,22 +135,36 @@ _SHORT_RANKS: Final[tuple[Rank, ...]] = (Rank.JACK, Rank.NINE, Rank.ACE, Rank.TE
 _LONG_RANKS: Final[tuple[Rank, ...]] = (*_SHORT_RANKS, Rank.EIGHT, Rank.SEVEN)
 
 
+def ranks_for(players: int) -> tuple[Rank, ...]:
+    """The ranks in play for `players`, high to low."""
+    return _LONG_RANKS if players == 8 else _SHORT_RANKS
+
+
+SORT_KEY: Final = attrgetter("sort_key")
+"""`key=` for sorting cards in display order: an int compared in C, where `Card.__lt__` costs a call."""
+
+_PACKS: Final[dict[int, tuple[Card, ...]]] = {
+    players: tuple(
+        sorted(2 * [Card(rank, suit) for suit in Suit for rank in ranks_for(players)], key=SORT_KEY)
+    )
+    for players in (4, 6, 8)
+}
+
+
 def pack_for(players: int) -> tuple[Card, ...]:
-    """The pack for `players` at the table: 48 cards for 4 or 6 players, 64 for 8 (two of each card)."""
-    if players not in (4, 6, 8):
+    """The pack for `players` at the table: 48 cards for 4 or 6 players, 64 for 8 (two of each card).
+
+    Built once per player count: search asks for it at every deal it samples.
+    """
+    pack = _PACKS.get(players)
+    if pack is None:
         raise ValueError(f"56 is played by 4, 6 or 8 players, not {players}")
-    single = [Card(rank, suit) for suit in Suit for rank in ranks_for(players)]
-    return tuple(sorted(single + single))
+    return pack
 
 
 def hand_size_for(players: int) -> int:
     """Cards per hand: 12 with 4 players, 8 with 6 or 8."""
     return len(pack_for(players)) // players
-
-
-def ranks_for(players: int) -> tuple[Rank, ...]:
-    """The ranks in play for `players`, high to low."""
-    return _LONG_RANKS if players == 8 else _SHORT_RANKS
 
 
 _SUIT_BY_LETTER: Final = {suit.letter: suit for suit in Suit}

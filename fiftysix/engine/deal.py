@@ -8,6 +8,8 @@ It knows nothing of tables or matches; `fiftysix.engine.match` settles the deal 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
+from typing import Final
 
 from fiftysix.engine.calls import (
     MAX_BID,
@@ -18,9 +20,22 @@ from fiftysix.engine.calls import (
     CallKind,
     legal_calls,
 )
-from fiftysix.engine.cards import Card, Suit, format_cards, hand_size_for, pack_for
+from fiftysix.engine.cards import ALL_CARDS, SORT_KEY, Card, Suit, format_cards, hand_size_for, pack_for
 from fiftysix.engine.errors import IllegalMoveError
+from fiftysix.engine.rules import STARTING_TABLES, MatchRules
 from fiftysix.engine.values import Bid, CallMade, Contract, Move, Phase, Play, Trick
+from fiftysix.engine.view import View
+
+# An enum member read through its class costs ten times a global's lookup, and the phase is read at
+# every step.
+_AUCTION: Final = Phase.AUCTION
+_PLAY: Final = Phase.PLAY
+_FINISHED: Final = Phase.FINISHED
+
+_PLAYS: Final = tuple(
+    tuple(Play(seat, card) for card in sorted(ALL_CARDS, key=attrgetter("index"))) for seat in range(8)
+)
+"""Every play, by seat and `Card.index`: built once, not at every card of every playout."""
 
 
 class Deal:
@@ -49,7 +64,8 @@ class Deal:
         "trick",
         "tricks",
         "points",
-        "_trump",
+        "trump",
+        "_led",
         "_winning_seat",
         "_winning_card",
         "_trick_points",
@@ -73,7 +89,9 @@ class Deal:
     trick: list[Play]
     tricks: list[Trick]
     points: list[int]
-    _trump: Suit | None
+    trump: Suit | None
+    """The contract's trump suit; None for no trumps, and while the auction is on."""
+    _led: Suit | None
     _winning_seat: int
     _winning_card: Card | None
     _trick_points: int
@@ -91,11 +109,10 @@ class Deal:
             raise ValueError(f"the dealer must be a seat at the table {self.seats}, got {dealer}")
         self.dealer = dealer
         _check_hands(self.seats, len(self.team_of), hands)
-        self.hands = [sorted(hands.get(seat, ())) for seat in range(len(self.team_of))]
+        self.hands = [sorted(hands.get(seat, ()), key=SORT_KEY) for seat in range(len(self.team_of))]
         self.dealt = tuple(tuple(hand) for hand in self.hands)
-        following = {seat: self.seats[(i + 1) % len(self.seats)] for i, seat in enumerate(self.seats)}
-        self._next = tuple(following.get(seat, -1) for seat in range(len(self.team_of)))
-        self.phase = Phase.AUCTION
+        self._next = _next_seats(self.seats, len(self.team_of))
+        self.phase = _AUCTION
         self.to_act = self._next[dealer]
         self.calls = []
         self.high_bid = None
@@ -107,10 +124,90 @@ class Deal:
         self.trick = []
         self.tricks = []
         self.points = [0] * (max(self.team_of) + 1)
-        self._trump = None
+        self.trump = None
+        self._led = None
         self._winning_seat = -1
         self._winning_card = None
         self._trick_points = 0
+
+    @classmethod
+    def from_view(cls, view: View, hands: Mapping[int, Sequence[Card]]) -> Deal:
+        """The deal as it stands in `view`, with `hands` the cards still held by the other seats at the
+        table (the view's own hand is its seat's): a determinization for search, which then plays on.
+
+        The auction is replayed (its rules stay in one place); completed tricks are taken as recorded.
+        :raises ValueError: when `hands` do not fit the view: a size, a card that is not unseen, or a card
+            of a suit its seat has shown out of.
+        """
+        if view.seat in hands:
+            raise ValueError(f"seat {view.seat}'s hand comes from the view, not from `hands`")
+        held = {seat: list(hands.get(seat, ())) for seat in view.seats}
+        held[view.seat] = list(view.hand)
+        for seat, suits in view.voids.items():
+            for card in held[seat]:
+                if card.suit in suits:
+                    raise ValueError(f"seat {seat} has shown out of {card.suit.plural} but is given {card}")
+        on_table: dict[int, list[Card]] = {seat: [] for seat in view.seats}
+        for play in view.trick:
+            on_table[play.seat].append(play.card)
+        dealt = {seat: held[seat] + on_table[seat] for seat in view.seats}
+        for trick in view.tricks:
+            for play in trick.plays:
+                dealt[play.seat].append(play.card)
+        deal = cls(view.seats, view.team_of, view.dealer, dealt)
+        for made in view.calls:
+            deal.apply(made.seat, made.call)
+        if view.tricks:
+            deal.tricks = list(view.tricks)
+            for trick in view.tricks:
+                deal.points[deal.team_of[trick.winner]] += trick.points
+            deal.to_act = view.tricks[-1].winner
+        if view.tricks or view.trick:
+            deal.hands = [
+                sorted(held[seat] + on_table[seat], key=SORT_KEY) if seat in held else []
+                for seat in range(len(deal.team_of))
+            ]
+            for play in view.trick:
+                deal._take(play.seat, play.card)
+            if not any(deal.hands):
+                deal.phase = _FINISHED
+        return deal
+
+    def view(
+        self,
+        seat: int,
+        rules: MatchRules,
+        tables: Sequence[int] = (),
+        teams_out: tuple[int, ...] = (),
+        deal_number: int = 1,
+    ) -> View:
+        """What `seat` may know now: its own hand and everything public. The match's facts (rules, each
+        team's tables, the teams out, the deal's number) come from the caller: a deal does not keep them.
+        `tables` defaults to the starting tables of every team."""
+        if not 0 <= seat < len(self.team_of):
+            raise ValueError(f"no seat {seat} in a {len(self.team_of)}-player match")
+        finished = self.phase is _FINISHED
+        return View(
+            seat=seat,
+            rules=rules,
+            team_of=self.team_of,
+            seats=self.seats,
+            tables=tuple(tables) if tables else (STARTING_TABLES,) * rules.team_count,
+            teams_out=teams_out,
+            deal_number=deal_number,
+            dealer=self.dealer,
+            phase=self.phase,
+            to_act=None if finished else self.to_act,
+            hand=tuple(self.hands[seat]),
+            calls=tuple(self.calls),
+            high_bid=self.high_bid,
+            doubling=self._doubling,
+            contract=self.contract,
+            tricks=tuple(self.tricks),
+            trick=tuple(self.trick),
+            points=tuple(self.points),
+            legal_moves=tuple(self.legal_moves()) if not finished and self.to_act == seat else (),
+        )
 
     def copy(self) -> Deal:
         """An independent copy, for search and for trying moves."""
@@ -140,21 +237,36 @@ class Deal:
         """Whether the auction is waiting for the contracting team to redouble or pass."""
         return bool(self._redoublers)
 
+    @property
+    def led_suit(self) -> Suit | None:
+        """The suit led to the trick on the table, or None when the table is empty."""
+        return self._led if self.trick else None
+
+    @property
+    def winning_play(self) -> Play | None:
+        """The play winning the trick on the table so far, or None when the table is empty: the highest
+        trump if any trump was played, else the highest card of the suit led (of two identical cards, the
+        first played)."""
+        card = self._winning_card
+        if not self.trick or card is None:
+            return None
+        return _PLAYS[self._winning_seat][card.index]
+
     def legal_moves(self) -> Sequence[Move]:
         """Every legal move for the seat to act, without repeats, in a stable order.
 
         Cards are listed spades, hearts, diamonds, clubs and high to low; calls as in `legal_calls`.
         Empty once the deal is finished.
         """
-        if self.phase is Phase.PLAY:
+        if self.phase is _PLAY:
             hand = self.hands[self.to_act]
             if self.trick:
-                led = self.trick[0].card.suit
+                led = self._led
                 following = [card for card in hand if card.suit is led]
                 if following:
                     return tuple(dict.fromkeys(following))
             return tuple(dict.fromkeys(hand))
-        if self.phase is Phase.AUCTION:
+        if self.phase is _AUCTION:
             if self._redoublers:
                 return REDOUBLE_CALLS
             high = self.high_bid
@@ -170,18 +282,36 @@ class Deal:
         :raises IllegalMoveError: when it is not `seat`'s turn or the move breaks a rule; the state is
             then unchanged.
         """
-        if seat != self.to_act or self.phase is Phase.FINISHED:
-            if self.phase is Phase.FINISHED:
+        phase = self.phase
+        if seat != self.to_act or phase is _FINISHED:
+            if phase is _FINISHED:
                 raise IllegalMoveError("deal_finished", f"the deal is over; seat {seat} cannot play {move}")
             raise IllegalMoveError("turn", f"it is seat {self.to_act}'s turn, not seat {seat}'s")
-        if self.phase is Phase.PLAY:
+        if phase is _PLAY:
             if not isinstance(move, Card):
                 raise IllegalMoveError("play_a_card", f"the auction is over: play a card, not {move}")
-            self._play(seat, move)
+            hand = self.hands[seat]
+            if move not in hand:
+                raise IllegalMoveError(
+                    "play_own_card", f"seat {seat} does not hold {move}: holds {format_cards(hand)}"
+                )
+            if self.trick and move.suit is not self._led:
+                self._check_follow(hand, move)
+            self._take(seat, move)
         else:
             if not isinstance(move, Call):
                 raise IllegalMoveError("call_in_auction", f"the auction is on: make a call, not {move}")
             self._call(seat, move)
+
+    def apply_trusted(self, move: Move) -> None:
+        """Play `move` for the seat to act without checking that it is legal: for search rollouts, whose
+        moves come from `legal_moves()`. Calls are still checked (an auction is short; the play is what
+        rollouts repeat). An illegal card corrupts the deal, so nothing that takes moves from a bot
+        calls this: the arena always goes through `apply` (tests/test_layering.py keeps it so)."""
+        if self.phase is _PLAY and isinstance(move, Card):
+            self._take(self.to_act, move)
+        else:
+            self.apply(self.to_act, move)
 
     # The auction.
 
@@ -294,62 +424,78 @@ class Deal:
 
     def _start_play(self, contract: Contract) -> None:
         self.contract = contract
-        self._trump = contract.trump
-        self.phase = Phase.PLAY
+        self.trump = contract.trump
+        self.phase = _PLAY
         self.to_act = self._next[self.dealer]
 
     # The play.
 
-    def _play(self, seat: int, card: Card) -> None:
-        hand = self.hands[seat]
-        if card not in hand:
-            raise IllegalMoveError(
-                "play_own_card", f"seat {seat} does not hold {card}: holds {format_cards(hand)}"
-            )
+    def _check_follow(self, hand: list[Card], card: Card) -> None:
+        """A card off the suit led is legal only from a hand void in that suit."""
+        led = self._led
+        assert led is not None
+        for held in hand:
+            if held.suit is led:
+                raise IllegalMoveError(
+                    "follow_suit", f"must follow {led.plural}: holds {held}, played {card}"
+                )
+
+    def _take(self, seat: int, card: Card) -> None:
+        """`seat` plays `card`, already known to be legal: the one place where a card changes the deal."""
         trick = self.trick
+        suit = card.suit
         if trick:
-            led = trick[0].card.suit
-            suit = card.suit
-            if suit is not led:
-                for held in hand:
-                    if held.suit is led:
-                        raise IllegalMoveError(
-                            "follow_suit", f"must follow {led.plural}: holds {held}, played {card}"
-                        )
             winning = self._winning_card
             assert winning is not None
             if suit is winning.suit:
                 if card.rank > winning.rank:
                     self._winning_card = card
                     self._winning_seat = seat
-            elif suit is self._trump:
+            elif suit is self.trump:
                 self._winning_card = card
                 self._winning_seat = seat
+            points = self._trick_points + card.points
         else:
+            self._led = suit
             self._winning_card = card
             self._winning_seat = seat
-            self._trick_points = 0
+            points = card.points
+        hand = self.hands[seat]
         hand.remove(card)
-        trick.append(Play(seat, card))
-        self._trick_points += card.points
+        trick.append(_PLAYS[seat][card.index])
+        self._trick_points = points
         if len(trick) < len(self.seats):
             self.to_act = self._next[seat]
             return
         winner = self._winning_seat
-        self.tricks.append(Trick(trick[0].seat, tuple(trick), winner, self._trick_points))
-        self.points[self.team_of[winner]] += self._trick_points
+        self.tricks.append(Trick(trick[0].seat, tuple(trick), winner, points))
+        self.points[self.team_of[winner]] += points
         self.trick = []
         self.to_act = winner
         if not hand:
-            self.phase = Phase.FINISHED
+            self.phase = _FINISHED
 
     @property
     def made(self) -> bool:
         """Whether the contracting team took at least the contract's number of points (once finished)."""
         contract = self.contract
-        if contract is None or self.phase is not Phase.FINISHED:
+        if contract is None or self.phase is not _FINISHED:
             raise ValueError("the deal is not finished")
         return self.points[contract.team] >= contract.number
+
+
+_NEXT_SEATS: dict[tuple[tuple[int, ...], int], tuple[int, ...]] = {}
+
+
+def _next_seats(seats: tuple[int, ...], seat_count: int) -> tuple[int, ...]:
+    """For each of `seat_count` seats, the next of `seats` in playing order (-1 when not at the table);
+    kept per table, since a search builds thousands of deals at the same one."""
+    key = (seats, seat_count)
+    found = _NEXT_SEATS.get(key)
+    if found is None:
+        following = {seat: seats[(i + 1) % len(seats)] for i, seat in enumerate(seats)}
+        found = _NEXT_SEATS[key] = tuple(following.get(seat, -1) for seat in range(seat_count))
+    return found
 
 
 def _check_hands(seats: tuple[int, ...], seat_count: int, hands: Mapping[int, Sequence[Card]]) -> None:
@@ -360,19 +506,34 @@ def _check_hands(seats: tuple[int, ...], seat_count: int, hands: Mapping[int, Se
     if strays:
         raise ValueError(f"hands given for seats not at the table: {strays}")
     size = hand_size_for(len(seats))
+    counts = [0] * len(ALL_CARDS)
     for seat in seats:
-        count = len(hands.get(seat, ()))
-        if count != size:
-            raise ValueError(f"seat {seat} must be dealt {size} cards, got {count}")
-    dealt = sorted(card for seat in seats for card in hands[seat])
-    pack = list(pack_for(len(seats)))
-    if dealt != pack:
+        hand = hands.get(seat, ())
+        if len(hand) != size:
+            raise ValueError(f"seat {seat} must be dealt {size} cards, got {len(hand)}")
+        for card in hand:
+            counts[card.index] += 1
+    if counts != _PACK_COUNTS[len(seats)]:
+        dealt = sorted((card for seat in seats for card in hands[seat]), key=SORT_KEY)
+        pack = list(pack_for(len(seats)))
         extra = _multiset_difference(dealt, pack)
         missing = _multiset_difference(pack, dealt)
         raise ValueError(
             f"the hands are not the {len(pack)}-card pack for {len(seats)} players: "
             f"extra {format_cards(extra) or 'none'}, missing {format_cards(missing) or 'none'}"
         )
+
+
+def _counts(cards: Sequence[Card]) -> list[int]:
+    counts = [0] * len(ALL_CARDS)
+    for card in cards:
+        counts[card.index] += 1
+    return counts
+
+
+_PACK_COUNTS: Final = {players: _counts(pack_for(players)) for players in (4, 6, 8)}
+"""Copies of each card (by `Card.index`) in each pack: a deal is checked by counting, not by sorting the
+pack, since search deals thousands."""
 
 
 def _multiset_difference(cards: list[Card], minus: list[Card]) -> list[Card]:

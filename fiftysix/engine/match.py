@@ -175,29 +175,8 @@ class Match:
         """What `seat` may know now: its own hand and everything public."""
         if not 0 <= seat < self.rules.players:
             raise ValueError(f"no seat {seat} in a {self.rules.players}-player match")
-        deal = self.deal
         teams_out = tuple(sorted(self.out_in_deal, key=lambda team: (self.out_in_deal[team], team)))
-        return View(
-            seat=seat,
-            rules=self.rules,
-            team_of=self.team_of,
-            seats=deal.seats,
-            tables=tuple(self.tables),
-            teams_out=teams_out,
-            deal_number=self.deal_number,
-            dealer=deal.dealer,
-            phase=deal.phase,
-            to_act=self.to_act,
-            hand=tuple(deal.hands[seat]),
-            calls=tuple(deal.calls),
-            high_bid=deal.high_bid,
-            doubling=deal.doubling,
-            contract=deal.contract,
-            tricks=tuple(deal.tricks),
-            trick=tuple(deal.trick),
-            points=tuple(deal.points),
-            legal_moves=tuple(self.legal_moves()) if self.to_act == seat else (),
-        )
+        return self.deal.view(seat, self.rules, self.tables, teams_out, self.deal_number)
 
     def _settle(self, deal: Deal) -> DealResult:
         contract = deal.contract

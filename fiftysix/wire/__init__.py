@@ -2,11 +2,14 @@
 protos/fiftysix/v1/bot.proto and generated into `fiftysix.v1`). Both sides use it: the arena encodes
 views, decisions and results and checks answers; the SDK decodes views and results into engine types.
 
-`terms.py` holds what both directions share, `encode.py` engine -> messages, `decode.py` messages ->
-engine; everything public is importable from `fiftysix.wire`.
+`terms.py` holds what both directions share, `encode.py` engine -> messages, `decisions.py` the
+arena's decisions as bytes built from kept pieces, `decode.py` messages -> engine; everything public
+is importable from `fiftysix.wire`.
 """
 
+from fiftysix.wire.decisions import DecisionEncoder
 from fiftysix.wire.decode import (
+    ViewDecoder,
     deal_result_from_message,
     fault_cause_from_message,
     move_from_message,
@@ -16,7 +19,6 @@ from fiftysix.wire.decode import (
     view_from_message,
 )
 from fiftysix.wire.encode import (
-    DecisionEncoder,
     deal_end_message,
     decision_message,
     fill_view,
@@ -50,6 +52,7 @@ __all__ = [
     "FaultRecord",
     "MessageError",
     "TimeControl",
+    "ViewDecoder",
     "deal_end_message",
     "deal_result_from_message",
     "decision_message",

@@ -3,11 +3,15 @@ and views, results and faults from the arena's messages (the SDK's side)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Final, TypeVar, overload
 
 from google.protobuf import text_format
 
 from fiftysix.engine import (
+    ALL_CARDS,
+    MIN_BID,
+    REDOUBLE,
     Bid,
     Call,
     CallKind,
@@ -23,6 +27,7 @@ from fiftysix.engine import (
     Play,
     Trick,
     View,
+    legal_calls,
     parse_call,
     parse_card,
 )
@@ -156,49 +161,165 @@ def _contract_from(message: pb.Contract, high: Bid | None = None) -> Contract:
 
 
 def _trick_from(message: pb.Trick) -> Trick:
-    plays = tuple(Play(play.seat, parse_card(play.card)) for play in message.plays)
+    plays = tuple([Play(play.seat, _card(play.card)) for play in message.plays])
     return Trick(message.leader, plays, message.winner, message.points)
+
+
+_CARDS_BY_TEXT: Final[dict[str, Card]] = {str(card): card for card in ALL_CARDS}
+_CALLS_BY_TEXT: Final[dict[str, Call]] = {
+    str(call): call for call in (*legal_calls(0, True), *legal_calls(MIN_BID, True), REDOUBLE)
+}
+"""Every card and every call in canonical notation, as the arena writes them: one lookup each."""
+
+V = TypeVar("V", bound=View)
+
+
+def _card(text: str) -> Card:
+    """A card in canonical notation by one lookup, anything else by the parser."""
+    return _CARDS_BY_TEXT.get(text) or parse_card(text)
+
+
+def _moves(texts: Sequence[str], phase: Phase) -> tuple[Move, ...]:
+    table: Mapping[str, Move] = _CARDS_BY_TEXT if phase is Phase.PLAY else _CALLS_BY_TEXT
+    try:
+        return tuple(map(table.__getitem__, texts))
+    except KeyError:  # not canonical: the parser accepts it or says why not
+        parse = parse_card if phase is Phase.PLAY else parse_call
+        return tuple(parse(text) for text in texts)
+
+
+class ViewDecoder:
+    """Decodes one seat's views incrementally: within a deal the calls and tricks already decoded are
+    kept and only those that are new are read, and the hand, the highest bid and the contract are read
+    again only when they change. Each kept part is checked against the message (its count and its last
+    entry) and read whole again when they disagree, so any sequence of views decodes right; a seat's
+    views in the order of its match cost about what is new in each.
+    """
+
+    def __init__(self, rules: MatchRules, team_of: Sequence[int]) -> None:
+        self.rules = rules
+        self.team_of = tuple(team_of)
+        self._deal_number = -1
+        self._clear()
+
+    def _clear(self) -> None:
+        """Forget what was kept of a deal."""
+        self._calls: tuple[CallMade, ...] = ()
+        self._tricks: tuple[Trick, ...] = ()
+        self._hand_texts: tuple[str, ...] = ()
+        self._hand: tuple[Card, ...] = ()
+        self._high: Bid | None = None
+        self._contract: Contract | None = None
+
+    def _read_calls(self, messages: Sequence[pb.CallMade]) -> tuple[CallMade, ...]:
+        kept = self._calls
+        count = len(kept)
+        if len(messages) < count or (
+            count
+            and (messages[count - 1].seat != kept[-1].seat or messages[count - 1].call != str(kept[-1].call))
+        ):
+            kept, count = (), 0
+        if len(messages) > count:
+            kept += tuple(CallMade(made.seat, parse_call(made.call)) for made in messages[count:])
+        self._calls = kept
+        return kept
+
+    def _read_tricks(self, messages: Sequence[pb.Trick]) -> tuple[Trick, ...]:
+        kept = self._tricks
+        count = len(kept)
+        if len(messages) < count or (
+            count
+            and (messages[count - 1].leader, messages[count - 1].winner) != (kept[-1].leader, kept[-1].winner)
+        ):
+            kept, count = (), 0
+        if len(messages) > count:
+            kept += tuple(_trick_from(trick) for trick in messages[count:])
+        self._tricks = kept
+        return kept
+
+    def _read_hand(self, texts: Sequence[str]) -> tuple[Card, ...]:
+        key = tuple(texts)
+        if key != self._hand_texts:
+            cards = _CARDS_BY_TEXT
+            self._hand = tuple([cards.get(text) or parse_card(text) for text in key])
+            self._hand_texts = key
+        return self._hand
+
+    def _read_high(self, message: pb.View) -> Bid | None:
+        if not message.HasField("high_bid"):
+            return None
+        bid, kept = message.high_bid, self._high
+        if kept is None or (bid.seat, bid.call, bid.number) != (kept.seat, str(kept.call), kept.number):
+            kept = Bid(bid.seat, parse_call(bid.call), bid.number, DENOMINATIONS_BY_VALUE[bid.denomination])
+            self._high = kept
+        return kept
+
+    def _read_contract(self, message: pb.View, high: Bid | None) -> Contract | None:
+        if not message.HasField("contract"):
+            return None
+        if self._contract is None:  # a deal's contract does not change once made
+            self._contract = _contract_from(message.contract, high)
+        return self._contract
+
+    @overload
+    def view(self, message: pb.View, legal_moves: Sequence[str] = ()) -> View: ...
+
+    @overload
+    def view(self, message: pb.View, legal_moves: Sequence[str], view_class: type[V], **extra: int) -> V: ...
+
+    def view(
+        self,
+        message: pb.View,
+        legal_moves: Sequence[str] = (),
+        view_class: type[View] = View,
+        **extra: int,
+    ) -> View:
+        """An engine `View` (or `view_class`, given `extra` fields too) of a View message and the
+        decision's legal moves, if any.
+
+        :raises MessageError: when a card or call is not in canonical notation or an enum is unknown.
+        """
+        try:
+            if message.deal_number != self._deal_number:
+                self._clear()
+                self._deal_number = message.deal_number
+            high = self._read_high(message)
+            phase = PHASES_BY_VALUE[message.phase]
+            return view_class(
+                seat=message.seat,
+                rules=self.rules,
+                team_of=self.team_of,
+                seats=tuple(message.seats),
+                tables=tuple(message.tables),
+                teams_out=tuple(message.teams_out),
+                deal_number=message.deal_number,
+                dealer=message.dealer,
+                phase=phase,
+                to_act=message.to_act if phase is not Phase.FINISHED else None,
+                hand=self._read_hand(message.hand),
+                calls=self._read_calls(message.calls),
+                high_bid=high,
+                doubling=message.doubling,
+                contract=self._read_contract(message, high),
+                tricks=self._read_tricks(message.tricks),
+                trick=tuple([Play(play.seat, _card(play.card)) for play in message.trick]),
+                points=tuple(message.points),
+                legal_moves=_moves(legal_moves, phase),
+                **extra,
+            )
+        except (NotationError, KeyError) as error:
+            raise MessageError(f"bad view: {error}") from None
 
 
 def view_from_message(
     message: pb.View, rules: MatchRules, team_of: Sequence[int], legal_moves: Sequence[str] = ()
 ) -> View:
-    """An engine `View` from a View message and the decision's legal moves, if any.
+    """An engine `View` from a View message and the decision's legal moves, if any (`ViewDecoder`
+    decodes a seat's views one after another for less).
 
     :raises MessageError: when a card or call is not in canonical notation or an enum is unknown.
     """
-    try:
-        high = None
-        if message.HasField("high_bid"):
-            bid = message.high_bid
-            high = Bid(bid.seat, parse_call(bid.call), bid.number, DENOMINATIONS_BY_VALUE[bid.denomination])
-        phase = PHASES_BY_VALUE[message.phase]
-        moves: tuple[Move, ...] = tuple(
-            parse_card(text) if phase is Phase.PLAY else parse_call(text) for text in legal_moves
-        )
-        return View(
-            seat=message.seat,
-            rules=rules,
-            team_of=tuple(team_of),
-            seats=tuple(message.seats),
-            tables=tuple(message.tables),
-            teams_out=tuple(message.teams_out),
-            deal_number=message.deal_number,
-            dealer=message.dealer,
-            phase=phase,
-            to_act=message.to_act if phase is not Phase.FINISHED else None,
-            hand=tuple(parse_card(text) for text in message.hand),
-            calls=tuple(CallMade(made.seat, parse_call(made.call)) for made in message.calls),
-            high_bid=high,
-            doubling=message.doubling,
-            contract=_contract_from(message.contract) if message.HasField("contract") else None,
-            tricks=tuple(_trick_from(trick) for trick in message.tricks),
-            trick=tuple(Play(play.seat, parse_card(play.card)) for play in message.trick),
-            points=tuple(message.points),
-            legal_moves=moves,
-        )
-    except (NotationError, KeyError) as error:
-        raise MessageError(f"bad view: {error}") from None
+    return ViewDecoder(rules, team_of).view(message, legal_moves)
 
 
 def deal_result_from_message(message: pb.DealEnd, players: int) -> DealResult:

@@ -139,7 +139,8 @@ def match_start_message(
     )
 
 
-def _fill_contract(message: pb.Contract, contract: Contract) -> None:
+def fill_contract(message: pb.Contract, contract: Contract) -> None:
+    """Write `contract` into an empty Contract message."""
     message.number = contract.number
     message.denomination = DENOMINATION_VALUES[contract.trump]
     message.bidder = contract.bidder
@@ -153,7 +154,8 @@ def _fill_contract(message: pb.Contract, contract: Contract) -> None:
         message.redoubler = contract.redoubler
 
 
-def _fill_trick(message: pb.Trick, trick: Trick) -> None:
+def fill_trick(message: pb.Trick, trick: Trick) -> None:
+    """Write a completed trick into an empty Trick message."""
     message.leader = trick.leader
     message.winner = trick.winner
     message.points = trick.points
@@ -184,10 +186,10 @@ def fill_view(message: pb.View, view: View) -> None:
         message.high_bid.denomination = DENOMINATION_VALUES[high.trump]
     message.doubling = view.doubling
     if view.contract is not None:
-        _fill_contract(message.contract, view.contract)
+        fill_contract(message.contract, view.contract)
         message.trump = DENOMINATION_VALUES[view.contract.trump]
     for trick in view.tricks:
-        _fill_trick(message.tricks.add(), trick)
+        fill_trick(message.tricks.add(), trick)
     for play in view.trick:
         message.trick.add(seat=play.seat, card=str(play.card))
     message.points.extend(view.points)
@@ -208,82 +210,6 @@ def decision_message(
     return request
 
 
-class DecisionEncoder:
-    """Builds one seat's DecisionRequests incrementally: within a deal, the calls and tricks already
-    sent are kept in a reused message and only what is new is added.
-
-    This keeps the arena's encoding work per decision small and flat through the deal (a whole view is
-    rebuilt only at a new deal); the result is the same message `decision_message` builds, which a test
-    checks. The returned message is reused by the next call: send it before asking for another.
-    """
-
-    def __init__(self) -> None:
-        self._request = pb.PlaySeatRequest()
-        self._deal_number = 0
-        self._calls_sent = 0
-        self._tricks_sent = 0
-        self._legal_sent: tuple[tuple[Move, ...], int] | None = None
-
-    def decision(
-        self, decision_id: int, view: View, legal_moves: tuple[Move, ...], decision_ms: int, bank_ms: int
-    ) -> pb.PlaySeatRequest:
-        """The request for this decision (see `decision_message`)."""
-        decision = self._request.decision
-        message = decision.view
-        if view.deal_number != self._deal_number:
-            message.Clear()
-            self._deal_number = view.deal_number
-            self._calls_sent = self._tricks_sent = 0
-            message.seat = view.seat
-            message.deal_number = view.deal_number
-            message.dealer = view.dealer
-            message.seats.extend(view.seats)
-            message.teams_out.extend(view.teams_out)
-        message.phase = PHASE_VALUES[view.phase]
-        message.to_act = view.to_act if view.to_act is not None else 0
-        del message.tables[:]
-        message.tables.extend(view.tables)
-        del message.hand[:]
-        message.hand.extend([str(card) for card in view.hand])
-        calls = message.calls
-        for made in view.calls[self._calls_sent :]:
-            calls.add(seat=made.seat, call=str(made.call))
-        self._calls_sent = len(view.calls)
-        high = view.high_bid
-        if high is not None and (
-            message.high_bid.call != str(high.call) or message.high_bid.seat != high.seat
-        ):
-            message.high_bid.seat = high.seat
-            message.high_bid.call = str(high.call)
-            message.high_bid.number = high.number
-            message.high_bid.denomination = DENOMINATION_VALUES[high.trump]
-        message.doubling = view.doubling
-        if view.contract is not None and not message.HasField("contract"):
-            _fill_contract(message.contract, view.contract)
-            message.trump = DENOMINATION_VALUES[view.contract.trump]
-        for trick in view.tricks[self._tricks_sent :]:
-            _fill_trick(message.tricks.add(), trick)
-        self._tricks_sent = len(view.tricks)
-        del message.trick[:]
-        for play in view.trick:
-            message.trick.add(seat=play.seat, card=str(play.card))
-        del message.points[:]
-        message.points.extend(view.points)
-        _fill_trick_state(message, view)
-        decision.decision_id = decision_id
-        current = _current_bid(view)
-        sent = self._legal_sent
-        if sent is None or sent[0] is not legal_moves or sent[1] != current:
-            # An auction in which everybody passes asks a seat the same list again: keep it.
-            del decision.legal_moves[:]
-            del decision.moves[:]
-            decision.MergeFromString(_legal_bytes(legal_moves, current))
-            self._legal_sent = (legal_moves, current)
-        decision.decision_ms = decision_ms
-        decision.bank_ms = bank_ms
-        return self._request
-
-
 def deal_end_message(result: DealResult) -> pb.PlaySeatRequest:
     """The end of a deal, every hand included (they are public once the deal is over)."""
     request = pb.PlaySeatRequest()
@@ -295,9 +221,9 @@ def deal_end_message(result: DealResult) -> pb.PlaySeatRequest:
         end.hands.add(seat=seat, cards=[str(card) for card in result.hands[seat]])
     for made in result.calls:
         end.calls.add(seat=made.seat, call=str(made.call))
-    _fill_contract(end.contract, result.contract)
+    fill_contract(end.contract, result.contract)
     for trick in result.tricks:
-        _fill_trick(end.tricks.add(), trick)
+        fill_trick(end.tricks.add(), trick)
     end.points.extend(result.points)
     end.made = result.made
     for payment in result.payments:

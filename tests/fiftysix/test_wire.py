@@ -3,6 +3,7 @@ from JSON as they were written."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -13,6 +14,7 @@ from fiftysix.wire import (
     FaultCause,
     FaultRecord,
     TimeControl,
+    ViewDecoder,
     deal_end_message,
     deal_result_from_message,
     decision_message,
@@ -27,13 +29,37 @@ def test_incremental_encoder_matches_full_encoding(players: int, ruleset: Rulese
     rng = random.Random(players)
     for seed in range(4):
         match = Match(MatchRules(players, ruleset), seed=seed)
-        encoders = [DecisionEncoder() for _ in range(players)]
+        encoder = DecisionEncoder()
+        decision_id = 0
         while not match.is_over:
             seat = match.deal.to_act
             view = match.view(seat)
-            full = decision_message(9, view, view.legal_moves, 1000, 123).SerializeToString()
-            incremental = encoders[seat].decision(9, view, view.legal_moves, 1000, 123).SerializeToString()
-            assert incremental == full
+            decision_id += 1
+            bank_ms = rng.choice([0, 1, 123, 200_000])
+            full = decision_message(decision_id, view, view.legal_moves, 1000, bank_ms).SerializeToString()
+            assert encoder.decision(decision_id, view, view.legal_moves, 1000, bank_ms) == full
+            match.apply(seat, rng.choice(view.legal_moves))
+
+
+@pytest.mark.parametrize("players", [4, 6, 8])
+@pytest.mark.parametrize("ruleset", list(Ruleset))
+def test_incremental_decoder_gives_the_engine_view(players: int, ruleset: Ruleset) -> None:
+    # Each seat decodes its own decisions in order (as the SDK does); one more decoder reads views of
+    # seats in a random order, so what it kept never fits and it must notice.
+    rng = random.Random(players)
+    rules = MatchRules(players, ruleset, deal_cap=4)
+    for seed in range(2):
+        match = Match(rules, seed=seed)
+        decoders = [ViewDecoder(rules, match.team_of) for _ in range(players)]
+        shuffled = ViewDecoder(rules, match.team_of)
+        while not match.is_over:
+            seat = match.deal.to_act
+            view = match.view(seat)
+            message = decision_message(1, view, view.legal_moves, 1000, 0).decision
+            assert decoders[seat].view(message.view, message.legal_moves) == view
+            other = match.view(rng.randrange(players))
+            decoded = shuffled.view(decision_message(1, other, (), 1000, 0).decision.view)
+            assert decoded == dataclasses.replace(other, legal_moves=())
             match.apply(seat, rng.choice(view.legal_moves))
 
 

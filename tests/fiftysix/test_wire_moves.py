@@ -184,9 +184,9 @@ def _winner_of(trick: tuple[Play, ...], trump: Suit | None) -> int:
     return best[1].seat
 
 
-def _check_decision(request: pb.PlaySeatRequest, legal: tuple[Move, ...], match: Match, seat: int) -> None:
+def _check_decision(request: bytes, legal: tuple[Move, ...], match: Match, seat: int) -> None:
     """What a bot reads from the bytes of one decision agrees with the notation and with the engine."""
-    decision = pb.PlaySeatRequest.FromString(request.SerializeToString()).decision
+    decision = pb.PlaySeatRequest.FromString(request).decision
     view, deal = decision.view, match.deal
     current = deal.high_bid.number if deal.high_bid is not None else 0
     assert len(decision.moves) == len(decision.legal_moves) == len(legal)
@@ -229,12 +229,12 @@ def test_structured_moves_and_trick_state_agree_with_the_engine(
 ) -> None:
     match = Match(MatchRules(players, ruleset, deal_cap=3), seed=seed)
     player = RandomPlayer(random.Random(seed), pass_probability=pass_probability)
-    encoders = [DecisionEncoder() for _ in range(players)]
+    encoder = DecisionEncoder()
     while not match.is_over:
         seat = match.deal.to_act
         view = match.view(seat)
         legal = view.legal_moves
-        _check_decision(encoders[seat].decision(seat, view, legal, 1000, 0), legal, match, seat)
+        _check_decision(encoder.decision(seat, view, legal, 1000, 0), legal, match, seat)
         match.apply(seat, player.choose(view, legal))
 
 
@@ -249,4 +249,4 @@ def test_the_auction_lists_every_call_as_a_value(calls: tuple[str, ...], expecte
     view = match.view(seat)
     request = DecisionEncoder().decision(1, view, view.legal_moves, 1000, 0)
     _check_decision(request, view.legal_moves, match, seat)
-    assert len(request.decision.moves) == expected
+    assert len(pb.PlaySeatRequest.FromString(request).decision.moves) == expected

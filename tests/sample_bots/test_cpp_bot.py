@@ -22,11 +22,12 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
 import pytest
+from bot_process import BotProcess
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.check import Status, check_bot
@@ -38,9 +39,7 @@ from fiftysix.replay import replay
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.v1 import bot_pb2_grpc as rpc
 from fiftysix.wire import TimeControl, decision_message, match_end_message, match_start_message
-from sample_bots.random_bot import RandomBot
-from sample_bots.rule_bot import RuleBot
-from sdk import BotServer, start
+from sdk import BotServer
 
 ROOT = Path(__file__).resolve().parents[2]
 CPP_DIR = ROOT / "sample_bots" / "cpp"
@@ -107,31 +106,15 @@ def cpp_build() -> CppBuild:
     return CppBuild(folder, time.monotonic() - started)
 
 
-@dataclass
-class CppBot:
-    """A running bot process, its port and everything it wrote to stderr."""
-
-    process: subprocess.Popen[str]
-    port: int
-    lines: list[str] = field(default_factory=list)
-
-    @property
-    def address(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    def errors(self) -> list[str]:
-        """The error events the bot logged so far."""
-        return [line for line in list(self.lines) if any(f'"{event}"' in line for event in ERROR_EVENTS)]
-
-    def stop(self) -> int:
-        """SIGTERM, as the arena stops a bot; the exit status."""
-        self.process.terminate()
-        try:
-            return self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(10)
-            raise
+def stop(bot: BotProcess) -> int:
+    """SIGTERM, as the arena stops a bot; the exit status."""
+    bot.process.terminate()
+    try:
+        return bot.process.wait(10)
+    except subprocess.TimeoutExpired:
+        bot.process.kill()
+        bot.process.wait(10)
+        raise
 
 
 def _drain(stream: Iterator[str], lines: list[str]) -> None:
@@ -140,7 +123,7 @@ def _drain(stream: Iterator[str], lines: list[str]) -> None:
         lines.append(line)
 
 
-def start_bot(binary: Path, port_file: Path) -> CppBot:
+def start_bot(binary: Path, port_file: Path) -> BotProcess:
     """Start the bot on port 0 and read the port it bound from its port file, as the arena does."""
     process = subprocess.Popen(
         [str(binary), "--port", "0", "--port-file", str(port_file)],
@@ -160,30 +143,16 @@ def start_bot(binary: Path, port_file: Path) -> CppBot:
         time.sleep(0.01)
     port = int(port_file.read_text().strip())
     assert sorted(path.name for path in port_file.parent.iterdir()) == [port_file.name]  # no temporary left
-    return CppBot(process, port, lines)
+    return BotProcess(process, port, ERROR_EVENTS, lines)
 
 
 @pytest.fixture(scope="module")
-def cpp_bot(cpp_build: CppBuild, tmp_path_factory: pytest.TempPathFactory) -> Iterator[CppBot]:
+def cpp_bot(cpp_build: CppBuild, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BotProcess]:
     bot = start_bot(cpp_build.bot, tmp_path_factory.mktemp("cpp-bot") / "port")
     try:
         yield bot
     finally:
-        bot.stop()
-
-
-@pytest.fixture(scope="module")
-def random_bot() -> Iterator[BotServer]:
-    server = start(RandomBot)
-    yield server
-    server.stop(0)
-
-
-@pytest.fixture(scope="module")
-def rule_bot() -> Iterator[BotServer]:
-    server = start(RuleBot)
-    yield server
-    server.stop(0)
+        stop(bot)
 
 
 def play(rules: MatchRules, bots: list[BotAddress], seed: int) -> MatchOutcome:
@@ -199,7 +168,7 @@ def test_build_and_unit_tests(cpp_build: CppBuild) -> None:
     assert "all passed" in tests.stdout
 
 
-def test_describe_and_health(cpp_bot: CppBot) -> None:
+def test_describe_and_health(cpp_bot: BotProcess) -> None:
     with grpc.insecure_channel(cpp_bot.address) as channel:
         reply = rpc.BotServiceStub(channel).Describe(pb.DescribeRequest(protocol_version=1), timeout=5)
         health = health_pb2_grpc.HealthStub(channel)
@@ -214,7 +183,7 @@ def test_describe_and_health(cpp_bot: CppBot) -> None:
     assert statuses == [health_pb2.HealthCheckResponse.SERVING] * 2
 
 
-def test_check_bot_passes_every_item(cpp_bot: CppBot) -> None:
+def test_check_bot_passes_every_item(cpp_bot: BotProcess) -> None:
     report = asyncio.run(check_bot(cpp_bot.address))
     assert [item.line() for item in report.items if item.status is not Status.PASS] == []
     assert report.count(Status.PASS) == len(report.items) >= 16
@@ -226,7 +195,7 @@ def test_check_bot_passes_every_item(cpp_bot: CppBot) -> None:
     [(4, Ruleset.PAIRS), (6, Ruleset.PARTNERSHIP), (8, Ruleset.PARTNERSHIP)],
 )
 def test_cpp_bot_plays_whole_matches(
-    cpp_bot: CppBot, random_bot: BotServer, players: int, ruleset: Ruleset
+    cpp_bot: BotProcess, random_bot: BotServer, players: int, ruleset: Ruleset
 ) -> None:
     rules = MatchRules(players, ruleset)
     cpp = BotAddress("cpp", cpp_bot.address)
@@ -241,7 +210,7 @@ def test_cpp_bot_plays_whole_matches(
     assert cpp_bot.errors() == []
 
 
-def test_cpp_bot_beats_the_random_bot(cpp_bot: CppBot, random_bot: BotServer) -> None:
+def test_cpp_bot_beats_the_random_bot(cpp_bot: BotProcess, random_bot: BotServer) -> None:
     # The JS bot's test, with the same seeds: the same strategy wins most of them.
     rules = MatchRules(4, Ruleset.PAIRS)
     cpp = BotAddress("cpp", cpp_bot.address)
@@ -293,7 +262,7 @@ def js_bot_address() -> Iterator[str]:
     [(4, Ruleset.PAIRS, 21), (6, Ruleset.PAIRS, 22), (8, Ruleset.PARTNERSHIP, 23)],
 )
 def test_cpp_bot_plays_the_js_bots_game(
-    cpp_bot: CppBot, js_bot_address: str, rule_bot: BotServer, players: int, ruleset: Ruleset, seed: int
+    cpp_bot: BotProcess, js_bot_address: str, rule_bot: BotServer, players: int, ruleset: Ruleset, seed: int
 ) -> None:
     # The same strategy: against the deterministic rule bot, in the same seats of the same seeded match,
     # the two bots make every call and play every card alike.
@@ -347,7 +316,7 @@ def _both_forms(request: pb.PlaySeatRequest) -> list[pb.PlaySeatRequest]:
     [(4, Ruleset.PAIRS, 31), (6, Ruleset.PARTNERSHIP, 32), (8, Ruleset.PAIRS, 33)],
 )
 def test_structured_moves_and_notation_give_the_same_answers(
-    cpp_bot: CppBot, players: int, ruleset: Ruleset, seed: int
+    cpp_bot: BotProcess, players: int, ruleset: Ruleset, seed: int
 ) -> None:
     # Every decision of a seeded match (the moves themselves chosen by the engine's random player) is
     # asked twice: in notation only, and with the structured moves and view fields. The bot must answer
@@ -394,7 +363,7 @@ def test_structured_moves_and_notation_give_the_same_answers(
     assert cpp_bot.errors() == []
 
 
-def test_decision_before_match_start_is_rejected_and_an_unknown_event_ignored(cpp_bot: CppBot) -> None:
+def test_decision_before_match_start_is_rejected_and_an_unknown_event_ignored(cpp_bot: BotProcess) -> None:
     match = Match(MatchRules(4), seed=3)
     view = match.view(match.deal.to_act)
     with grpc.insecure_channel(cpp_bot.address) as channel:
@@ -415,7 +384,7 @@ def test_decision_before_match_start_is_rejected_and_an_unknown_event_ignored(cp
     cpp_bot.lines.remove(ignored[0])  # expected here; an error anywhere else
 
 
-def test_cancelled_stream_does_not_hurt_the_bot(cpp_bot: CppBot, random_bot: BotServer) -> None:
+def test_cancelled_stream_does_not_hurt_the_bot(cpp_bot: BotProcess, random_bot: BotServer) -> None:
     rules = MatchRules(4)
     requests = _Requests()
     with grpc.insecure_channel(cpp_bot.address) as channel:
@@ -459,7 +428,7 @@ def test_sigterm_stops_the_bot_gracefully_mid_match(cpp_build: CppBuild, tmp_pat
     assert events == ["bot_serving", "bot_stopping", "bot_stopped"]
 
 
-def test_a_port_in_use_is_an_error(cpp_build: CppBuild, cpp_bot: CppBot) -> None:
+def test_a_port_in_use_is_an_error(cpp_build: CppBuild, cpp_bot: BotProcess) -> None:
     # Not shared through SO_REUSEPORT, which gRPC would otherwise allow.
     second = subprocess.run(
         [str(cpp_build.bot), "--port", str(cpp_bot.port)],

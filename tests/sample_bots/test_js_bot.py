@@ -16,11 +16,11 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
 import pytest
+from bot_process import BotProcess
 
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
 from fiftysix.engine import EndReason, Match, MatchRules, Ruleset
@@ -29,31 +29,13 @@ from fiftysix.replay import replay
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.v1 import bot_pb2_grpc as rpc
 from fiftysix.wire import TimeControl, decision_message, match_end_message, match_start_message
-from sample_bots.random_bot import RandomBot
-from sdk import BotServer, start
+from sdk import BotServer
 
 ROOT = Path(__file__).resolve().parents[2]
 JS_DIR = ROOT / "sample_bots" / "js"
 START_TIMEOUT_S = 15.0
 # What the bot logs when something goes wrong on its side (a rejected arena message is tested apart).
 ERROR_EVENTS = ("bot_failed", "stream_error", "bot_failed_to_start")
-
-
-@dataclass
-class JsBot:
-    """The running Node.js bot process, its port and everything it wrote to stderr."""
-
-    process: subprocess.Popen[str]
-    port: int
-    lines: list[str] = field(default_factory=list)
-
-    @property
-    def address(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    def errors(self) -> list[str]:
-        """The error events the bot logged so far."""
-        return [line for line in list(self.lines) if any(f'"{event}"' in line for event in ERROR_EVENTS)]
 
 
 def _node_or_skip() -> str:
@@ -86,7 +68,7 @@ def _drain(stream: Iterator[str], lines: list[str], events: queue.Queue[dict[str
 
 
 @pytest.fixture(scope="module")
-def js_bot() -> Iterator[JsBot]:
+def js_bot() -> Iterator[BotProcess]:
     node = _node_or_skip()
     process = subprocess.Popen(
         [node, "bot.js", "--port", "0"],
@@ -114,7 +96,7 @@ def js_bot() -> Iterator[JsBot]:
                 continue
             if event.get("event") == "bot_serving":
                 port = int(str(event["port"]))
-        yield JsBot(process, port, lines)
+        yield BotProcess(process, port, ERROR_EVENTS, lines)
     finally:
         process.terminate()
         try:
@@ -124,18 +106,11 @@ def js_bot() -> Iterator[JsBot]:
             process.wait(10)
 
 
-@pytest.fixture(scope="module")
-def random_bot() -> Iterator[BotServer]:
-    server = start(RandomBot)
-    yield server
-    server.stop(0)
-
-
 def play(rules: MatchRules, bots: list[BotAddress], seed: int) -> MatchOutcome:
     return asyncio.run(run_match(MatchSettings(rules, seed), seats_for_teams(rules, bots)))
 
 
-def test_describe(js_bot: JsBot) -> None:
+def test_describe(js_bot: BotProcess) -> None:
     with grpc.insecure_channel(js_bot.address) as channel:
         reply = rpc.BotServiceStub(channel).Describe(pb.DescribeRequest(protocol_version=1), timeout=5)
     assert reply.name == "js-simple"
@@ -150,7 +125,7 @@ def test_describe(js_bot: JsBot) -> None:
     [(4, Ruleset.PAIRS), (6, Ruleset.PARTNERSHIP), (8, Ruleset.PARTNERSHIP)],
 )
 def test_js_bot_plays_whole_matches(
-    js_bot: JsBot, random_bot: BotServer, players: int, ruleset: Ruleset
+    js_bot: BotProcess, random_bot: BotServer, players: int, ruleset: Ruleset
 ) -> None:
     rules = MatchRules(players, ruleset)
     js = BotAddress("js", js_bot.address)
@@ -166,7 +141,7 @@ def test_js_bot_plays_whole_matches(
     assert js_bot.errors() == []
 
 
-def test_js_bot_beats_the_random_bot(js_bot: JsBot, random_bot: BotServer) -> None:
+def test_js_bot_beats_the_random_bot(js_bot: BotProcess, random_bot: BotServer) -> None:
     # The random bot bids at random over hundreds of bids and loses its huge contracts; the JS bot bids
     # low and rarely. Over 40 seeds and each player count it has won every match; ask for most of 6.
     rules = MatchRules(4, Ruleset.PAIRS)
@@ -199,7 +174,9 @@ class _Requests:
             yield request
 
 
-def test_stream_answers_by_index_with_the_same_decision_id_and_ends_after_match_end(js_bot: JsBot) -> None:
+def test_stream_answers_by_index_with_the_same_decision_id_and_ends_after_match_end(
+    js_bot: BotProcess,
+) -> None:
     rules = MatchRules(4)
     match = Match(rules, seed=11)
     seat = match.deal.to_act
@@ -238,7 +215,7 @@ def _notation_stripped(request: pb.PlaySeatRequest) -> pb.PlaySeatRequest:
     return stripped
 
 
-def test_js_bot_chooses_from_the_structured_moves_and_view_fields(js_bot: JsBot) -> None:
+def test_js_bot_chooses_from_the_structured_moves_and_view_fields(js_bot: BotProcess) -> None:
     # Asked every decision of a match twice, whole and without the notation, it gives the same answer: it
     # picks from `moves` and reads `trump` and `trick_winner` instead of legal_moves, contract and trick.
     rules = MatchRules(4, Ruleset.PAIRS, deal_cap=2)
@@ -270,7 +247,7 @@ def test_js_bot_chooses_from_the_structured_moves_and_view_fields(js_bot: JsBot)
     assert js_bot.errors() == []
 
 
-def test_cancelled_stream_does_not_hurt_the_bot(js_bot: JsBot, random_bot: BotServer) -> None:
+def test_cancelled_stream_does_not_hurt_the_bot(js_bot: BotProcess, random_bot: BotServer) -> None:
     rules = MatchRules(4)
     requests = _Requests()
     with grpc.insecure_channel(js_bot.address) as channel:
@@ -291,7 +268,7 @@ def test_cancelled_stream_does_not_hurt_the_bot(js_bot: JsBot, random_bot: BotSe
     assert js_bot.errors() == []
 
 
-def test_decision_before_match_start_is_rejected(js_bot: JsBot) -> None:
+def test_decision_before_match_start_is_rejected(js_bot: BotProcess) -> None:
     match = Match(MatchRules(4), seed=3)
     view = match.view(match.deal.to_act)
     with grpc.insecure_channel(js_bot.address) as channel:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-import structlog
 from postgres_support import PostgresServer, postgres_server
 
 from sample_bots.random_bot import RandomBot
@@ -20,14 +19,6 @@ def servers() -> Iterator[list[BotServer]]:
     yield running
     for server in running:
         server.stop(0)
-
-
-@pytest.fixture
-def logging_restored() -> Iterator[None]:
-    """For a command run in the test's process: it configures logging to the standard error of the
-    moment (pytest's capture, closed after the test), so structlog's defaults are put back after it."""
-    yield
-    structlog.reset_defaults()
 
 
 @pytest.fixture(scope="session")

@@ -7,13 +7,15 @@ import asyncio
 import shlex
 import socket
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
-from arena.ladder.bot_commands import BotStartError, free_port
+from arena.ladder.bot_commands import BotStartError, Launch, free_port
+from arena.ladder.registration import NotAnsweringError, check_answers
 from arena.ladder.store import BotEntry
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the supervisor's guarantees need Linux")
@@ -263,3 +265,15 @@ def test_a_fault_drops_the_kept_connection(tmp_path: Path) -> None:
             await bots.stop_all()
 
     asyncio.run(run())
+
+
+def test_the_check_before_registering_leaves_no_folder_when_the_bot_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    asyncio.run(check_answers("reported", None, Launch(REPORTING)))
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(NotAnsweringError, match="did not start"):
+        asyncio.run(check_answers("mute", None, Launch("python -c 'import sys; sys.exit(3)' {port_file}")))
+    [kept] = tmp_path.iterdir()  # a bot that did not answer: its log is kept, the message names it
+    assert kept.name.startswith("arena-check-")

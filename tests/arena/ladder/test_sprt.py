@@ -92,7 +92,6 @@ def arena(db: Path, *arguments: str) -> int:
     return main(["sprt", "--db", str(db), *arguments, "--deal-cap", "2", "--decision-ms", "500"])
 
 
-@pytest.mark.usefixtures("logging_restored")
 def test_arena_sprt_accepts_h0_and_h1_and_stops_at_max_sets(
     tmp_path: Path, servers: list[BotServer], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -139,7 +138,6 @@ def test_arena_sprt_accepts_h0_and_h1_and_stops_at_max_sets(
     assert capsys.readouterr().out.startswith("Pool 4p-pairs@three; pools: ")
 
 
-@pytest.mark.usefixtures("logging_restored")
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [

@@ -48,7 +48,6 @@ def tournament(db: Path, *arguments: str) -> int:
     return main(["tournament", "--db", str(db), *arguments, "--deal-cap", "2", "--decision-ms", "500"])
 
 
-@pytest.mark.usefixtures("logging_restored")
 def test_arena_tournament_plays_every_pairing_and_reports(
     tmp_path: Path, servers: list[BotServer], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -77,7 +76,6 @@ def test_arena_tournament_plays_every_pairing_and_reports(
     assert all(line["pool"] == "4p-pairs@rr" for line in json.loads(capsys.readouterr().out))  # only pool
 
 
-@pytest.mark.usefixtures("logging_restored")
 def test_a_three_team_gauntlet(
     tmp_path: Path, servers: list[BotServer], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -106,7 +104,6 @@ def test_a_three_team_gauntlet(
     assert all(row[3] == "+/-" for row in ratings)  # every bot has an interval from the fit
 
 
-@pytest.mark.usefixtures("logging_restored")
 @pytest.mark.parametrize(
     ("arguments", "status", "message"),
     [

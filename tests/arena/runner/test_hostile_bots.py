@@ -16,7 +16,6 @@ from pathlib import Path
 
 import grpc
 import pytest
-import structlog
 from hostile_bot import (
     READY,
     VALID,
@@ -204,10 +203,7 @@ def test_arena_match_prints_no_control_characters(
 ) -> None:
     hostile.script = Script(decisions={1: [Abort(grpc.StatusCode.INTERNAL, INJECTION)]})
     bots = ["--bot", f"good=127.0.0.1:{good.port}", "--bot", f"evil={hostile.address}"]
-    try:
-        status = main(["match", *bots, "--deal-cap", "1", "--decision-ms", "300", "--bank-ms", "0"])
-    finally:
-        structlog.reset_defaults()  # main() logged to this test's captured stderr
+    status = main(["match", *bots, "--deal-cap", "1", "--decision-ms", "300", "--bank-ms", "0"])
     out = capsys.readouterr()
     assert status == 3
     assert re.search(r"Fault: seat [13] \(evil, team 1\) disconnected", out.out)

@@ -280,3 +280,18 @@ def test_a_bot_past_its_cpu_seconds_is_killed(folders: tuple[Path, Path]) -> Non
     )
     assert finished.returncode != 0
     assert time.monotonic() - started < 30
+
+
+def test_a_python_installed_under_tmp_stays_seen_over_the_private_tmp(tmp_path: Path) -> None:
+    """A virtualenv made in /tmp (as CI may make it) is bound after the private /tmp, not hidden by it."""
+    venv = Path(tempfile.mkdtemp(prefix="arena-venv-", dir="/tmp"))
+    try:
+        line = bubblewrap.command_line(Sandbox(shared=(venv,), share_arena_python=False), ["true"], tmp_path)
+        private_tmp = line.index("--tmpfs")
+        bound = [
+            index for index, word in enumerate(line) if word == "--ro-bind" and line[index + 1] == str(venv)
+        ]
+        assert len(bound) == 1
+        assert bound[0] > private_tmp
+    finally:
+        venv.rmdir()

@@ -1,0 +1,113 @@
+"""Where a ladder's match is played: the bots started or found, `run_match` called, the processes given
+back. The set player (set_play.py) keeps pairing, leases, storing and rating; a `MatchPlayer` only plays.
+
+`MatchOrder` holds all a match needs and nothing of the store, so that it can be pickled and played in
+another process (ray_play.py plays it on a Ray worker); `LocalMatches` plays it here, the default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from arena.ladder.bot_commands import BotStartError
+from arena.ladder.entries import BotEntry
+from arena.ladder.local_bots import LocalBots
+from arena.ladder.store_file import StoreError
+from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
+from arena.untrusted import safe_text
+
+
+@dataclass(frozen=True)
+class MatchOrder:
+    """One match to play: its settings (seed, rules, time control, match id) and each team's bot, or why
+    the bot cannot play (removed from the register meanwhile)."""
+
+    settings: MatchSettings
+    bots: tuple[BotEntry | str, ...]
+    """Per team: the registered bot, or the text of why it cannot be started."""
+    names: tuple[str, ...]
+    """Per team: the bot's name."""
+
+
+NotStarted = Callable[[str, str], None]
+"""Called with a bot's name and why when it does not start: the set is then made void."""
+
+
+class MatchPlayer(Protocol):
+    """Plays one match and returns its outcome; None when the run began to stop before it began."""
+
+    async def play(
+        self,
+        order: MatchOrder,
+        not_started: NotStarted,
+        on_event: Callable[[dict[str, Any]], None] | None,
+    ) -> MatchOutcome | None:
+        """Play `order` (see the class)."""
+        ...
+
+
+async def play_order(
+    local_bots: LocalBots,
+    order: MatchOrder,
+    not_started: NotStarted,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
+    stopping: Callable[[], bool] = lambda: False,
+) -> MatchOutcome | None:
+    """Start or find every team's bot in `local_bots`, play the match, give the processes back. A bot
+    that does not start now (it did when the set started) forfeits at once (an `unreachable` fault), and
+    `not_started` is told. None: `stopping()` became true while the bots started, so the match is not
+    begun."""
+    settings = order.settings
+    rules = settings.rules
+    seats_per_team = rules.players // rules.team_count
+    taken: list[str] = []
+    faulty: list[str] = []
+    addresses: list[BotAddress] = []
+    absent: dict[int, str] = {}
+    try:
+        for team, (name, bot) in enumerate(zip(order.names, order.bots, strict=True)):
+            try:
+                if isinstance(bot, str):
+                    raise BotStartError(bot)
+                where = await local_bots.acquire(bot, seats_per_team)
+            except (BotStartError, StoreError) as error:  # StoreError: its launch cannot be read
+                detail = f"did not start: {safe_text(error)}"
+                absent[rules.seats_of(team)[0]] = detail
+                not_started(name, detail)
+                where = ["-"]
+            taken.extend(address for address in where if address != "-")
+            addresses.append(BotAddress(name, ",".join(where)))
+        if stopping():
+            return None
+        seats = seats_for_teams(rules, addresses)
+        # Checked when started, connected once: no handshake and no new connection per match.
+        described = local_bots.described(taken)
+        channels = local_bots.channels(taken)
+        faulty = list(taken)  # until the match ends well: a cancelled match keeps no channel
+        outcome = await run_match(
+            settings, seats, absent=absent, described=described, channels=channels, on_event=on_event
+        )
+        faulty = [seats[fault.seat].address for fault in outcome.faults]
+        return outcome
+    finally:
+        local_bots.forget_channels(faulty)
+        local_bots.release(taken)
+
+
+class LocalMatches:
+    """Plays matches in this process, with the run's `LocalBots` (the default)."""
+
+    def __init__(self, local_bots: LocalBots, stopping: Callable[[], bool]) -> None:
+        self.local_bots = local_bots
+        self.stopping = stopping
+
+    async def play(
+        self,
+        order: MatchOrder,
+        not_started: NotStarted,
+        on_event: Callable[[dict[str, Any]], None] | None,
+    ) -> MatchOutcome | None:
+        """Play `order` here (see `play_order`)."""
+        return await play_order(self.local_bots, order, not_started, on_event, self.stopping)

@@ -1,0 +1,225 @@
+"""Playing a ladder's matches on a Ray cluster (`arena ladder run --ray [ADDRESS]`).
+
+The runner keeps pairing, leases, the store and the ratings; only the playing of a match (its bots
+started or found, `run_match`) is a Ray task on a worker, and the outcome comes back pickled to the
+runner, which stores and rates it exactly as in process. A task whose worker process dies is retried by
+Ray (`MATCH_RETRIES`) and the match played again from its seed, so on the same deals; nothing of the
+lost attempt was stored, since only the runner stores. A set is still rated once, by the runner.
+
+Remote bots are called from the worker that plays the match. Command bots are started on that worker:
+each Ray worker process keeps a `LocalBots` pool of its own across its matches, served by an event loop
+in a thread of its own (the processes and channels belong to that loop); when the worker process ends,
+its bots' supervisors see the pipe close and stop them. So a worker machine needs the project installed
+(`pip install 'fiftysix-arena[cluster]'`, the same version as the runner's) and each command bot's files
+at the same paths as on the runner's machine (uploaded bots: the ladder's bundles folder at the same
+path). The runner still checks a set's bots when it starts, on its own machine. Matches played on Ray are
+not shown live on the site (they are once stored).
+
+Ray is an optional dependency (the `cluster` extra), imported only here and only when used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import dataclasses
+import os
+import socket
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from arena.errors import ArenaError
+from arena.ladder.bot_commands import BotStartError, Launch
+from arena.ladder.entries import BotEntry
+from arena.ladder.local_bots import LocalBots
+from arena.ladder.match_play import MatchOrder, NotStarted, play_order
+from arena.runner import MatchOutcome
+from arena.sandbox import bubblewrap
+
+MATCH_RETRIES: Final = 3
+"""How many times Ray plays a match again after the worker process playing it died."""
+
+
+REACH_TIMEOUT_S: Final = 5.0
+"""How long the head of a cluster has to accept a connection before `--ray HOST:PORT` gives up."""
+
+
+class RayUnavailableError(ArenaError):
+    """Ray is not installed, or the cluster cannot be joined."""
+
+
+@dataclass(frozen=True)
+class WorkerBots:
+    """How a worker starts command bots: the runner's `LocalBots` settings, picklable."""
+
+    log_folder: Path
+    """The runner's; each worker process logs in `worker-HOST-PID` within it."""
+    startup_timeout: float
+    grace: float
+    log_limit_bytes: int
+    idle_limit: int
+    port_range: tuple[int, int] | None
+    sandbox: bubblewrap.Sandbox
+    launches: dict[str, Launch] = field(default_factory=dict)
+    """How each command bot of the match starts (read from the store by the runner)."""
+
+    @classmethod
+    def like(cls, local_bots: LocalBots) -> WorkerBots:
+        """The settings of the runner's `local_bots`."""
+        return cls(
+            local_bots.log_folder,
+            local_bots.startup_timeout,
+            local_bots.grace,
+            local_bots.log_limit_bytes,
+            local_bots.idle_limit,
+            local_bots.port_range,
+            local_bots.sandbox,
+        )
+
+
+@dataclass(frozen=True)
+class RemoteResult:
+    """What a worker sends back: the outcome (as `run_match` returned it) and the bots that did not
+    start, with why."""
+
+    outcome: MatchOutcome | None
+    not_started: tuple[tuple[str, str], ...]
+
+
+class _WorkerPool:
+    """The command bots of one worker process, kept across its matches, on an event loop of their own."""
+
+    def __init__(self, settings: WorkerBots) -> None:
+        self.launches: dict[str, Launch] = {}
+        self.loop = asyncio.new_event_loop()
+        # The loop's thread lives as long as the process: a bot's parent-death signal follows the thread
+        # that started it.
+        threading.Thread(target=self.loop.run_forever, name="arena-bots", daemon=True).start()
+        # A folder of this process's own: the port files and logs of two pools on one machine (workers,
+        # the runner) are named alike.
+        folder = settings.log_folder / f"worker-{socket.gethostname()}-{os.getpid()}"
+        self.local_bots = LocalBots(
+            folder,
+            startup_timeout=settings.startup_timeout,
+            grace=settings.grace,
+            log_limit_bytes=settings.log_limit_bytes,
+            idle_limit=settings.idle_limit,
+            port_range=settings.port_range,
+            sandbox=settings.sandbox,
+            launch_of=self._launch_of,
+        )
+        atexit.register(self.stop)
+
+    def _launch_of(self, bot: BotEntry) -> Launch:
+        launch = self.launches.get(bot.name)
+        if launch is None:
+            raise BotStartError(f"the runner sent no command for {bot.name}")
+        return launch
+
+    def play(self, order: MatchOrder, launches: dict[str, Launch]) -> RemoteResult:
+        """Play `order` on this worker's loop and wait for it."""
+        self.launches.update(launches)
+        not_started: list[tuple[str, str]] = []
+        played = play_order(self.local_bots, order, lambda name, detail: not_started.append((name, detail)))
+        outcome = asyncio.run_coroutine_threadsafe(played, self.loop).result()
+        return RemoteResult(outcome, tuple(not_started))
+
+    def stop(self) -> None:
+        """Stop this worker's bots (the worker process is exiting)."""
+        stopping = asyncio.run_coroutine_threadsafe(self.local_bots.stop_all(), self.loop)
+        with contextlib.suppress(TimeoutError):  # their supervisors stop them when this process ends
+            stopping.result(timeout=self.local_bots.grace + 10.0)
+
+
+_pool: _WorkerPool | None = None
+_pool_lock = threading.Lock()
+
+
+def play_on_worker(order: MatchOrder, settings: WorkerBots) -> RemoteResult:
+    """The Ray task: play one match in this worker process, with its pool of command bots."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = _WorkerPool(settings)
+    return _pool.play(order, settings.launches)
+
+
+def _import_ray() -> Any:
+    try:
+        import ray  # optional: only `--ray` needs it
+    except ImportError:
+        raise RayUnavailableError(
+            "--ray needs Ray, which is not installed: pip install 'fiftysix-arena[cluster]'"
+        ) from None
+    return ray
+
+
+def _check_reachable(address: str) -> None:
+    """Fail at once on a HOST:PORT nobody listens on (Ray itself would retry for minutes)."""
+    if address == "auto" or "://" in address:
+        return
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise RayUnavailableError(f"a Ray address is auto, HOST:PORT or ray://HOST:PORT, got {address!r}")
+    try:
+        socket.create_connection((host, int(port)), timeout=REACH_TIMEOUT_S).close()
+    except OSError as error:
+        raise RayUnavailableError(f"cannot reach the Ray cluster at {address}: {error}") from None
+
+
+class RayMatches:
+    """Plays a ladder's matches as Ray tasks (a `MatchPlayer`). `address`: None starts a Ray instance
+    of this process's own; `auto` joins the cluster that `ray start` made on this machine; else the
+    address of a cluster's head (`HOST:6379`, or `ray://HOST:10001`)."""
+
+    def __init__(self, address: str | None, local_bots: LocalBots) -> None:
+        """:raises RayUnavailableError: Ray is missing or the cluster cannot be joined."""
+        self.ray = _import_ray()
+        if address is not None:
+            _check_reachable(address)
+        self.local_bots = local_bots
+        self.workers = WorkerBots.like(local_bots)
+        # A Ray instance of our own needs no dashboard; a cluster's head decides that for itself.
+        own: dict[str, Any] = {"include_dashboard": False} if address is None else {}
+        try:
+            self.ray.init(address=address, log_to_driver=False, configure_logging=False, **own)
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            raise RayUnavailableError(f"cannot join the Ray cluster at {address}: {error}") from None
+        self.task = self.ray.remote(max_retries=MATCH_RETRIES, retry_exceptions=False)(play_on_worker)
+
+    async def play(
+        self,
+        order: MatchOrder,
+        not_started: NotStarted,
+        on_event: Callable[[dict[str, Any]], None] | None,
+    ) -> MatchOutcome | None:
+        """Play `order` on a worker (its live events are not sent back: `on_event` is not called)."""
+        launches: dict[str, Launch] = {}
+        bots: list[BotEntry | str] = []
+        for bot in order.bots:
+            sent = bot
+            if isinstance(bot, BotEntry) and bot.command is not None:
+                try:
+                    launches[bot.name] = self.local_bots.launch_of(bot)
+                except BotStartError as error:
+                    sent = str(error)  # its files are missing: it forfeits, the set is void
+            bots.append(sent)
+        order = MatchOrder(order.settings, tuple(bots), order.names)
+        settings = dataclasses.replace(self.workers, launches=launches)
+        reference = self.task.remote(order, settings)
+        try:
+            result: RemoteResult = await reference
+        except asyncio.CancelledError:
+            self.ray.cancel(reference, force=True)  # the worker's bots go with its process
+            raise
+        for name, detail in result.not_started:
+            not_started(name, detail)
+        return result.outcome
+
+    def close(self) -> None:
+        """Leave the cluster (a Ray instance of our own stops, its workers and their bots with it)."""
+        self.ray.shutdown()

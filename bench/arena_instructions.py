@@ -1,0 +1,196 @@
+"""The arena's own work per decision in instructions, not time: a measure that the machine's load does
+not move (issue 14; bench/arena.py gives the times).
+
+Run by hand: `python bench/arena_instructions.py [--code PATH]`; it needs valgrind with its headers
+(Debian's `valgrind` package) and a C compiler. The arena process runs under callgrind with collection
+off, switched on (every thread) only inside the runner's decision loop while it plays 4-player matches
+against the instant bot of bench/arena.py, then, in another run, only around a raw ping-pong of as many
+recorded decisions on one stream. Each is run for 1 and for 4 matches and the difference is divided by
+the difference in decisions, so start-up and first-use costs cancel. The bot runs outside valgrind.
+`--code PATH` measures another checkout (the main branch, say) by this same method.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# bench/arena.py shares its name with the `arena` package: take this folder off the import path so that
+# `import arena` finds the package, not that script.
+sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
+
+import argparse
+import asyncio
+import ctypes
+import json
+import os
+import random
+import re
+import subprocess
+import tempfile
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+TOGGLE_SOURCE = "#include <valgrind/callgrind.h>\nvoid toggle(void) { CALLGRIND_TOGGLE_COLLECT; }\n"
+HERE = Path(__file__).resolve()
+
+
+def toggler() -> Callable[[], None]:
+    """Callgrind's switch for collecting, from the library the parent built (a no-op outside valgrind)."""
+    library = ctypes.CDLL(os.environ["FIFTYSIX_CALLGRIND_TOGGLE"])
+    function: Callable[[], None] = library.toggle
+    return function
+
+
+def record(path: Path) -> None:
+    """Real decision requests of four random 4-player matches, serialized, one per line in hex."""
+    from fiftysix.engine import Match, MatchRules
+    from fiftysix.wire import decision_message
+
+    rng = random.Random(5)
+    with path.open("w", encoding="ascii") as out:
+        for seed in range(4):
+            match = Match(MatchRules(4), seed=seed)
+            number = 0
+            while not match.is_over:
+                seat = match.deal.to_act
+                view = match.view(seat)
+                number += 1
+                request = decision_message(number, view, view.legal_moves, 1000, 10000)
+                out.write(request.SerializeToString().hex() + "\n")
+                match.apply(seat, rng.choice(view.legal_moves))
+
+
+async def arena_matches(matches: int, port: int) -> int:
+    """Play `matches` matches with collection on inside the decision loop; returns the decisions."""
+    from arena.runner import BotAddress, MatchSettings, run_match, seats_for_teams
+    from arena.runner import match as runner
+    from fiftysix.engine import MatchRules
+    from fiftysix.wire import TimeControl
+
+    toggle = toggler()
+    play: Callable[[Any], Coroutine[Any, Any, None]] = runner._Runner.play
+
+    async def counted(self: Any) -> None:
+        toggle()
+        try:
+            await play(self)
+        finally:
+            toggle()
+
+    runner._Runner.play = counted  # type: ignore[method-assign]
+    rules = MatchRules(4)
+    bots = [BotAddress("a", f"127.0.0.1:{port}"), BotAddress("b", f"127.0.0.1:{port}")]
+    decisions = 0
+    for seed in range(matches):
+        # A generous clock: valgrind slows the arena fifty times or so, not the bot.
+        settings = MatchSettings(rules, seed, time_control=TimeControl(60_000, 600_000))
+        outcome = await run_match(settings, seats_for_teams(rules, bots))
+        if outcome.faults:
+            raise RuntimeError(f"unexpected faults: {outcome.faults}")
+        decisions += outcome.decisions
+    return decisions
+
+
+async def raw_ping_pong(decisions: int, port: int, recorded: Path) -> int:
+    """Send `decisions` recorded requests on one stream, each answered before the next, with collection
+    on around the ping-pong only."""
+    import grpc.aio
+
+    from fiftysix.engine import MatchRules
+    from fiftysix.v1 import bot_pb2 as pb
+    from fiftysix.v1 import bot_pb2_grpc as rpc
+    from fiftysix.wire import TimeControl, match_start_message
+
+    toggle = toggler()
+    lines = recorded.read_text(encoding="ascii").split()
+    requests = [pb.PlaySeatRequest.FromString(bytes.fromhex(line)) for line in lines]
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        call = rpc.BotServiceStub(channel).PlaySeat(None)
+        await call.write(match_start_message("raw", MatchRules(4), 0, ["a"] * 4, TimeControl()))
+        await call.read()
+        toggle()
+        for number in range(decisions):
+            await call.write(requests[number % len(requests)])
+            await call.read()
+        toggle()
+        await call.done_writing()
+    return decisions
+
+
+def counted_run(code: Path, toggle: Path, arguments: list[str]) -> tuple[int, int]:
+    """(decisions, instructions) of one child run of this script under callgrind."""
+    environment = os.environ | {"PYTHONPATH": str(code), "FIFTYSIX_CALLGRIND_TOGGLE": str(toggle)}
+    command = [
+        "valgrind",
+        "--tool=callgrind",
+        "--callgrind-out-file=/dev/null",
+        "--collect-atstart=no",
+        sys.executable,
+        str(HERE),
+        *arguments,
+    ]
+    finished = subprocess.run(command, env=environment, capture_output=True, text=True, check=True)
+    collected = re.search(r"Collected\s*:\s*(\d+)", finished.stderr)
+    if collected is None:
+        raise RuntimeError(f"callgrind reported no count:\n{finished.stderr[-2000:]}")
+    return json.loads(finished.stdout.strip().splitlines()[-1])["decisions"], int(collected.group(1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--code", type=Path, default=HERE.parent.parent, help="the checkout to measure")
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        kind, count, port, *rest = args.child
+        if kind == "record":
+            record(Path(count))
+            return
+        if kind == "arena":
+            decisions = asyncio.run(arena_matches(int(count), int(port)))
+        else:
+            decisions = asyncio.run(raw_ping_pong(int(count), int(port), Path(rest[0])))
+        print(json.dumps({"decisions": decisions}))
+        return
+    code = args.code.resolve()
+    with tempfile.TemporaryDirectory() as folder:
+        toggle = Path(folder) / "toggle.so"
+        source = Path(folder) / "toggle.c"
+        source.write_text(TOGGLE_SOURCE, encoding="ascii")
+        subprocess.run(["cc", "-O1", "-shared", "-fPIC", "-o", str(toggle), str(source)], check=True)
+        recorded = Path(folder) / "requests.hex"
+        environment = os.environ | {"PYTHONPATH": str(code)}
+        recording = [sys.executable, str(HERE), "--child", "record", str(recorded), "0"]
+        subprocess.run(recording, env=environment, check=True)
+        bot = subprocess.Popen(
+            [sys.executable, str(HERE.parent / "arena.py"), "--serve-instant-bot"],
+            env=environment,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert bot.stdout is not None
+            port = str(json.loads(bot.stdout.readline())["port"])
+            arena = [
+                counted_run(code, toggle, ["--child", "arena", str(matches), port]) for matches in (1, 4)
+            ]
+            raw = [
+                counted_run(code, toggle, ["--child", "raw", str(decisions), port, str(recorded)])
+                for decisions, _ in arena
+            ]
+        finally:
+            bot.terminate()
+            bot.wait(10)
+    per_arena = (arena[1][1] - arena[0][1]) / (arena[1][0] - arena[0][0])
+    per_raw = (raw[1][1] - raw[0][1]) / (raw[1][0] - raw[0][0])
+    own = per_arena - per_raw
+    print(f"Instructions per decision of the arena process (callgrind), code at {code}:")
+    print(f"  arena's decision loop {per_arena:,.0f}; raw stream ping-pong {per_raw:,.0f}")
+    print(f"  arena's own work {own:,.0f} instructions = {own / per_raw:.0%} of the raw round trip's")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,182 @@
+"""Bot strength: in-process duplicate pairs of matches (no gRPC), each matchup's Elo with its 95% interval.
+
+Run by hand: `python bench/strength.py [--matchup pimc:rules] [--pairs 50] [--budget 0.2] [--deals 8]`.
+
+A duplicate pair plays one seeded match twice, the two bots swapping teams, so both play the same
+cards dealt from the same seats. A match scores 1 for a win (first alone), 1/2 for a shared first place
+and 0 for a loss; a pair scores the mean of its two matches. The Elo difference is 400 log10(s / (1 - s))
+for the mean score s over the pairs, and its 95% interval comes from s +- 1.96 standard errors of the
+pair scores. Seconds per decision are wall-clock times of the first bot's decisions (a time budget is
+wall-clock too, so a loaded machine gives a search bot fewer samples, not more time). Two-team tables
+only: 4 players, or 6 and 8 in `partnership`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# bench/arena.py shares its name with the `arena` package: take this folder off the import path so that
+# `import arena` finds the package, not that script.
+sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
+
+import argparse
+import math
+import statistics
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+from fiftysix.engine import Match, MatchRules, Ruleset
+from fiftysix.wire import TimeControl
+from sample_bots.pimc_bot import PimcBot
+from sample_bots.random_bot import RandomBot
+from sample_bots.rule_bot import RuleBot
+from sdk import Bot, BotView, MatchInfo
+
+BOTS: dict[str, Callable[[float], Bot]] = {
+    "pimc": lambda budget: PimcBot(budget),
+    "rules": lambda budget: RuleBot(),
+    "random": lambda budget: RandomBot(),
+}
+"""The bots a matchup may name; each is made with the search budget (ignored by those that do not search)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """One matchup's settings, sent to the worker processes."""
+
+    first: str
+    second: str
+    rules: MatchRules
+    budget_s: float
+    time_control: TimeControl
+
+
+@dataclass
+class PairResult:
+    """A duplicate pair's score for the first bot, its decision times and its contracts."""
+
+    seed: int
+    score: float
+    decision_seconds: list[float] = field(default_factory=list)
+    contracts: list[int] = field(default_factory=lambda: [0, 0])
+    """Contracts won in the auction by the first bot's team and by the second's."""
+    made: list[int] = field(default_factory=lambda: [0, 0])
+
+
+def play_match(settings: Settings, seed: int, first_team: int, result: PairResult) -> float:
+    """Play one seeded match with the first bot's seats on `first_team`; its score for the first bot."""
+    match = Match(settings.rules, seed=seed)
+    names = [settings.first if match.team_of[seat] == first_team else settings.second for seat in match.seats]
+    bots = [BOTS[name](settings.budget_s) for name in names]
+    for seat, bot in enumerate(bots):
+        bot.on_match_start(
+            MatchInfo(
+                f"strength-{seed}", settings.rules, seat, match.team_of, tuple(names), settings.time_control
+            )
+        )
+    control = settings.time_control
+    while match.to_act is not None:
+        seat = match.to_act
+        view = BotView.from_view(match.view(seat), control.decision_ms, control.bank_ms)
+        started = time.perf_counter()
+        move = bots[seat].decide(view)
+        if match.team_of[seat] == first_team:
+            result.decision_seconds.append(time.perf_counter() - started)
+        if isinstance(move, str) or move not in view.legal_moves:
+            raise AssertionError(f"{names[seat]} chose {move}, not among the legal moves")
+        deal_result = match.apply(seat, move)
+        if deal_result is not None:
+            side = 0 if deal_result.contract.team == first_team else 1
+            result.contracts[side] += 1
+            result.made[side] += deal_result.made
+            for bot in bots:
+                bot.on_deal_end(deal_result)
+    ranking = match.ranking()
+    mine, theirs = ranking[first_team], ranking[1 - first_team]
+    return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+
+
+def play_pair(settings: Settings, seed: int) -> PairResult:
+    """Both matches of a duplicate pair."""
+    result = PairResult(seed, 0.0)
+    result.score = (play_match(settings, seed, 0, result) + play_match(settings, seed, 1, result)) / 2
+    return result
+
+
+def elo(score: float) -> float:
+    """The Elo difference that expects `score` (clipped to +-800 at a clean sweep)."""
+    if score <= 0:
+        return -800.0
+    if score >= 1:
+        return 800.0
+    return max(-800.0, min(800.0, 400 * math.log10(score / (1 - score))))
+
+
+def summary(settings: Settings, results: list[PairResult]) -> str:
+    """The matchup's line: Elo and interval, the score, seconds per decision, contracts made."""
+    scores = [result.score for result in results]
+    mean = statistics.fmean(scores)
+    error = statistics.stdev(scores) / math.sqrt(len(scores)) if len(scores) > 1 else 0.5
+    low, high = elo(mean - 1.96 * error), elo(mean + 1.96 * error)
+    times = sorted(second for result in results for second in result.decision_seconds)
+    contracts = [sum(result.contracts[side] for result in results) for side in (0, 1)]
+    made = [sum(result.made[side] for result in results) for side in (0, 1)]
+    rates = [
+        f"{made[side] / contracts[side]:.0%} of {contracts[side]}" if contracts[side] else "none"
+        for side in (0, 1)
+    ]
+    return (
+        f"{settings.first} vs {settings.second}: {elo(mean):+.0f} Elo "
+        f"(95% interval {low:+.0f} to {high:+.0f}) "
+        f"over {len(results)} duplicate pairs, score {mean:.3f}; "
+        f"{settings.first} s/decision mean {statistics.fmean(times):.3f} p50 {times[len(times) // 2]:.3f} "
+        f"max {times[-1]:.3f}; contracts made: {settings.first} {rates[0]}, {settings.second} {rates[1]}"
+    )
+
+
+def main() -> None:
+    """Play the matchups and print their figures."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--matchup",
+        action="append",
+        help=f"FIRST:SECOND, bots among {', '.join(BOTS)} (repeatable; default pimc:rules)",
+    )
+    parser.add_argument("--pairs", type=int, default=50, help="duplicate pairs per matchup (default 50)")
+    parser.add_argument("--budget", type=float, default=0.2, help="search seconds a decision (default 0.2)")
+    parser.add_argument("--deals", type=int, default=8, help="deal cap of each match (default 8)")
+    parser.add_argument("--players", type=int, default=4, choices=(4, 6, 8), help="players (default 4)")
+    parser.add_argument("--ruleset", type=Ruleset.parse, default=Ruleset.PAIRS, help="pairs or partnership")
+    parser.add_argument("--seed", type=int, default=1, help="the first pair's seed (default 1)")
+    parser.add_argument("--workers", type=int, default=1, help="processes playing pairs at once (default 1)")
+    parser.add_argument("--decision-ms", type=int, default=1000, help="the arena's time a decision (1000)")
+    args = parser.parse_args()
+    rules = MatchRules(args.players, args.ruleset, deal_cap=args.deals)
+    if rules.team_count != 2:
+        parser.error("duplicate pairs need two teams: 4 players, or 6 and 8 in partnership")
+    print(
+        f"{args.players} players, {rules.ruleset.value}, {args.deals} deals a match, {args.pairs} pairs, "
+        f"budget {args.budget} s, {args.workers} worker(s)",
+        flush=True,
+    )
+    for matchup in args.matchup or ["pimc:rules"]:
+        first, second = matchup.split(":")
+        if first not in BOTS or second not in BOTS:
+            parser.error(f"unknown bot in {matchup}: choose among {', '.join(BOTS)}")
+        settings = Settings(first, second, rules, args.budget, TimeControl(args.decision_ms, 10_000))
+        seeds = range(args.seed, args.seed + args.pairs)
+        results: list[PairResult] = []
+        with ProcessPoolExecutor(args.workers) as pool:
+            for result in pool.map(play_pair, [settings] * len(seeds), seeds):
+                results.append(result)
+                print(f"  pair {result.seed}: {result.score:.2f}   {summary(settings, results)}", flush=True)
+        print(summary(settings, results), flush=True)
+
+
+if __name__ == "__main__":
+    main()

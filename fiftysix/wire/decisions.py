@@ -1,0 +1,295 @@
+"""A match's DecisionRequests as serialized bytes, assembled from pieces kept between decisions.
+
+The arena asks for a decision hundreds of times a match, and each request differs from the one before
+by about one move. Filling a message per request re-encodes the whole public record for every seat (a
+play is written once into each seat's message, then serialized again for every request); here each
+inner message (a call made, a play, a trick, the contract, a legal move) is serialized by protobuf once
+and kept, the public part of the view is kept once for all the seats, and only the three outer messages
+(PlaySeatRequest, DecisionRequest, View) are written here, in protobuf's wire format. The bytes are
+exactly those of `decision_message(...).SerializeToString()` (fields in number order, defaults left
+out), which a test checks over whole matches of every size and ruleset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from fiftysix.engine import ALL_CARDS, Call, Card, Move, Phase, Suit, View
+from fiftysix.v1 import bot_pb2 as pb
+from fiftysix.wire.encode import fill_contract, fill_trick, move_message
+from fiftysix.wire.terms import DENOMINATION_VALUES, PHASE_VALUES, SUIT_VALUES
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+_VARINTS: Final = tuple(_varint(value) for value in range(1 << 14))
+"""Every varint below 16384 (every length and number a decision holds, but the largest lists of
+legal calls): one lookup instead of a loop."""
+
+
+def _number(value: int) -> bytes:
+    return _VARINTS[value] if value < 16384 else _varint(value)
+
+
+def _key(field: int, wire_type: int) -> bytes:
+    return _VARINTS[field << 3 | wire_type]
+
+
+def _uint(field: int, value: int) -> bytes:
+    """A singular integer or enum field; proto3 leaves out a zero."""
+    return _key(field, 0) + _number(value) if value else b""
+
+
+def _present_uint(field: int, value: int) -> bytes:
+    """An `optional` integer field that is set: written even when zero."""
+    return _key(field, 0) + _number(value)
+
+
+def _embedded(field: int, payload: bytes) -> bytes:
+    """A length-delimited field: a string, a message or a packed list."""
+    return _key(field, 2) + _number(len(payload)) + payload
+
+
+def _packed(field: int, values: Sequence[int]) -> bytes:
+    """A repeated integer field (packed in proto3); an empty list is left out."""
+    if not values:
+        return b""
+    return _embedded(field, b"".join([_number(value) for value in values]))
+
+
+# Field numbers: PlaySeatRequest.decision, then DecisionRequest's and View's fields (protos/fiftysix/v1).
+_REQUEST_DECISION: Final = 2
+_DECISION_ID, _DECISION_VIEW, _LEGAL_MOVES, _DECISION_MS, _BANK_MS, _MOVES = 1, 2, 3, 4, 5, 6
+_SEAT, _DEAL_NUMBER, _DEALER, _PHASE, _TO_ACT, _SEATS, _TABLES, _TEAMS_OUT, _HAND, _CALLS = range(1, 11)
+_HIGH_BID, _DOUBLING, _CONTRACT, _TRICKS, _TRICK, _POINTS, _LED_SUIT, _TRUMP, _TRICK_WINNER = range(11, 20)
+
+_HAND_ENTRIES: Final = {card: _embedded(_HAND, str(card).encode()) for card in ALL_CARDS}
+_CARD_LEGAL: Final = {
+    card: (
+        _embedded(_LEGAL_MOVES, str(card).encode()),
+        _embedded(_MOVES, move_message(card, 0).SerializeToString()),
+    )
+    for card in ALL_CARDS
+}
+_CALL_LISTS: dict[tuple[int, int], tuple[Sequence[Move], bytes, bytes]] = {}
+_CALL_LISTS_KEPT: Final = 256
+"""The engine shares one tuple per (current bid, may double): about 60 in all. More means tuples made
+elsewhere, so the cache starts again rather than grow."""
+_SEAT_FIELDS: Final = tuple(_uint(_SEAT, seat) for seat in range(8))
+_STATES: dict[tuple[Phase, int | None, int], tuple[bytes, bytes, bytes]] = {}
+"""The phase, seat to act and doubling fields of each combination met (at most 3 x 9 x 3)."""
+_CALLS_MADE: dict[tuple[int, Call], bytes] = {}
+_PLAYS: dict[tuple[int, Card], bytes] = {}
+
+
+def _call_made(seat: int, call: Call) -> bytes:
+    entry = _CALLS_MADE.get((seat, call))
+    if entry is None:
+        entry = _embedded(_CALLS, pb.CallMade(seat=seat, call=str(call)).SerializeToString())
+        _CALLS_MADE[seat, call] = entry
+    return entry
+
+
+def _play(seat: int, card: Card) -> bytes:
+    entry = _PLAYS.get((seat, card))
+    if entry is None:
+        entry = _PLAYS[seat, card] = _embedded(_TRICK, pb.Play(seat=seat, card=str(card)).SerializeToString())
+    return entry
+
+
+_CALL_LEGAL: dict[tuple[Call, int], tuple[bytes, bytes]] = {}
+"""Each call's `legal_moves` and `moves` entries, by the current bid a plus bid adds to (0 for the rest):
+at most a few thousand."""
+
+
+def _call_legal(call: Call, current: int) -> tuple[bytes, bytes]:
+    key = (call, current if call.form is not None and call.form.is_plus else 0)
+    entries = _CALL_LEGAL.get(key)
+    if entries is None:
+        entries = _CALL_LEGAL[key] = (
+            _embedded(_LEGAL_MOVES, str(call).encode()),
+            _embedded(_MOVES, move_message(call, current).SerializeToString()),
+        )
+    return entries
+
+
+def _legal_bytes(legal_moves: Sequence[Move], current: int) -> tuple[bytes, bytes]:
+    """A DecisionRequest's `legal_moves` and `moves` fields, each list as written. Every entry is kept,
+    and the engine's tuples of legal calls whole, by identity (the tuple is held, so its id stays its
+    own): the auction lists up to 395 calls."""
+    if legal_moves and isinstance(legal_moves[0], Card):
+        entries = [_CARD_LEGAL[move] for move in legal_moves if isinstance(move, Card)]
+        return b"".join([text for text, _ in entries]), b"".join([value for _, value in entries])
+    key = (id(legal_moves), current)
+    cached = _CALL_LISTS.get(key)
+    if cached is not None and cached[0] is legal_moves:
+        return cached[1], cached[2]
+    entries = [_call_legal(move, current) for move in legal_moves if isinstance(move, Call)]
+    texts, values = b"".join([text for text, _ in entries]), b"".join([value for _, value in entries])
+    if len(_CALL_LISTS) >= _CALL_LISTS_KEPT:
+        _CALL_LISTS.clear()
+    _CALL_LISTS[key] = (legal_moves, texts, values)
+    return texts, values
+
+
+class DecisionEncoder:
+    """Builds the serialized DecisionRequests (whole PlaySeatRequests) of one match, for every seat.
+
+    Within a deal the public record only grows or changes in known ways (calls and tricks are appended,
+    the trick on the table grows until it is taken, the seats, tables and teams out change only between
+    deals) and a hand only loses the cards its seat plays, so a decision costs about what is new in it;
+    the whole view is written again only at a new deal. Use one encoder per match (the public part is
+    kept once for all its seats), and ask for the decisions in the order of the match.
+    """
+
+    def __init__(self) -> None:
+        self._deal_number = 0
+        self._clock = b""
+        self._clock_sent = (-1, -1)
+        self._clear()
+
+    def _clear(self) -> None:
+        """Forget what was kept of a deal."""
+        self._hands: dict[int, tuple[int, bytes]] = {}
+        self._deal_head = b""
+        self._seats = self._tables = self._teams_out = b""
+        self._tables_sent: tuple[int, ...] = ()
+        self._calls = b""
+        self._calls_sent = 0
+        self._high_sent: object = None
+        self._high = b""
+        self._contract = self._trump = b""
+        self._tricks = b""
+        self._tricks_sent = 0
+        self._trick = self._trick_state = b""
+        self._plays_sent = -1
+        self._points = b""
+        self._points_sent: tuple[int, ...] = ()
+        self._legal_sent: tuple[Sequence[Move], int, bytes, bytes] | None = None
+
+    def _new_deal(self, view: View) -> None:
+        self._clear()
+        self._deal_number = view.deal_number
+        self._deal_head = _uint(_DEAL_NUMBER, view.deal_number) + _uint(_DEALER, view.dealer)
+        self._seats = _packed(_SEATS, view.seats)
+        self._teams_out = _packed(_TEAMS_OUT, view.teams_out)
+
+    def _follow(self, view: View) -> None:
+        """Bring the public part up to `view`."""
+        if view.tables != self._tables_sent:
+            self._tables = _packed(_TABLES, view.tables)
+            self._tables_sent = view.tables
+        calls = view.calls
+        if len(calls) != self._calls_sent:
+            self._calls += b"".join([_call_made(made.seat, made.call) for made in calls[self._calls_sent :]])
+            self._calls_sent = len(calls)
+        high = view.high_bid
+        if high is not self._high_sent and high is not None:
+            bid = pb.View().high_bid
+            bid.seat = high.seat
+            bid.call = str(high.call)
+            bid.number = high.number
+            bid.denomination = DENOMINATION_VALUES[high.trump]
+            self._high = _embedded(_HIGH_BID, bid.SerializeToString())
+            self._high_sent = high
+        contract = view.contract
+        if contract is not None and not self._contract:
+            message = pb.View().contract
+            fill_contract(message, contract)
+            self._contract = _embedded(_CONTRACT, message.SerializeToString())
+            self._trump = _uint(_TRUMP, DENOMINATION_VALUES[contract.trump])
+        if len(view.tricks) != self._tricks_sent:
+            for done in view.tricks[self._tricks_sent :]:
+                trick = pb.Trick()
+                fill_trick(trick, done)
+                self._tricks += _embedded(_TRICKS, trick.SerializeToString())
+            self._tricks_sent = len(view.tricks)
+            self._plays_sent = -1
+        plays = view.trick
+        if len(plays) != self._plays_sent:
+            self._trick = b"".join([_play(play.seat, play.card) for play in plays])
+            led: Suit | None = plays[0].card.suit if plays else None
+            winning = view.winning_play
+            self._trick_state = (
+                _uint(_LED_SUIT, SUIT_VALUES[led] if led is not None else 0)
+                + self._trump
+                + (_present_uint(_TRICK_WINNER, winning.seat) if winning is not None else b"")
+            )
+            self._plays_sent = len(plays)
+        elif not plays:
+            self._trick_state = self._trump  # the contract may have just been made
+        if view.points != self._points_sent:
+            self._points = _packed(_POINTS, view.points)
+            self._points_sent = view.points
+
+    def _hand(self, seat: int, hand: tuple[Card, ...]) -> bytes:
+        kept = self._hands.get(seat)
+        if kept is not None and kept[0] == len(hand):  # within a deal a hand only loses cards
+            return kept[1]
+        entries = b"".join([_HAND_ENTRIES[card] for card in hand])
+        self._hands[seat] = (len(hand), entries)
+        return entries
+
+    def decision(
+        self, decision_id: int, view: View, legal_moves: Sequence[Move], decision_ms: int, bank_ms: int
+    ) -> bytes:
+        """The serialized PlaySeatRequest of this decision (the bytes `decision_message` gives)."""
+        if view.deal_number != self._deal_number:
+            self._new_deal(view)
+        self._follow(view)
+        seat = view.seat
+        state = _STATES.get((view.phase, view.to_act, view.doubling))
+        if state is None:
+            state = _STATES[view.phase, view.to_act, view.doubling] = (
+                _uint(_PHASE, PHASE_VALUES[view.phase]),
+                _uint(_TO_ACT, view.to_act or 0),
+                _uint(_DOUBLING, view.doubling),
+            )
+        view_bytes = b"".join(
+            [
+                _SEAT_FIELDS[seat],
+                self._deal_head,
+                state[0],
+                state[1],
+                self._seats,
+                self._tables,
+                self._teams_out,
+                self._hand(seat, view.hand),
+                self._calls,
+                self._high,
+                state[2],
+                self._contract,
+                self._tricks,
+                self._trick,
+                self._points,
+                self._trick_state,
+            ]
+        )
+        current = view.high_bid.number if view.high_bid is not None else 0
+        sent = self._legal_sent
+        if sent is not None and sent[0] is legal_moves and sent[1] == current:
+            texts, values = sent[2], sent[3]
+        else:
+            texts, values = _legal_bytes(legal_moves, current)
+            self._legal_sent = (legal_moves, current, texts, values)
+        if (decision_ms, bank_ms) != self._clock_sent:
+            self._clock = _uint(_DECISION_MS, decision_ms) + _uint(_BANK_MS, bank_ms)
+            self._clock_sent = (decision_ms, bank_ms)
+        decision = b"".join(
+            [
+                _uint(_DECISION_ID, decision_id),
+                _embedded(_DECISION_VIEW, view_bytes),
+                texts,
+                self._clock,
+                values,
+            ]
+        )
+        return _embedded(_REQUEST_DECISION, decision)

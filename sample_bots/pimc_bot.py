@@ -1,0 +1,397 @@
+"""A determinized Monte Carlo bot ("perfect information Monte Carlo"): the strongest sample bot.
+
+Run it: `python -m sample_bots.pimc_bot --port 50051 [--budget 0.5]`.
+
+Every decision samples the cards it cannot see many times over, consistently with what it has seen
+(hand sizes, the cards played, the suits each seat has shown out of, and the bid forms' signals: a
+number-first bid holds the jack of its suit, a suit-first one does not), and plays each sampled deal out
+to its end with the rule bot's card play for every seat (sample_bots/rule_bot.py):
+
+- in the play it scores each of its legal cards over the same sampled deals (so the comparison is
+  between cards, not between lucky and unlucky deals) and plays the best on average;
+- in the auction it plays each sampled deal out once per denomination (its two best suits as trumps,
+  and no trumps) with its own team as the contractors, which gives the chance of making each contract
+  level; it bids the denomination whose lowest legal bid has the best expected tables, if that beats
+  letting the standing bid play (played out the same way). Doubles, redoubles, and never outbidding a
+  partner, are the rule bot's (doubling on the samples' verdict doubled far too often).
+
+A deal's value to a team is the tables it wins or pays by the rules' table amounts (made or lost, the
+band, the doubling), with a small bonus per card point so that a deal already decided still prefers
+more points. The time budget per decision (`--budget`, 0.5 s by default) is cut to a share of the
+arena's own time per decision when that is shorter, so the bot never draws on its bank of spare time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import time
+from collections.abc import Callable, Mapping
+from typing import Final
+
+from fiftysix.engine import (
+    DOUBLE,
+    MAX_BID,
+    MIN_BID,
+    PASS,
+    REDOUBLE,
+    BidForm,
+    Call,
+    CallKind,
+    Card,
+    Deal,
+    Move,
+    Phase,
+    Rank,
+    Suit,
+    View,
+    sample_hands,
+    table_amount,
+)
+from sample_bots import rule_bot
+from sample_bots.run import run_bot
+from sdk import Bot, BotView, MatchInfo
+
+DEFAULT_BUDGET_S: Final = 0.5
+"""Thinking time per decision, in seconds, when the arena allows at least that much."""
+CLOCK_SHARE: Final = 0.5
+"""The share of the arena's time per decision the bot may think for: the rest covers the view's trip."""
+CLOCK_MARGIN_S: Final = 0.1
+"""Kept back from that share on top: on a loaded machine a sample in progress at the deadline finished up
+to 0.6 s late (bench/strength.py: 0.86 s for a 0.3 s auction budget), and the arena's clock also counts the
+view's trip."""
+POINT_BONUS: Final = 0.01
+"""Tables a card point is worth in a deal's value: enough to order deals whose contract is settled."""
+SAMPLE_TRIES: Final = 20
+"""Draws tried per sample for one that fits the bid forms' signals before taking one that does not (an
+opponent whose bids do not follow the signals must not cost the bot its time)."""
+PLAY_Z: Final = 1.0
+"""Standard errors by which a card must beat the rule bot's card over the same samples to be played."""
+STRENGTH_SLACK: Final = 4.0
+"""How far below its number a bidder's hand may be estimated in a sample: a bid also counts on partners."""
+AUCTION_EDGE: Final = 1.5
+"""Tables (over the square root of the samples) by which a call must beat the rule bot's to be made."""
+CANDIDATE_SUITS: Final = 2
+"""Trump suits tried in the auction: the hand's best by the rule bot's estimate (each costs a play-out
+per sample, and a suit the hand is short in does not win the auction's evaluation anyway)."""
+AUCTION_SHARE: Final = 2.0
+"""An auction decision may think this many times the budget (within the arena's clock): it samples whole
+deals, several times each, and there are few of them."""
+
+
+# Values and play-outs.
+
+
+def value(deal: Deal, team: int) -> float:
+    """What a finished deal is worth to `team`: tables won (positive) or paid, plus the point bonus."""
+    contract = deal.contract
+    assert contract is not None
+    made = deal.made
+    amount = table_amount(contract.number, made, contract.doubling)
+    payers = len({deal.team_of[seat] for seat in deal.seats}) - 1
+    if contract.team == team:
+        tables = amount * payers if made else -amount * payers
+    else:
+        tables = -amount if made else amount
+    return tables + POINT_BONUS * deal.points[team]
+
+
+def play_out(deal: Deal, context: View) -> None:
+    """Finish the play of `deal` with the rule bot's card play at every seat (a forced card needs no
+    view). `context` gives the match's facts (rules, tables) for the views."""
+    rules, tables, teams_out, number = context.rules, context.tables, context.teams_out, context.deal_number
+    while deal.phase is Phase.PLAY:
+        legal = deal.legal_moves()
+        if len(legal) == 1:
+            deal.apply_trusted(legal[0])
+            continue
+        view = deal.view(deal.to_act, rules, tables, teams_out, number)
+        deal.apply_trusted(rule_bot.choose_card(view))
+
+
+def signals_kept(view: View) -> Callable[[Mapping[int, list[Card]]], bool]:
+    """Whether sampled hands agree with what the other seats' bids say: the form (a number-first bid,
+    `28S`, holds the jack of its suit, a suit-first one, `S28`, does not) and the strength (the hand's
+    worth in the denomination, by the rule bot's estimate, comes near the number bid: without it every
+    bid looks weaker than it is, and the bot doubles and passes too much). A card since played counts
+    as held."""
+    jacks = [
+        (made.seat, made.call.suit, made.call.form is BidForm.NUMBER_SUIT)
+        for made in view.calls
+        if made.seat != view.seat
+        and made.call.form in (BidForm.NUMBER_SUIT, BidForm.SUIT_NUMBER)
+        and made.call.suit is not None
+    ]
+    strength: dict[int, tuple[Suit | None, int]] = {}
+    current = 0
+    for made in view.calls:
+        if made.call.kind is CallKind.BID:
+            current = made.call.contract_number(current)
+            if made.seat != view.seat:
+                strength[made.seat] = (made.call.suit, current)  # a seat's last bid says the most
+    shape = rule_bot.table_shape(view)
+    played: dict[int, list[Card]] = {seat: [] for seat in view.seats}
+    for plays in (*(trick.plays for trick in view.tricks), view.trick):
+        for play in plays:
+            played[play.seat].append(play.card)
+
+    def kept(hands: Mapping[int, list[Card]]) -> bool:
+        for seat, suit, has_jack in jacks:
+            held = any(card.suit is suit and card.rank is Rank.JACK for card in (*hands[seat], *played[seat]))
+            if held is not has_jack:
+                return False
+        for seat, (denomination, number) in strength.items():
+            if (
+                rule_bot.estimate([*hands[seat], *played[seat]], denomination, shape)
+                < number - STRENGTH_SLACK
+            ):
+                return False
+        return True
+
+    return kept
+
+
+def sampled_deal(view: View, rng: random.Random, accept: Callable[[Mapping[int, list[Card]]], bool]) -> Deal:
+    """One determinization of the deal as `view` sees it."""
+    return Deal.from_view(view, sample_hands(view, rng, accept, SAMPLE_TRIES))
+
+
+# The play.
+
+
+def distinct_cards(view: View) -> list[Card]:
+    """The legal cards that can make a difference: of two cards of a suit with the same points and no
+    card still out ranking between them (`KH QH` with no `KH` or `QH` elsewhere unplayed), whichever is
+    played, the trick and the points go the same way, so only the lower is searched."""
+    unseen = {(card.suit, card.rank) for card in view.unseen_cards}
+    kept: list[Card] = []
+    for card in sorted((move for move in view.legal_moves if isinstance(move, Card)), key=_strength):
+        previous = kept[-1] if kept else None
+        if (
+            previous is not None
+            and previous.suit is card.suit
+            and previous.points == card.points
+            and not any((card.suit, rank) in unseen for rank in range(previous.rank, card.rank + 1))
+        ):
+            continue  # as good as the lower card just kept
+        kept.append(card)
+    return kept
+
+
+def _strength(card: Card) -> tuple[int, int]:
+    return (card.suit, card.rank)
+
+
+def choose_card(view: View, deadline: float, rng: random.Random) -> Card | None:
+    """The rule bot's card, unless another card did better over the deals sampled until `deadline` by
+    more than `PLAY_Z` standard errors of the difference (the same deals score both, so the difference is
+    measured far more precisely than either value); None when not even one deal was played out in time.
+    With few samples a plain best average is mostly noise, and loses to the rule bot's judgement."""
+    cards = distinct_cards(view)
+    if len(cards) == 1:
+        return cards[0]
+    default = rule_bot.choose_card(view)
+    if default not in cards:  # the lowest card of its equivalent run was searched in its stead
+        default = max(
+            (
+                card
+                for card in cards
+                if card.suit is default.suit and card.points == default.points and card.rank <= default.rank
+            ),
+            key=lambda card: card.rank,
+        )
+    values: dict[Card, list[float]] = {card: [] for card in cards}
+    accept = signals_kept(view)
+    while time.perf_counter() < deadline:
+        root = sampled_deal(view, rng, accept)
+        sample: list[float] = []
+        for card in cards:
+            if sample and time.perf_counter() >= deadline:
+                break  # a sample must score every card: this one is dropped
+            deal = root.copy()
+            deal.apply_trusted(card)
+            play_out(deal, view)
+            sample.append(value(deal, view.team))
+        else:
+            for card, worth in zip(cards, sample, strict=True):
+                values[card].append(worth)
+    samples = len(values[default])
+    if not samples:
+        return None
+    best, best_margin = default, 0.0
+    for card in cards:
+        differences = [mine - theirs for mine, theirs in zip(values[card], values[default], strict=True)]
+        margin = statistics.fmean(differences) - PLAY_Z * _standard_error(differences)
+        if margin > best_margin:
+            best, best_margin = card, margin
+    return best
+
+
+def _standard_error(values: list[float]) -> float:
+    """The standard error of the mean of `values` (infinite for fewer than two)."""
+    if len(values) < 2:
+        return math.inf
+    return statistics.stdev(values) / math.sqrt(len(values))
+
+
+# The auction.
+
+
+def contracted(view: View, hands: Mapping[int, list[Card]], declarer: int, trump: Suit | None) -> Deal:
+    """A fresh deal of these hands in which `declarer` alone bids, 28 in `trump`, in the form that tells
+    the truth about its hand, and everybody else passes: how a denomination plays for that team."""
+    deal = Deal(view.seats, view.team_of, view.dealer, {**hands, view.seat: view.hand})
+    while deal.to_act != declarer:
+        deal.apply(deal.to_act, PASS)
+    if trump is None:
+        form = BidForm.NO_TRUMPS
+    else:
+        has_jack = any(card.suit is trump and card.rank is Rank.JACK for card in deal.hands[declarer])
+        form = BidForm.NUMBER_SUIT if has_jack else BidForm.SUIT_NUMBER
+    deal.apply(declarer, Call(CallKind.BID, form, MIN_BID, trump))
+    while deal.phase is Phase.AUCTION:
+        deal.apply(deal.to_act, PASS)
+    return deal
+
+
+def tables_for(number: int, chance: float, payers: int) -> float:
+    """Expected tables for the contractors of `number` made with probability `chance`, undoubled."""
+    return payers * (chance * table_amount(number, True, 1) - (1 - chance) * table_amount(number, False, 1))
+
+
+def choose_call(view: View, deadline: float, rng: random.Random) -> Call | None:
+    """The rule bot's call, unless the sampled deals expect clearly more tables from another: a bid at
+    the lowest legal number in one of the candidate denominations, or a pass (what the standing bid is
+    worth to this team if it plays). "Clearly" is `AUCTION_EDGE` tables over the square root of the
+    samples. Doubles, redoubles, and passing when a partner holds the bid, are the rule bot's; None
+    when not even one deal was sampled."""
+    legal = view.legal_moves
+    high = view.high_bid
+    default = rule_bot.choose_call(view)
+    if default in (DOUBLE, REDOUBLE) or REDOUBLE in legal or (high and view.team_of[high.seat] == view.team):
+        return default
+    current = high.number if high is not None else 0
+    lowest = max(current + 1, MIN_BID)
+    accept = signals_kept(view)
+    shape = rule_bot.table_shape(view)
+    suits = sorted(Suit, key=lambda suit: -rule_bot.estimate(view.hand, suit, shape))[:CANDIDATE_SUITS]
+    ours: list[Suit | None] = list(dict.fromkeys([*suits, None, *([default.suit] if default.is_bid else [])]))
+    if lowest > MAX_BID:
+        ours = []
+    contracts = [(view.seat, denomination) for denomination in ours]
+    if high is not None:
+        contracts.append((high.seat, high.trump))  # the standing bid, as it would play if all passed
+    taken: list[list[int]] = [[] for _ in contracts]
+    while time.perf_counter() < deadline:
+        hands = sample_hands(view, rng, accept, SAMPLE_TRIES)
+        sample: list[int] = []
+        for declarer, trump in contracts:
+            if sample and time.perf_counter() >= deadline:
+                break  # a sample must play every contract: this one is dropped
+            deal = contracted(view, hands, declarer, trump)
+            play_out(deal, view)
+            sample.append(deal.points[view.team_of[declarer]])
+        else:
+            for results, count in zip(taken, sample, strict=True):
+                results.append(count)
+    if not contracts or not taken[0]:
+        return None
+    samples = len(taken[0])
+    payers = len({view.team_of[seat] for seat in view.seats}) - 1
+    points = dict(zip(ours, taken, strict=False))
+    passing = 0.0
+    if high is not None:
+        passing = -tables_for(high.number, _chance(taken[-1], high.number), payers) / payers  # one payer
+
+    def expected(call: Call) -> float:
+        if not call.is_bid:
+            return passing
+        number = call.contract_number(current)
+        return tables_for(number, _chance(points[call.suit], number), payers)
+
+    options = [default] if lowest > MAX_BID else [default, PASS]
+    for denomination in () if lowest > MAX_BID else ours:
+        limit = lowest
+        while limit < MAX_BID and _chance(points[denomination], limit + 1) > _break_even(limit + 1):
+            limit += 1
+        options.append(rule_bot.bid_call(view, denomination, lowest, current, limit))
+    best = max((call for call in options if call in legal), key=expected)
+    if expected(best) > expected(default) + AUCTION_EDGE / math.sqrt(samples):
+        return best
+    return default
+
+
+def _chance(taken: list[int], number: int) -> float:
+    """How often the sampled deals took `number` points or more."""
+    return sum(count >= number for count in taken) / len(taken)
+
+
+def _break_even(number: int) -> float:
+    """The chance of making a contract of `number` above which bidding it wins tables on average."""
+    lost, won = table_amount(number, False, 1), table_amount(number, True, 1)
+    return lost / (won + lost)
+
+
+# The bot.
+
+
+def budget_for(view: View, budget_s: float) -> float:
+    """Seconds to think: the bot's budget (more in the auction), cut to a share of the arena's time per
+    decision."""
+    if view.phase is Phase.AUCTION:
+        budget_s *= AUCTION_SHARE
+    if isinstance(view, BotView) and view.decision_ms > 0:
+        return min(budget_s, view.decision_ms / 1000 * CLOCK_SHARE - CLOCK_MARGIN_S)
+    return budget_s
+
+
+def decide(view: View, budget_s: float, rng: random.Random) -> Move:
+    """The move for `view` after at most `budget_s` seconds of sampling (the rule bot's move when the
+    time allows no sample at all)."""
+    if not view.legal_moves:
+        raise ValueError(f"seat {view.seat} is not to act: there is no legal move to choose")
+    deadline = time.perf_counter() + budget_for(view, budget_s)
+    move: Move | None
+    if view.phase is Phase.AUCTION:
+        move = choose_call(view, deadline, rng)
+    else:
+        move = choose_card(view, deadline, rng)
+    if move is None or move not in view.legal_moves:
+        return rule_bot.decide(view)
+    return move
+
+
+class PimcBot(Bot):
+    """Samples the unseen cards and plays each sample out (see the module's doc)."""
+
+    name = "pimc"
+    version = "1.0.0"
+    author = "fiftysix arena"
+
+    def __init__(self, budget_s: float = DEFAULT_BUDGET_S, seed: int | None = None) -> None:
+        self.budget_s = budget_s
+        self.rng = random.Random(seed)
+
+    def on_match_start(self, match: MatchInfo) -> None:
+        """Seed from the match and seat, so that the samples of a rerun start alike."""
+        self.rng.seed(f"{match.match_id}/{match.seat}")
+
+    def decide(self, view: BotView) -> Move:
+        """A call or card chosen by sampling; always one of `view.legal_moves`."""
+        return decide(view, self.budget_s, self.rng)
+
+
+def budget_option(parser: argparse.ArgumentParser) -> None:
+    """The bot's own command-line option: `--budget` seconds a decision."""
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=DEFAULT_BUDGET_S,
+        help=f"seconds a decision (default {DEFAULT_BUDGET_S})",
+    )
+
+
+if __name__ == "__main__":
+    run_bot(PimcBot, budget_option, lambda args: PimcBot(args.budget))

@@ -1,0 +1,212 @@
+"""The ladder on a real local Ray cluster: `ray start --head` in a temporary folder with two worker CPUs,
+for the whole module, stopped at the end. Skipped where Ray is not installed, except under CI."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.ladder import LadderStore
+from sdk import BotServer
+
+BOTS = Path(__file__).resolve().parents[2] / "bots"
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _ray_command() -> Path:
+    """The `ray` command of this interpreter's environment; skipped (failed under CI) without Ray."""
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail("Ray is not installed; CI installs the dev extra, which includes it")
+        pytest.skip("Ray is not installed (pip install -e '.[cluster]')")
+    return Path(sys.executable).with_name("ray")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+TOKEN = secrets.token_hex(32)
+"""The test cluster's own authentication token: whatever token the user has (~/.ray) is neither read nor
+made."""
+
+
+def _environment() -> dict[str, str]:
+    """The environment of the cluster and of the runs joining it: this checkout importable, the token."""
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": TOKEN}
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    """The address of a Ray cluster of this test module's own: its processes run in a session of their
+    own (`ray start --block`), so that the end of the module stops exactly them."""
+    ray = _ray_command()
+    folder = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))  # Ray's socket paths must stay short
+    port = _free_port()
+    head = subprocess.Popen(
+        [
+            str(ray),
+            "start",
+            "--head",
+            "--block",
+            f"--temp-dir={folder}",
+            f"--port={port}",
+            "--num-cpus=2",
+            "--include-dashboard=false",
+            "--disable-usage-stats",
+        ],
+        env=_environment(),
+        stdout=subprocess.DEVNULL,
+        stderr=(folder / "ray-start.log").open("wb"),
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if head.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"ray start did not start: {(folder / 'ray-start.log').read_text()[-2000:]}")
+            time.sleep(0.2)
+        yield f"127.0.0.1:{port}"
+    finally:
+        head.send_signal(signal.SIGTERM)  # `ray start --block` stops the processes it started
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            head.wait(timeout=30)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(head.pid, signal.SIGKILL)  # whatever of the cluster's session is left
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _arena(*args: str) -> str:
+    """Run `arena` in a process of its own (Ray's driver changes its process: `print` among others) and
+    return its standard output; it must succeed."""
+    finished = subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args],
+        env=_environment(),
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert finished.returncode == 0, finished.stderr[-3000:]
+    return finished.stdout
+
+
+def _run_ladder(path: Path, cluster: str, matches: int, concurrency: int, seed: int) -> str:
+    """`arena ladder run` of `matches` quick matches on `cluster`; its standard output."""
+    return _arena(
+        *("ladder", "run", "--db", str(path), "--matches", str(matches), "--seed", str(seed)),
+        *("--concurrency", str(concurrency), "--decision-ms", "500", "--bank-ms", "500", "--ray", cluster),
+    )
+
+
+def _command(trace: Path, *flags: str) -> str:
+    return f"python {BOTS / 'ray_bot.py'} --port-file {{port_file}} --trace {trace} {' '.join(flags)}"
+
+
+def _assert_every_set_rated_once(store: LadderStore) -> None:
+    """Every set played whole, every match stored once, every set rated exactly once."""
+    assert store.unfinished_sets() == []
+    db = sqlite3.connect(store.path)
+    sets = db.execute("SELECT id, rotations FROM sets").fetchall()
+    assert sets
+    assert store.rated_sets() == {set_id for set_id, _rotations in sets}
+    for set_id, rotations in sets:
+        assert len(store.matches(set_id)) == rotations
+        events = db.execute("SELECT count(*) FROM rating_events WHERE set_id = ?", (set_id,))
+        assert events.fetchone() == (2,)  # one event: a change for each of its 2 bots
+    db.close()
+
+
+def test_a_ladder_on_ray_rates_every_set_once(cluster: str, servers: list[BotServer], tmp_path: Path) -> None:
+    trace = tmp_path / "trace"
+    path = tmp_path / "ladder.db"
+    store = LadderStore(path)
+    store.add_bot("remote0", address=f"127.0.0.1:{servers[0].port}")
+    store.add_bot("remote1", address=f"127.0.0.1:{servers[1].port}")
+    store.add_bot("started", command=_command(trace))
+    store.close()
+    out = _run_ladder(path, cluster, matches=8, concurrency=2, seed=7)
+    assert "Played 8 matches (4 sets rated, 0 faults)" in out
+    assert "void" not in out
+    store = LadderStore(path)
+    _assert_every_set_rated_once(store)
+    store.close()
+    # The command bot was started on a Ray worker (and checked on the runner when its sets started).
+    assert any(line.startswith("ray-worker") for line in trace.read_text().splitlines())
+
+
+def test_a_match_whose_worker_dies_is_played_again_and_stored_once(
+    cluster: str, servers: list[BotServer], tmp_path: Path
+) -> None:
+    trace = tmp_path / "trace"
+    marker = tmp_path / "killed"
+    path = tmp_path / "ladder.db"
+    store = LadderStore(path)
+    store.add_bot("remote0", address=f"127.0.0.1:{servers[0].port}")
+    store.add_bot("remote1", address=f"127.0.0.1:{servers[1].port}")
+    store.add_bot("killer", command=_command(trace, "--kill-worker-once", str(marker)))
+    store.close()
+    out = _run_ladder(path, cluster, matches=8, concurrency=2, seed=11)
+    assert marker.exists()  # a worker was killed mid-match (while the other played on) ...
+    assert not Path(f"/proc/{marker.read_text()}").exists()
+    assert "Played 8 matches (4 sets rated, 0 faults)" in out, out  # ... its match played again, stored once
+    assert "void" not in out
+    store = LadderStore(path)
+    _assert_every_set_rated_once(store)
+    store.close()
+
+
+def test_ladder_run_on_ray_with_the_sample_bots(cluster: str, tmp_path: Path) -> None:
+    path = tmp_path / "ladder.db"
+    out = _arena("ladder", "run", "--db", str(path), "--sample-bots", "--matches", "4", "--ray", cluster)
+    assert "Played 4 matches (2 sets rated, 0 faults)" in out
+    store = LadderStore(path)
+    _assert_every_set_rated_once(store)
+    store.close()
+
+
+def test_ladder_run_on_ray_fails_in_one_line_without_ray(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
+    assert main(["ladder", "run", "--db", str(tmp_path / "ladder.db"), "--sample-bots", "--ray"]) == 1
+    line = capsys.readouterr().err.strip()
+    assert line == (
+        "arena ladder run: error: --ray needs Ray, which is not installed: "
+        "pip install 'fiftysix-arena[cluster]'"
+    )
+
+
+def test_ladder_run_on_ray_fails_in_one_line_when_nobody_listens(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _ray_command()
+    address = f"127.0.0.1:{_free_port()}"
+    assert main(["ladder", "run", "--db", str(tmp_path / "ladder.db"), "--ray", address]) == 1
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert error.startswith(f"arena ladder run: error: cannot reach the Ray cluster at {address}: ")

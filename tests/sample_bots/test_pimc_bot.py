@@ -1,0 +1,100 @@
+"""The determinized Monte Carlo bot (sample_bots/pimc_bot.py): legal moves in every kind of table, its
+time budget cut to the arena's clock, and the whole protocol through `arena check-bot` against the bot
+running as its own process, as the ladder starts it. Its strength is measured by bench/strength.py, not
+here: a few matches cannot tell +150 Elo from noise."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fiftysix.engine import Card, Match, MatchRules, Phase, Ruleset
+from sample_bots.pimc_bot import (
+    AUCTION_SHARE,
+    CLOCK_MARGIN_S,
+    CLOCK_SHARE,
+    PimcBot,
+    budget_for,
+    distinct_cards,
+)
+from sdk import BotView
+
+BUDGET_S = 0.005
+"""Enough for a sample or two: these tests check legality, not strength."""
+
+
+@pytest.mark.parametrize(
+    ("players", "ruleset"),
+    [(4, Ruleset.PAIRS), (4, Ruleset.PARTNERSHIP), (6, Ruleset.PAIRS), (8, Ruleset.PARTNERSHIP)],
+)
+def test_plays_only_legal_moves(players: int, ruleset: Ruleset) -> None:
+    match = Match(MatchRules(players, ruleset, deal_cap=1), seed=players)
+    bot = PimcBot(BUDGET_S, seed=1)
+    others = random.Random(players)
+    while match.to_act is not None:
+        seat = match.to_act
+        view = match.view(seat)
+        move = bot.decide(BotView.from_view(view)) if seat % 2 == 0 else others.choice(view.legal_moves)
+        assert move in view.legal_moves
+        match.apply(seat, move)
+
+
+def test_thinks_within_the_arena_clock() -> None:
+    view = Match(MatchRules(4), seed=1).view(Match(MatchRules(4), seed=1).deal.to_act)
+    assert view.phase is Phase.AUCTION
+    roomy = BotView.from_view(view, decision_ms=10_000)
+    assert budget_for(roomy, 0.2) == pytest.approx(0.2 * AUCTION_SHARE)
+    tight = BotView.from_view(view, decision_ms=100)
+    assert budget_for(tight, 0.2) == pytest.approx(0.1 * CLOCK_SHARE - CLOCK_MARGIN_S)
+
+
+def test_passes_arena_check_bot(tmp_path: Path) -> None:
+    port_file = tmp_path / "pimc.port"
+    command = [sys.executable, "-m", "sample_bots.pimc_bot", "--port", "0", "--port-file", str(port_file)]
+    process = subprocess.Popen([*command, "--budget", "0.02"], stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not (port_file.exists() and port_file.read_text().strip()):
+            assert process.poll() is None, "the bot exited before it listened"
+            assert time.monotonic() < deadline, "the bot wrote no port file in 30 s"
+            time.sleep(0.1)
+        port = int(port_file.read_text())
+        checked = subprocess.run(
+            [sys.executable, "-m", "arena.cli", "check-bot", f"127.0.0.1:{port}"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert " 0 failed" in checked.stdout
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_searches_one_card_of_each_equivalent_run() -> None:
+    searched_less = 0
+    for seed in range(20):
+        match = Match(MatchRules(4), seed=seed)
+        rng = random.Random(seed)
+        while match.to_act is not None and match.results == []:
+            view = match.view(match.to_act)
+            if view.phase is Phase.PLAY:
+                legal = [move for move in view.legal_moves if isinstance(move, Card)]
+                kept = distinct_cards(view)
+                assert set(kept) <= set(legal)
+                for card in set(legal) - set(kept):
+                    # Left out only beside a kept lower card of its suit with the same points.
+                    assert any(
+                        other.suit is card.suit and other.points == card.points and other.rank < card.rank
+                        for other in kept
+                    )
+                searched_less += len(kept) < len(legal)
+            match.apply(view.seat, rng.choice(view.legal_moves))
+    assert searched_less > 0

@@ -14,6 +14,14 @@ With concurrency above 1 the per-match times overlap, so their sum exceeds the w
 
 Last, the set-up and tear-down of a match with the channel to each process kept across its matches (what
 the ladder does) against a new channel per match, alternating runs at concurrency 1, and their ratio.
+
+With `--ray` (the `cluster` extra), instead: matches per minute against instant bots (bench/arena.py's,
+two processes reached by address, so that the bots cost next to nothing and the arena's own work shows)
+played in process and on a local Ray cluster (`ray start --head` in a temporary folder, stopped at the
+end) by 1 and by 2 workers at once (`--concurrency` 1 and 2 on a cluster of 2 CPUs), alternating in
+rounds, the medians and their ratios to the in-process runner; and the runner's own time per match
+(storing and rating each match), which bounds the rate of one runner however many workers play. `--db URL`
+keeps the ladders in that PostgreSQL database instead of SQLite files (each run empties it first).
 """
 
 from __future__ import annotations
@@ -27,15 +35,24 @@ sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Pa
 
 import argparse
 import asyncio
+import contextlib
 import importlib.util
+import os
+import secrets
+import signal
+import socket
 import statistics
+import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import structlog
 
 from arena.ladder import Ladder, LadderReport, LadderSettings, LadderStore, LocalBots, idle_limit_for
+from arena.ladder.match_play import MatchPlayer
 
 SAMPLES = {
     "random": "python -m sample_bots.random_bot --port 0 --port-file {port_file}",
@@ -67,22 +84,131 @@ async def ladder_run(
         store.close()
 
 
-def transport_round_trip() -> float:
-    """p50 seconds of a raw decision round trip to an instant bot in another process (bench/arena.py's)."""
+def bench_arena() -> ModuleType:
+    """bench/arena.py as a module (its instant bot, its raw round trip)."""
     spec = importlib.util.spec_from_file_location("bench_arena", Path(__file__).with_name("arena.py"))
     assert spec is not None
     assert spec.loader is not None
-    bench_arena = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench_arena)
-    process, port = bench_arena.start_bot_process(
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def transport_round_trip() -> float:
+    """p50 seconds of a raw decision round trip to an instant bot in another process (bench/arena.py's)."""
+    module = bench_arena()
+    process, port = module.start_bot_process(
         [str(Path(__file__).with_name("arena.py")), "--serve-instant-bot"]
     )
     try:
-        times = asyncio.run(bench_arena.raw_ping_pong(port, bench_arena.recorded_requests(600)))
+        times = asyncio.run(module.raw_ping_pong(port, module.recorded_requests(600)))
     finally:
         process.terminate()
         process.wait(10)
     return float(statistics.median(times))
+
+
+async def instant_run(
+    db: str, ports: list[int], matches: int, concurrency: int, player: MatchPlayer | None, logs: Path
+) -> tuple[LadderReport, float]:
+    """One ladder run of two instant bots reached by address; its report and the wall time of the
+    matches. `player`: where the matches are played (None: in process)."""
+    if db.startswith("postgresql"):
+        from sqlalchemy import create_engine, text  # the cluster extra's
+
+        engine = create_engine(db.replace("postgresql://", "postgresql+psycopg://", 1))
+        with engine.begin() as connection:
+            connection.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+        engine.dispose()
+    store = LadderStore(db)
+    for index, port in enumerate(ports):
+        store.add_bot(f"instant{index}", address=f"127.0.0.1:{port}")
+    local_bots = LocalBots(logs, idle_limit=0)
+    try:
+        settings = LadderSettings(matches=matches, concurrency=concurrency, seed=11)
+        ladder = Ladder(store, settings, local_bots, matches=player)
+        started = time.perf_counter()
+        report = await ladder.run()
+        return report, time.perf_counter() - started
+    finally:
+        await local_bots.stop_all()
+        store.close()
+
+
+@contextlib.contextmanager
+def ray_cluster(cpus: int) -> Iterator[str]:
+    """A local Ray cluster of `cpus` CPUs (`ray start --head --block` in a temporary folder, with its own
+    authentication token); its address, and the cluster stopped at the end."""
+    folder = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))  # Ray's socket paths must stay short
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    os.environ.update({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)})
+    head = subprocess.Popen(
+        [
+            str(Path(sys.executable).with_name("ray")),
+            *("start", "--head", "--block", f"--temp-dir={folder}", f"--port={port}", f"--num-cpus={cpus}"),
+            *("--include-dashboard=false", "--disable-usage-stats"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
+            if head.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("ray start did not start")
+            time.sleep(0.2)
+        yield f"127.0.0.1:{port}"
+    finally:
+        head.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            head.wait(timeout=30)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(head.pid, signal.SIGKILL)
+
+
+def ray_comparison(matches: int, rounds: int, db: str | None) -> None:
+    """Matches per minute in process and on Ray with 1 and 2 workers, alternating; the runner's cost."""
+    from arena.ladder.ray_play import RayMatches  # the cluster extra's
+
+    module = bench_arena()
+    bots = [
+        module.start_bot_process([str(Path(__file__).with_name("arena.py")), "--serve-instant-bot"])
+        for _ in range(2)
+    ]
+    ports = [port for _process, port in bots]
+    configurations = (("in process", 1, False), ("in process", 2, False), ("Ray", 1, True), ("Ray", 2, True))
+    rates: dict[tuple[str, int], list[float]] = {(label, workers): [] for label, workers, _ in configurations}
+    runner_ms: dict[tuple[str, int], list[float]] = {key: [] for key in rates}
+    try:
+        with tempfile.TemporaryDirectory() as folder, ray_cluster(2) as address:
+            logs = Path(folder) / "logs"
+            on_ray = RayMatches(address, LocalBots(logs, idle_limit=0))
+            try:
+                for number in range(rounds + 1):  # round 0 warms up: Ray starts its worker processes
+                    for label, workers, ray in configurations:
+                        where = db or str(Path(folder) / f"ladder-{number}-{label}-{workers}.db")
+                        player = on_ray if ray else None
+                        report, wall = asyncio.run(instant_run(where, ports, matches, workers, player, logs))
+                        if number:
+                            rates[label, workers].append(report.matches / wall * 60)
+                            runner = report.storage_seconds / report.matches * 1e3
+                            runner_ms[label, workers].append(runner)
+            finally:
+                on_ray.close()
+    finally:
+        for process, _port in bots:
+            process.kill()
+            process.wait()
+    print(f"Two instant bots, {matches} 4-player matches a run, medians of {rounds} alternating rounds")
+    print(f"{'played':>10}  {'at once':>7}  {'matches/min':>11}  {'ratio':>5}  {'storing ms/match':>16}")
+    for (label, workers), values in rates.items():
+        rate = statistics.median(values)
+        base = statistics.median(rates["in process", workers])
+        runner = statistics.median(runner_ms[label, workers])
+        print(f"{label:>10}  {workers:>7}  {rate:>11.0f}  {rate / base:>5.2f}  {runner:>16.2f}")
 
 
 def main() -> None:
@@ -90,8 +216,14 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--matches", type=int, default=24, help="matches per concurrency level (default 24)")
+    parser.add_argument("--ray", action="store_true", help="compare in-process and Ray runners (see above)")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds with --ray (default 3)")
+    parser.add_argument("--db", help="with --ray: a PostgreSQL URL to keep the ladders in, emptied each run")
     args = parser.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))
+    if args.ray:
+        ray_comparison(args.matches, args.rounds, args.db)
+        return
     with tempfile.TemporaryDirectory() as folder:
         print(
             f"Ladder of the two sample bots, {args.matches} 4-player matches per run, bots as local commands"

@@ -17,7 +17,7 @@ from arena.cli.sandbox_options import add_limits, sandbox_of
 from arena.errors import ArenaError, UsageError
 from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, idle_limit_for
 from arena.ladder.ray_play import RayMatches
-from arena.ladder.uploads import Uploads, bundles_folder
+from arena.ladder.uploads import Uploads
 from arena.sandbox import bubblewrap
 from arena.untrusted import safe_text
 
@@ -318,7 +318,7 @@ def _warn_if_unsandboxable(sandboxed: list[str]) -> None:
 
 def _run(args: argparse.Namespace, store: LadderStore) -> int:
     options.configure_logging_from(args)
-    uploads = Uploads(store.path)
+    uploads = Uploads(store)
     if args.sample_bots:
         registered = {bot.name for bot in store.bots()}
         for name, command in SAMPLE_BOTS.items():
@@ -344,17 +344,17 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
         down_recheck_s=args.down_recheck,
     )
     local_bots = LocalBots(
-        Path(f"{args.db}-logs"),
+        Path(f"{store.files_stem}-logs"),
         idle_limit=(
             idle_limit_for(settings.concurrency, settings.players)
             if args.idle_bots is None
             else args.idle_bots
         ),
         port_range=args.port_range,
-        sandbox=sandbox_of(args, hidden=[store.path, bundles_folder(store.path)]),
+        sandbox=sandbox_of(args, hidden=[store.path, uploads.folder]),
         launch_of=uploads.launch_of,
     )
-    _warn_if_unsandboxable(uploads.sandboxed_bots())
+    _warn_if_unsandboxable(store.sandboxed_bots())
     on_ray = None if args.ray is None else RayMatches(args.ray or None, local_bots)
     try:
         return _play(args, store, settings, local_bots, on_ray)

@@ -18,6 +18,7 @@ from typing import TypeAlias
 from arena.cli import arguments
 from arena.errors import ArenaError
 from arena.ladder import DEFAULT_DB, LadderStore
+from arena.ladder.database import is_server_url
 from arena.untrusted import safe_text
 from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.logs import configure_logging
@@ -40,7 +41,11 @@ def database(default: str) -> argparse.ArgumentParser:
     after the action, and a value given before the action is not overwritten by the action's default."""
     block = _block()
     block.add_argument(
-        "--db", default=default, help="the ladder's SQLite file (default: $ARENA_DB or ./arena.db)"
+        "--db",
+        default=default,
+        help="the ladder: a SQLite file, or a PostgreSQL database as postgresql://user@host/dbname"
+        " (with the [cluster] extra; the password from ~/.pgpass or $PGPASSWORD);"
+        " default: $ARENA_DB or ./arena.db",
     )
     return block
 
@@ -181,7 +186,7 @@ def open_store(args: argparse.Namespace, *, writes: bool) -> Iterator[LadderStor
     command's error. A command that only reads never creates the file: a typo in --db is said, not
     answered with an empty ladder left behind."""
     path = Path(args.db)
-    if not writes and not path.exists() and path.parent.is_dir():
+    if not writes and not is_server_url(args.db) and not path.exists() and path.parent.is_dir():
         raise ArenaError(
             f"no ladder at {safe_text(args.db)}: register a bot (arena bots add) or give --db / $ARENA_DB"
         )

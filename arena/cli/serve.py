@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import errno
 import socket
-from pathlib import Path
 
 from arena.cli import arguments, options
 from arena.cli.options import Commands, Parents, open_store
@@ -53,7 +52,7 @@ def serve_site(args: argparse.Namespace) -> int:
             f"cannot listen on {safe_text(args.host, 100)}: not an address of this machine"
         ) from None
     options.configure_logging_from(args)
-    app = create_app(SiteSettings(Path(args.db), float(args.live_delay)))
+    app = create_app(SiteSettings(args.db, float(args.live_delay)))
     config = uvicorn.Config(
         app,
         host=args.host,

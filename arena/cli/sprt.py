@@ -178,9 +178,9 @@ def run_sprt(args: argparse.Namespace) -> int:
             progress.go_on,
         )
         local_bots = LocalBots(
-            Path(f"{args.db}-logs"),
+            Path(f"{store.files_stem}-logs"),
             idle_limit=idle_limit_for(args.concurrency, ladder_settings.players),
-            launch_of=Uploads(store.path).launch_of,
+            launch_of=Uploads(store).launch_of,
         )
         ladder = Ladder(store, ladder_settings, local_bots, on_match=progress.on_match, pairing=pairing)
         pairing.check()

@@ -93,9 +93,9 @@ def run_tournament(args: argparse.Namespace) -> int:
         settings = dataclasses.replace(runs.settings_of(args), matches=None, event=event)
         pairing = EventPairing(store, settings, args.bots, iter(plan))
         local_bots = LocalBots(
-            Path(f"{args.db}-logs"),
+            Path(f"{store.files_stem}-logs"),
             idle_limit=idle_limit_for(args.concurrency, settings.players),
-            launch_of=Uploads(store.path).launch_of,
+            launch_of=Uploads(store).launch_of,
         )
         progress = Progress(len(plan) * rules.team_count)
         ladder = Ladder(

@@ -5,8 +5,9 @@ both, and the schema created, checked and upgraded by one code path (the `Table`
 Transactions are ours, not SQLAlchemy's: the connection runs in autocommit and `begin_writing` opens a
 transaction that holds the whole database's write lock until it ends, on SQLite by BEGIN IMMEDIATE and on
 PostgreSQL by a transaction-level advisory lock, so that several runners on one database see exactly the
-same guarantees on both (a set claimed once, rated once) without retry loops. SQLAlchemy and psycopg are
-the optional extra `[cluster]`: a SQLite ladder does not import this module's PostgreSQL parts."""
+same guarantees on both (a set claimed once, rated once) without retry loops. SQLAlchemy is a dependency
+(the SQLite store goes through it too); psycopg, PostgreSQL's driver, is the optional extra `[cluster]`,
+loaded by SQLAlchemy only for a `postgresql://` database."""
 
 from __future__ import annotations
 
@@ -162,15 +163,19 @@ def schema_version(connection: Connection, name: str) -> int | None:
 def prepare_schema(connection: Connection, name: str) -> None:
     """Create the tables of an empty database, and those missing from a database of this version (the
     site's, the uploads'); check that every table has the columns this arena reads. One transaction,
-    under the write lock: another runner may be doing the same."""
+    under the write lock: another runner may be doing the same. A complete database of this version is
+    only read (no lock: opening it does not wait for another program's write)."""
+    if schema_version(connection, name) == SCHEMA_VERSION and set(METADATA.tables) <= table_names(connection):
+        check_columns(connection, name)
+        return
     with begin_writing(connection):
         version = schema_version(connection, name)
         METADATA.create_all(connection, checkfirst=True)
         if version is None:
             connection.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
         elif version < SCHEMA_VERSION:
-            # Only a SQLite file can be older (the server databases began at version 4); its data moves
-            # (versions 3 and 4) are still store_file.py's, which opens it (docs/storage-port.md).
+            # Only a SQLite file can be older (the server databases began at version 4): store_file.py
+            # upgrades it (its data moves are SQLite's) before this runs.
             raise DatabaseError(f"{name} has schema {version}: open it with this arena's SQLite store")
         check_columns(connection, name)
 

@@ -17,7 +17,8 @@ from arena.ladder.entries import BotEntry
 from arena.ladder.local_bots import LocalBots
 from arena.ladder.store import LadderStore
 from arena.ladder.store_file import StoreError
-from arena.ladder.uploads import Upload, Uploads
+from arena.ladder.store_uploads import Upload
+from arena.ladder.uploads import Uploads
 from arena.runner import split_addresses
 
 CHECK_TIMEOUT_S: Final = 5.0
@@ -61,7 +62,7 @@ async def register_bot(store: LadderStore, wanted: Registration, new: bool, chec
         raise StoreError(f"a bot named {wanted.name!r} is already registered")
     if not new:
         store.bot(wanted.name)  # a StoreError if there is no such bot, before any bot is started
-    uploads = Uploads(store.path)
+    uploads = Uploads(store)
     launch = wanted.launch
     bundle = uploads.keep(wanted.bundle) if wanted.bundle is not None else None
     if bundle is not None and launch is not None:
@@ -75,19 +76,19 @@ async def register_bot(store: LadderStore, wanted: Registration, new: bool, chec
         entry = store.update_bot(wanted.name, wanted.address, command)
     upload = None
     if launch is None:
-        uploads.forget_launch(wanted.name)
+        store.forget_launch(wanted.name)
     elif bundle is None:
-        uploads.set_launch(wanted.name, launch.command, launch.sandboxed, None)
+        store.set_launch(wanted.name, launch.command, launch.sandboxed, None)
     else:
         upload = uploads.add_version(wanted.name, bundle, launch.command)
-        uploads.set_launch(wanted.name, launch.command, launch.sandboxed, upload.version)
+        store.set_launch(wanted.name, launch.command, launch.sandboxed, upload.version)
     return Registered(entry, upload, launch)
 
 
 def unregister_bot(store: LadderStore, name: str) -> None:
     """Remove a bot from the register; its finished matches and its uploads stay."""
     store.remove_bot(name)
-    Uploads(store.path).forget_launch(name)
+    store.forget_launch(name)
 
 
 async def check_answers(name: str, address: str | None, launch: Launch | None) -> None:

@@ -146,38 +146,6 @@ CREATE INDEX IF NOT EXISTS ratings_by_pool ON ratings (pool, bot);
 
 _SCHEMA: Final = _TABLES + _SCALE_TABLES + _RATINGS_TABLE + _FIT_TABLES
 
-# The site's tables (`arena serve`): created by every writer that opens the file, without a schema
-# version of their own, since nothing in them needs an upgrade and a file without them is complete (no
-# token, no audit, no match in play). A reader treats a missing one as empty.
-_SITE_TABLES: Final = """
-CREATE TABLE IF NOT EXISTS live_events (
-    match_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    at REAL NOT NULL,
-    event TEXT NOT NULL,
-    PRIMARY KEY (match_id, seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS tokens (
-    name TEXT PRIMARY KEY,
-    role TEXT NOT NULL CHECK (role IN ('host', 'participant')),
-    digest TEXT NOT NULL UNIQUE,
-    created_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS audit (
-    id INTEGER PRIMARY KEY,
-    at REAL NOT NULL,
-    actor TEXT NOT NULL,
-    action TEXT NOT NULL,
-    target TEXT NOT NULL,
-    detail TEXT NOT NULL
-);
-"""
-"""live_events: the public events of each match in play (arena/runner/public_events.py), in order, as
-JSON; written in batches by the ladder's live feed and deleted when the match is stored. tokens: who may
-write through the site's API, by the SHA-256 digest of their token (never the token). audit: every
-write made through the site or to the tokens, with who made it."""
-
-
 _ADDED_COLUMNS: Final = {
     2: (("sets", "void_reason", "TEXT"),),
     # Version 3, leases and bot health: a set is claimed by one runner at a time (`lease_owner` until

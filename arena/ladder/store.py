@@ -23,12 +23,11 @@ pool, the starting rating where it has none.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, Final
 
-from sqlalchemy import Select, and_, delete, func, null, or_, select, update
+from sqlalchemy import Select, and_, delete, func, null, or_, select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 
 from arena.ladder import tables
@@ -49,6 +48,7 @@ from arena.ladder.entries import (
 from arena.ladder.store_access import AccessStore
 from arena.ladder.store_browse import BrowseStore
 from arena.ladder.store_file import (
+    DATABASE_ERRORS,
     DuplicateMatchError,
     RatingsChangedError,
     StoreError,
@@ -58,8 +58,9 @@ from arena.ladder.store_file import (
 )
 from arena.ladder.store_leases import LeaseStore
 from arena.ladder.store_live import LiveStore
-from arena.ladder.store_rows import MatchRows
+from arena.ladder.store_rows import MatchRows, match_columns
 from arena.ladder.store_totals import TotalsStore
+from arena.ladder.store_uploads import UploadStore
 from arena.ladder.tally import add_match, add_set, match_tallies
 from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.wire import FaultRecord
@@ -82,25 +83,13 @@ def _are_rules(players: int, ruleset: str, deal_cap: int | None) -> bool:
     return True
 
 
-def _select_matches() -> Select[Any]:
-    """The columns of a stored match (MatchRows._stored_match reads them), from `matches`."""
-    matches = tables.matches
-    return select(
-        matches.c.id,
-        matches.c.set_id,
-        matches.c.rotation,
-        matches.c.team_bots,
-        matches.c.reason,
-        matches.c.ranking,
-        matches.c.bot_ranks,
-        matches.c.faults,
-        matches.c.decisions,
-        matches.c.seconds,
-    )
+RECORDS_PAGE: Final = 32
+"""Game records read at a time when the whole history is streamed (`game_records`): a match's record is
+tens of KB, so a page stays near a MB, and a query by index per 32 records costs nothing next to them."""
 
 
 @every_method_store_errors
-class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, MatchRows):
+class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, UploadStore, MatchRows):
     """The ladder's store. Open it with `LadderStore(path)` (see StoreFile for `read_only` and
     `timeout`); close it with `close()`. Every error is a StoreError that names the file.
     """
@@ -366,7 +355,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
 
     def matches(self, set_id: int | None = None) -> list[StoredMatch]:
         """Finished matches (of one set, or all), oldest first."""
-        statement = _select_matches().order_by(tables.matches.c.finished_at, tables.matches.c.id)
+        statement = match_columns().order_by(tables.matches.c.finished_at, tables.matches.c.id)
         if set_id is not None:
             statement = statement.where(tables.matches.c.set_id == set_id)
         return [self._stored_match(row) for row in self._conn.execute(statement)]
@@ -376,10 +365,10 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         index, whatever the length of the history."""
         matches, match_bots = tables.matches, tables.match_bots
         if bot is None:
-            statement = _select_matches().order_by(matches.c.finished_at.desc(), matches.c.id.desc())
+            statement = match_columns().order_by(matches.c.finished_at.desc(), matches.c.id.desc())
         else:
             statement = (
-                _select_matches()
+                match_columns()
                 .select_from(match_bots.join(matches, matches.c.id == match_bots.c.match_id))
                 .where(match_bots.c.bot == bot)
                 .order_by(match_bots.c.finished_at.desc(), match_bots.c.match_id.desc())
@@ -410,27 +399,38 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         return record
 
     def game_records(self) -> Iterator[tuple[str, dict[str, Any]]]:
-        """Every stored match's id and game record, oldest first, read one at a time from a cursor: the
-        whole history never sits in memory. A damaged record, or an SQLite error while reading, is a
-        StoreError (raised by the iteration)."""
-        cursor = self._db.execute(
-            "SELECT matches.id, match_records.record FROM matches"
-            " JOIN match_records ON match_records.match_id = matches.id"
-            " ORDER BY matches.finished_at, matches.id"
-        )
-        return self._records_of(cursor)
+        """Every stored match's id and game record, oldest first, read in pages of `RECORDS_PAGE` by the
+        index on (finished_at, id): the whole history never sits in memory, and no cursor stays open
+        between pages (a server-side cursor would hold a transaction). A damaged record, or a database
+        error while reading, is a StoreError (raised by the iteration)."""
+        return self._records_from(None)
 
-    def _records_of(self, cursor: sqlite3.Cursor) -> Iterator[tuple[str, dict[str, Any]]]:
-        # A generator runs after the method that made it returned: its SQLite errors are turned into
+    def _records_from(self, after: tuple[float, str] | None) -> Iterator[tuple[str, dict[str, Any]]]:
+        # A generator runs after the method that made it returned: its database errors are turned into
         # StoreErrors here, not by the wrapper of every public method.
-        try:
-            for match_id, text in cursor:
+        matches, records = tables.matches, tables.match_records
+        statement = (
+            select(matches.c.finished_at, matches.c.id, records.c.record)
+            .select_from(matches.join(records, records.c.match_id == matches.c.id))
+            .order_by(matches.c.finished_at, matches.c.id)
+            .limit(RECORDS_PAGE)
+        )
+        while True:
+            page = statement
+            if after is not None:
+                page = statement.where(tuple_(matches.c.finished_at, matches.c.id) > tuple_(*after))
+            try:
+                rows = self._conn.execute(page).all()
+            except DATABASE_ERRORS as error:
+                raise self._store_error(error) from None
+            for _finished_at, match_id, text in rows:
                 record = self._decoded(text, f"the record of match {match_id!r}")
                 if not isinstance(record, dict):
                     raise self._damaged(f"the record of match {match_id!r}")
                 yield match_id, record
-        except sqlite3.Error as error:
-            raise StoreError(self._explain(error)) from None
+            if len(rows) < RECORDS_PAGE:
+                return
+            after = (rows[-1][0], rows[-1][1])
 
     def pool_sums(self, pool: str) -> PoolSums:
         """The sums `pool`'s ratings are fitted from (a row per pair of bots, per group of bots that met

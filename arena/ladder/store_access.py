@@ -16,7 +16,10 @@ import time
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from sqlalchemy import delete, select
+
 from arena.ladder.store_file import StoreError, StoreFile, every_method_store_errors, is_number
+from arena.ladder.tables import audit, tokens
 
 TOKEN_PREFIX: Final = "a56_"
 COMMAND_LINE: Final = "host:command-line"
@@ -61,17 +64,19 @@ class AccessStore(StoreFile):
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         now = time.time()
         with self._transaction():
-            if self._db.execute("SELECT 1 FROM tokens WHERE name = ?", (name,)).fetchone():
+            if self._conn.scalar(select(tokens.c.name).where(tokens.c.name == name)) is not None:
                 raise StoreError(f"{name!r} has a token already (remove it first to make a new one)")
-            self._db.execute("INSERT INTO tokens VALUES (?, ?, ?, ?)", (name, role, digest(token), now))
+            self._conn.execute(
+                tokens.insert().values(name=name, role=role, digest=digest(token), created_at=now)
+            )
             self._audit(actor, "token_added", name, role)
         return token
 
     def remove_token(self, name: str, actor: str) -> None:
         """Revoke `name`'s token."""
         with self._transaction():
-            cursor = self._db.execute("DELETE FROM tokens WHERE name = ?", (name,))
-            if cursor.rowcount == 0:
+            removed = self._conn.execute(delete(tokens).where(tokens.c.name == name))
+            if removed.rowcount == 0:
                 raise StoreError(f"no token for {name!r}")
             self._audit(actor, "token_removed", name, "")
 
@@ -79,7 +84,9 @@ class AccessStore(StoreFile):
         """Every token's holder, by name (never the token)."""
         if "tokens" not in self._tables():
             return []
-        rows = self._db.execute("SELECT name, role, created_at FROM tokens ORDER BY name")
+        rows = self._conn.execute(
+            select(tokens.c.name, tokens.c.role, tokens.c.created_at).order_by(tokens.c.name)
+        )
         holders = []
         for name, role, created_at in rows:
             if role not in ("host", "participant") or not (isinstance(name, str) and is_number(created_at)):
@@ -93,7 +100,7 @@ class AccessStore(StoreFile):
             return None
         presented = digest(token)
         found: TokenHolder | None = None
-        for name, role, kept in self._db.execute("SELECT name, role, digest FROM tokens").fetchall():
+        for name, role, kept in self._conn.execute(select(tokens.c.name, tokens.c.role, tokens.c.digest)):
             same = hmac.compare_digest(presented.encode(), str(kept).encode())
             if same and role in ("host", "participant"):
                 found = TokenHolder(str(name), role)
@@ -105,17 +112,18 @@ class AccessStore(StoreFile):
             self._audit(actor, action, target, detail)
 
     def _audit(self, actor: str, action: str, target: str, detail: str) -> None:
-        self._db.execute(
-            "INSERT INTO audit (at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?)",
-            (time.time(), actor, action, target, detail),
+        self._conn.execute(
+            audit.insert().values(at=time.time(), actor=actor, action=action, target=target, detail=detail)
         )
 
     def audit_log(self, limit: int) -> list[AuditEntry]:
         """The newest `limit` writes, newest first."""
         if "audit" not in self._tables():
             return []
-        rows = self._db.execute(
-            "SELECT at, actor, action, target, detail FROM audit ORDER BY id DESC LIMIT ?", (limit,)
+        rows = self._conn.execute(
+            select(audit.c.at, audit.c.actor, audit.c.action, audit.c.target, audit.c.detail)
+            .order_by(audit.c.id.desc())
+            .limit(limit)
         )
         return [
             AuditEntry(float(at), str(actor), str(action), str(target), str(detail))

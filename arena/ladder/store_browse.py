@@ -7,16 +7,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import Select, or_, select
+
+from arena.ladder import tables
 from arena.ladder.entries import StoredMatch, pool_name
 from arena.ladder.store_file import StoreError, every_method_store_errors, is_integer, is_number
-from arena.ladder.store_rows import MatchRows
+from arena.ladder.store_rows import MatchRows, match_columns
 
-_SUMMARY_COLUMNS = (
-    "matches.id, matches.set_id, matches.rotation, matches.team_bots, matches.reason, matches.ranking,"
-    " matches.bot_ranks, matches.faults, matches.decisions, matches.seconds,"
-    " matches.finished_at, sets.players, sets.ruleset,"
-    " sets.rated_at IS NOT NULL OR sets.void_reason IS NOT NULL"
-)
+
+def _summaries() -> Select[Any]:
+    """A stored match's columns (`MatchRows._stored_match`), when it ended, its pool's players and
+    ruleset, and whether its set is over."""
+    sets, matches = tables.sets, tables.matches
+    set_over = or_(sets.c.rated_at.is_not(None), sets.c.void_reason.is_not(None))
+    return match_columns().add_columns(matches.c.finished_at, sets.c.players, sets.c.ruleset, set_over)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,36 +53,33 @@ class BrowseStore(MatchRows):
     ) -> tuple[list[MatchSummary], bool]:
         """Finished matches, newest first (of `bot`, in `pool`, when given), `limit` from `offset`, and
         whether there are more."""
-        where: list[str] = []
-        parameters: list[Any] = []
-        source = "matches JOIN sets ON sets.id = matches.set_id"
-        order = "matches.finished_at DESC, matches.id DESC"
-        if bot is not None:
-            source = (
-                "match_bots JOIN matches ON matches.id = match_bots.match_id"
-                " JOIN sets ON sets.id = matches.set_id"
+        sets, matches, match_bots = tables.sets, tables.matches, tables.match_bots
+        joined = matches.join(sets, sets.c.id == matches.c.set_id)
+        statement = _summaries()
+        if bot is None:
+            statement = statement.select_from(joined).order_by(
+                matches.c.finished_at.desc(), matches.c.id.desc()
             )
-            where.append("match_bots.bot = ?")
-            parameters.append(bot)
-            order = "match_bots.finished_at DESC, match_bots.match_id DESC"
+        else:
+            statement = (
+                statement.select_from(match_bots.join(joined, matches.c.id == match_bots.c.match_id))
+                .where(match_bots.c.bot == bot)
+                .order_by(match_bots.c.finished_at.desc(), match_bots.c.match_id.desc())
+            )
         if pool is not None:
             players, _, ruleset = pool.partition("p-")
-            where.append("sets.players = ? AND sets.ruleset = ?")
-            parameters.extend([int(players), ruleset])
-        condition = f"WHERE {' AND '.join(where)}" if where else ""
-        rows = self._db.execute(
-            f"SELECT {_SUMMARY_COLUMNS} FROM {source} {condition} ORDER BY {order} LIMIT ? OFFSET ?",
-            (*parameters, limit + 1, offset),
-        ).fetchall()
+            statement = statement.where(sets.c.players == int(players), sets.c.ruleset == ruleset)
+        rows = self._conn.execute(statement.limit(limit + 1).offset(offset)).all()
         return [self._summary(row) for row in rows[:limit]], len(rows) > limit
 
     def match_summary(self, match_id: str) -> MatchSummary:
         """One finished match's summary."""
-        row = self._db.execute(
-            f"SELECT {_SUMMARY_COLUMNS} FROM matches JOIN sets ON sets.id = matches.set_id"
-            " WHERE matches.id = ?",
-            (match_id,),
-        ).fetchone()
+        sets, matches = tables.sets, tables.matches
+        row = self._conn.execute(
+            _summaries()
+            .select_from(matches.join(sets, sets.c.id == matches.c.set_id))
+            .where(matches.c.id == match_id)
+        ).first()
         if row is None:
             raise StoreError(f"no match {match_id!r}")
         return self._summary(row)
@@ -94,13 +95,14 @@ class BrowseStore(MatchRows):
     def rating_history(self, bot: str, pool: str, limit: int) -> list[RatingPoint]:
         """The bot's last `limit` rating events in `pool`, oldest first."""
         players, _, ruleset = pool.partition("p-")
-        rows = self._db.execute(
-            "SELECT rating_events.set_id, sets.rated_at, before, after FROM rating_events"
-            " JOIN sets ON sets.id = rating_events.set_id"
-            " WHERE rating_events.bot = ? AND sets.players = ? AND sets.ruleset = ?"
-            " ORDER BY sets.rated_at DESC, sets.id DESC LIMIT ?",
-            (bot, int(players), ruleset, limit),
-        ).fetchall()
+        sets, events = tables.sets, tables.rating_events
+        rows = self._conn.execute(
+            select(events.c.set_id, sets.c.rated_at, events.c.before, events.c.after)
+            .select_from(events.join(sets, sets.c.id == events.c.set_id))
+            .where(events.c.bot == bot, sets.c.players == int(players), sets.c.ruleset == ruleset)
+            .order_by(sets.c.rated_at.desc(), sets.c.id.desc())
+            .limit(limit)
+        ).all()
         points = []
         for set_id, at, before, after in reversed(rows):
             if not (is_integer(set_id) and all(is_number(value) for value in (at, before, after))):

@@ -24,6 +24,7 @@ import inspect
 import json
 import math
 import os
+import re
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -48,6 +49,7 @@ from arena.ladder.database import (
     server_engine,
     server_url,
     shown,
+    table_names,
 )
 from arena.ladder.entries import BotTotals, FittedRating, PoolSums, pool_name
 from arena.ladder.fit import fit_pool
@@ -61,7 +63,6 @@ from arena.ladder.schema import (
     _SCALE_INDEXES,
     _SCALE_TABLES,
     _SCHEMA,
-    _SITE_TABLES,
     DEFAULT_DB,
     SCHEMA_VERSION,
 )
@@ -94,6 +95,9 @@ class RatingsChangedError(StoreError):
     of the same bots meanwhile): nothing was saved; compute it again from the ratings as they are now."""
 
 
+DATABASE_ERRORS: Final = (sqlite3.Error, SQLAlchemyError, DatabaseError)
+"""What a database may raise; the store turns each into a StoreError (`StoreFile._store_error`)."""
+
 _Method = TypeVar("_Method", bound=Callable[..., Any])
 _Class = TypeVar("_Class", bound=type)
 
@@ -106,14 +110,8 @@ def _store_errors(method: _Method) -> _Method:
     def wrapper(self: StoreFile, *args: Any, **kwargs: Any) -> Any:
         try:
             return method(self, *args, **kwargs)
-        except sqlite3.Error as error:
-            raise StoreError(self._explain(error)) from None
-        except DBAPIError as error:
-            if isinstance(error.orig, sqlite3.Error):
-                raise StoreError(self._explain(error.orig)) from None
-            raise StoreError(self._explain_server(error)) from None
-        except (SQLAlchemyError, DatabaseError) as error:
-            raise StoreError(f"{self.name}: {str(error).splitlines()[0]}") from None
+        except DATABASE_ERRORS as error:
+            raise self._store_error(error) from None
 
     return cast(_Method, wrapper)
 
@@ -142,12 +140,18 @@ class StoreFile:
     ) -> None:
         self.timeout = timeout
         """Seconds to wait for another program's write to finish before giving up."""
+        self._db: sqlite3.Connection
+        """A SQLite file's own connection, which `_conn` runs over; the upgrades of older files use it
+        directly. A server database has none."""
         if isinstance(path, str) and is_server_url(path):
             self._open_server(path, read_only)
             return
         self.path = Path(path)
         self.name = str(self.path)
         """The database as messages name it: the file's path, or a server database's URL."""
+        self.files_stem = self.path
+        """Where the files kept beside the ladder start their names (`{stem}-logs/`, `{stem}.bundles/`):
+        the SQLite file itself, or for a server database a name in the working folder."""
         self._read_only_reason = self._unwritable_reason()
         if read_only is False and self._read_only_reason:
             raise StoreError(f"{self.name} is read-only ({self._read_only_reason}); this command changes it")
@@ -156,8 +160,8 @@ class StoreFile:
         self.read_only = bool(self._read_only_reason)
         self._db = self._connect()
         try:
-            # The ported modules' connection (SQLAlchemy Core) over the same SQLite connection as `_db`,
-            # so that both take part in the same transactions while the port goes on.
+            # The store's connection (SQLAlchemy Core) over that SQLite connection: one transaction for
+            # both.
             self._engine = file_engine(lambda: self._db)
             self._conn = self._engine.connect()
             self._prepare()
@@ -170,9 +174,9 @@ class StoreFile:
         url = server_url(location)
         self.name = shown(url)
         self.path = Path(self.name)
+        self.files_stem = Path.cwd() / _file_name(f"{url.host or 'localhost'}-{url.database}")
         self._read_only_reason = "opened read-only" if read_only else ""
         self.read_only = bool(read_only)
-        self._db = cast(sqlite3.Connection, _NotOnServer(self.name))
         self._engine = server_engine(url, self.timeout)
         try:
             self._conn = self._engine.connect()
@@ -225,8 +229,9 @@ class StoreFile:
         return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None)
 
     def _prepare(self) -> None:
-        """Check that the file is a ladder (before changing anything in it), then create or upgrade the
-        tables when needed and allowed."""
+        """Check that the file is a ladder (before changing anything in it), then upgrade a file of an
+        older version when allowed, and create what is missing by the one path of both dialects
+        (database.prepare_schema)."""
         version = self._version()
         self._check_columns(version, all_tables=self.read_only)
         if self.read_only:
@@ -236,33 +241,20 @@ class StoreFile:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
-        if version != SCHEMA_VERSION or not _COLUMNS.keys() <= self._tables():
+        if version is not None and version < SCHEMA_VERSION:
             with self._transaction():
                 version = self._version()  # again, under the lock: another runner may have been first
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        self._db.execute(statement)
-                if version is None:
-                    self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-                if version is None or version < SCHEMA_VERSION:
-                    self._upgrade(version or 0)
-                for statement in _SCALE_INDEXES.split(";"):
-                    if statement.strip():
-                        self._db.execute(statement)
-            self._check_columns(SCHEMA_VERSION, all_tables=True)
-        if not {"live_events", "tokens", "audit"} <= self._tables():
-            with self._transaction():
-                for statement in _SITE_TABLES.split(";"):
-                    if statement.strip():
-                        self._db.execute(statement)
+                if version is not None and version < SCHEMA_VERSION:
+                    self._upgrade(version)
+        prepare_schema(self._conn, self.name)
 
     def _has_column(self, table: str, column: str) -> bool:
         """Whether the file has `column` (a read-only file of an older version may lack it)."""
         return column in self._columns(table)
 
     def _tables(self) -> set[str]:
-        rows = self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        return {name for (name,) in rows if not name.startswith("sqlite_")}
+        """The database's own tables (a read-only file of an older version may lack some)."""
+        return table_names(self._conn)
 
     def _version(self) -> int | None:
         """The file's schema version, None for a file without tables; refuses another program's file and
@@ -304,16 +296,21 @@ class StoreFile:
                 raise StoreError(f"{self.name} is not a ladder database ({lacking})")
 
     def _upgrade(self, version: int) -> None:
-        """Bring a file of an older schema version (0: a new file) to this one, inside the opening
-        transaction."""
+        """Bring a file of an older schema version (only a SQLite file can be one: the server databases
+        began at version 4) to this one, inside the opening transaction: the tables it lacks created as
+        their version first had them, the columns added since, the data moved, the indexes made."""
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                self._db.execute(statement)
         for step in range(version + 1, SCHEMA_VERSION + 1):
             for table, column, declaration in _ADDED_COLUMNS.get(step, ()):
-                present = self._columns(table)
-                if column not in present:
+                if column not in self._columns(table):
                     self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
-            if version > 0:  # a new file has no data to move
-                for upgrade in _DATA_UPGRADES.get(step, ()):
-                    upgrade(self)
+            for upgrade in _DATA_UPGRADES.get(step, ()):
+                upgrade(self)
+        for statement in _SCALE_INDEXES.split(";"):
+            if statement.strip():
+                self._db.execute(statement)
         self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
 
     # Version 3 (scale): moving an older file's data into the new tables, or reading an older file.
@@ -471,6 +468,16 @@ class StoreFile:
                 ],
             )
 
+    def _store_error(self, error: Exception) -> StoreError:
+        """The StoreError for an error of the database (one of DATABASE_ERRORS): one line that names it."""
+        if isinstance(error, DBAPIError):
+            if isinstance(error.orig, sqlite3.Error):
+                return StoreError(self._explain(error.orig))
+            return StoreError(self._explain_server(error))
+        if isinstance(error, sqlite3.Error):
+            return StoreError(self._explain(error))
+        return StoreError(f"{self.name}: {str(error).splitlines()[0]}")
+
     def _explain(self, error: sqlite3.Error) -> str:
         """One line for a SQLite error: what it means for this file."""
         name = getattr(error, "sqlite_errorname", "") or ""
@@ -498,9 +505,11 @@ class StoreFile:
 
     def close(self) -> None:
         """Close the file (or the connection to the server)."""
+        on_sqlite = self._conn.dialect.name == "sqlite"
         self._conn.close()
         self._engine.dispose()
-        self._db.close()
+        if on_sqlite:
+            self._db.close()
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -520,26 +529,13 @@ class StoreFile:
         return StoreError(f"{self.name} is damaged: {what} does not hold what the arena wrote")
 
 
-class _NotOnServer:
-    """What stands for the SQLite connection (`_db`) on PostgreSQL while the store is ported to
-    SQLAlchemy Core a module at a time: a part not ported yet refuses in one line (docs/storage-port.md)."""
-
-    in_transaction = False
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def execute(self, *_args: Any) -> Any:
-        raise StoreError(f"{self.name}: this part of the ladder does not run on PostgreSQL yet")
-
-    executemany = execute
-
-    def close(self) -> None:
-        """Nothing to close: the server's connection is `_conn`."""
-
-
 _DATA_UPGRADES: Final[dict[int, tuple[Callable[[StoreFile], None], ...]]] = {
     3: (StoreFile._upgrade_scale,),
     4: (StoreFile._upgrade_fit,),
 }
 """For each schema version, what `_upgrade` does after adding its columns: moving data into new tables."""
+
+
+def _file_name(text: str) -> str:
+    """`text` as a file name: letters, digits, `.`, `_` and `-` kept, anything else `_`."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", text).lstrip(".") or "ladder"

@@ -11,7 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import delete, func, select
+
+from arena.ladder.database import replace
 from arena.ladder.store_file import StoreFile, every_method_store_errors, is_integer, is_number
+from arena.ladder.tables import live_events
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,28 +36,28 @@ class LiveStore(StoreFile):
 
     def add_live_events(self, match_id: str, events: Sequence[tuple[int, float, str]]) -> None:
         """Append events (sequence number, time, JSON text) of a match in play, in one transaction."""
+        rows = [{"match_id": match_id, "seq": seq, "at": at, "event": text} for seq, at, text in events]
         with self._transaction():
-            self._db.executemany(
-                "INSERT OR REPLACE INTO live_events VALUES (?, ?, ?, ?)",
-                [(match_id, seq, at, text) for seq, at, text in events],
-            )
+            replace(self._conn, live_events, rows)
 
     def delete_live_events(self, match_id: str) -> None:
         """Forget a match's events (it was stored, cancelled or failed)."""
         with self._transaction():
-            self._db.execute("DELETE FROM live_events WHERE match_id = ?", (match_id,))
+            self._conn.execute(delete(live_events).where(live_events.c.match_id == match_id))
 
     def prune_live_events(self, older_than_s: float) -> int:
         """Forget the events of matches whose newest event is older than `older_than_s` seconds (their
         runner died); how many matches."""
-        limit = time.time() - older_than_s
+        stale = (
+            select(live_events.c.match_id)
+            .group_by(live_events.c.match_id)
+            .having(func.max(live_events.c.at) < time.time() - older_than_s)
+        )
         with self._transaction():
-            cursor = self._db.execute(
-                "DELETE FROM live_events WHERE match_id IN"
-                " (SELECT match_id FROM live_events GROUP BY match_id HAVING max(at) < ?)",
-                (limit,),
-            )
-        return cursor.rowcount
+            pruned = list(self._conn.scalars(stale))
+            if pruned:
+                self._conn.execute(delete(live_events).where(live_events.c.match_id.in_(pruned)))
+        return len(pruned)
 
     def live_matches(self, fresh_s: float, before: float | None = None) -> list[LiveMatch]:
         """The matches in play whose newest event is at most `fresh_s` seconds old, newest first; with
@@ -61,17 +65,23 @@ class LiveStore(StoreFile):
         if "live_events" not in self._tables():
             return []
         until = time.time() if before is None else before
-        rows = self._db.execute(
-            "SELECT match_id, min(at), max(at), count(*) FROM live_events WHERE at <= ?"
-            " GROUP BY match_id HAVING max(at) >= ? ORDER BY min(at) DESC, match_id",
-            (until, time.time() - fresh_s),
-        ).fetchall()
+        started = func.min(live_events.c.at)
+        rows = self._conn.execute(
+            select(live_events.c.match_id, started, func.max(live_events.c.at), func.count())
+            .where(live_events.c.at <= until)
+            .group_by(live_events.c.match_id)
+            .having(func.max(live_events.c.at) >= time.time() - fresh_s)
+            .order_by(started.desc(), live_events.c.match_id)
+        ).all()
         matches = []
         for match_id, started_at, updated_at, count in rows:
-            first = self._db.execute(
-                "SELECT event FROM live_events WHERE match_id = ? ORDER BY seq LIMIT 1", (match_id,)
-            ).fetchone()
-            start = self._decoded(first[0], f"a live event of match {match_id!r}")
+            first = self._conn.scalar(
+                select(live_events.c.event)
+                .where(live_events.c.match_id == match_id)
+                .order_by(live_events.c.seq)
+                .limit(1)
+            )
+            start = self._decoded(first, f"a live event of match {match_id!r}")
             if not (isinstance(start, dict) and is_number(started_at) and is_number(updated_at)):
                 raise self._damaged(f"the live events of match {match_id!r}")
             matches.append(LiveMatch(str(match_id), start, float(started_at), float(updated_at), int(count)))
@@ -84,10 +94,15 @@ class LiveStore(StoreFile):
         those written before that time (a spectator's delay)."""
         if "live_events" not in self._tables():
             return []
-        rows = self._db.execute(
-            "SELECT seq, event FROM live_events WHERE match_id = ? AND seq > ? AND at <= ? ORDER BY seq"
-            " LIMIT ?",
-            (match_id, after, time.time() if before is None else before, limit),
+        rows = self._conn.execute(
+            select(live_events.c.seq, live_events.c.event)
+            .where(
+                live_events.c.match_id == match_id,
+                live_events.c.seq > after,
+                live_events.c.at <= (time.time() if before is None else before),
+            )
+            .order_by(live_events.c.seq)
+            .limit(limit)
         )
         events = []
         for seq, text in rows:
@@ -101,8 +116,10 @@ class LiveStore(StoreFile):
         """Whether a match has events in the live table (it is in play, or its runner died)."""
         if "live_events" not in self._tables():
             return False
-        row = self._db.execute("SELECT 1 FROM live_events WHERE match_id = ? LIMIT 1", (match_id,))
-        return row.fetchone() is not None
+        found = self._conn.scalar(
+            select(live_events.c.seq).where(live_events.c.match_id == match_id).limit(1)
+        )
+        return found is not None
 
 
 def event_text(event: dict[str, Any]) -> str:

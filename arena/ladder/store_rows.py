@@ -6,9 +6,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from sqlalchemy import Select, select
+
+from arena.ladder import tables
 from arena.ladder.entries import StoredMatch
 from arena.ladder.store_file import StoreFile, is_integer, is_number
 from fiftysix.wire import FaultRecord
+
+
+def match_columns() -> Select[Any]:
+    """The columns of a stored match (MatchRows._stored_match reads them), from `matches`."""
+    matches = tables.matches
+    return select(
+        matches.c.id,
+        matches.c.set_id,
+        matches.c.rotation,
+        matches.c.team_bots,
+        matches.c.reason,
+        matches.c.ranking,
+        matches.c.bot_ranks,
+        matches.c.faults,
+        matches.c.decisions,
+        matches.c.seconds,
+    )
 
 
 def _is_list_of(value: Any, kind: type) -> bool:

@@ -1,8 +1,8 @@
 """The ladder's tables as SQLAlchemy Core `Table`s (schema version 4): one definition that SQLite and
 PostgreSQL both create from, and that the ported store modules query through (no SQL text per dialect).
 
-These mirror schema.py's CREATE TABLE text, which the SQLite file still opens and upgrades through until
-the port is done (docs/storage-port.md); tests/arena/ladder/test_tables.py keeps the two equal. Times are
+A new database (either dialect) is created from these; schema.py's CREATE TABLE text is what an older
+SQLite file is upgraded through, and tests/arena/ladder/test_database.py keeps the two equal. Times are
 seconds since the epoch (REAL on SQLite, double precision on PostgreSQL); JSON is kept as text, as the
 SQLite file has it, so a value reads back the same from either."""
 

@@ -50,7 +50,8 @@ T = TypeVar("T")
 class SiteSettings:
     """What `arena serve` was given."""
 
-    db: Path
+    db: str | Path
+    """The ladder: a SQLite file, or a PostgreSQL URL."""
     live_delay_s: float = 0.0
     """Spectators see a match's events this many seconds after they happened."""
 

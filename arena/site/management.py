@@ -111,7 +111,9 @@ def upload_request(holder: TokenHolder, name: str, run: str | None) -> Launch:
         raise SiteError(400, f"run: {safe_text(error)}") from None
 
 
-async def register(path: Path, holder: TokenHolder, wanted: Registration) -> tuple[Registered, str, int]:
+async def register(
+    path: str | Path, holder: TokenHolder, wanted: Registration
+) -> tuple[Registered, str, int]:
     """Register the bot or update it (a new address, or a new upload: a new version) once it answers, as
     `arena bots add` does (registration.py), and log who did; the bot, what was done and the status."""
     with _writer(path) as store:
@@ -132,7 +134,7 @@ async def register(path: Path, holder: TokenHolder, wanted: Registration) -> tup
     return done, action, 201 if new else 200
 
 
-def remove_bot(path: Path, holder: TokenHolder, name: str) -> None:
+def remove_bot(path: str | Path, holder: TokenHolder, name: str) -> None:
     """Unregister a bot (host only)."""
     require_host(holder)
     with _writer(path) as store:
@@ -142,7 +144,7 @@ def remove_bot(path: Path, holder: TokenHolder, name: str) -> None:
     log.info("bot_removed", bot=name, by=actor(holder))
 
 
-def set_probation(path: Path, holder: TokenHolder, name: str, document: dict[str, Any]) -> str | None:
+def set_probation(path: str | Path, holder: TokenHolder, name: str, document: dict[str, Any]) -> str | None:
     """Put a bot on probation with a reason, or take it off with {"clear": true} (host only)."""
     require_host(holder)
     clear = document.get("clear") is True
@@ -167,7 +169,7 @@ def _known(store: LadderStore, name: str) -> None:
 
 
 @contextmanager
-def _writer(path: Path) -> Iterator[LadderStore]:
+def _writer(path: str | Path) -> Iterator[LadderStore]:
     """The ladder file opened for one write, closed after."""
     store = LadderStore(path, read_only=False, timeout=5.0)
     try:

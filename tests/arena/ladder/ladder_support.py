@@ -3,11 +3,19 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from arena.ladder import LadderStore
+import pytest
+from sqlalchemy import select
+
+from arena.ladder import LadderStore, tables
+from arena.ladder.entries import PoolSums, pool_name
+from arena.ladder.fit import fit_pool
+from arena.ladder.tally import add_set, set_result
 from fiftysix.wire import TimeControl
 from sdk import BotServer
+from tests.arena.ladder.test_standings import scanned_totals
 
 FAST = TimeControl(decision_ms=500, bank_ms=500)
 """A time control for ladder tests: quick, and far from any timeout of a random bot."""
@@ -19,3 +27,44 @@ def registered(path: Path, servers: list[BotServer]) -> LadderStore:
     for index, server in enumerate(servers):
         store.add_bot(f"bot{index}", address=f"127.0.0.1:{server.port}")
     return store
+
+
+def assert_ladder_invariants(store: LadderStore) -> None:
+    """What a ladder run must leave, whatever happened during it (a runner or a worker killed): every set
+    played whole and rated exactly once (one rating event per bot of the set), no match lost or stored
+    twice, and the stored standings (running totals, the fit's sums, the ratings) equal to those
+    recomputed from the stored matches."""
+    assert store.unfinished_sets() == []
+    sets = store._conn.execute(select(tables.sets.c.id, tables.sets.c.rotations, tables.sets.c.bots)).all()
+    assert sets
+    assert store.rated_sets() == {set_id for set_id, _rotations, _bots in sets}
+    expected_sums: dict[str, PoolSums] = {}
+    columns = tables.sets.c
+    pool_of = {
+        set_id: pool_name(players, ruleset, event)
+        for set_id, players, ruleset, event in store._conn.execute(
+            select(columns.id, columns.players, columns.ruleset, columns.event)
+        )
+    }
+    for set_id, rotations, bots in sets:
+        matches = store.matches(set_id)
+        assert sorted(match.rotation for match in matches) == list(range(rotations))
+        events = tables.rating_events
+        changed = store._conn.scalars(select(events.c.bot).where(events.c.set_id == set_id)).all()
+        assert sorted(changed) == sorted(json.loads(bots))
+        pool = pool_of[set_id]
+        result = set_result([match.bot_ranks for match in sorted(matches, key=lambda match: match.rotation)])
+        expected_sums[pool] = add_set(expected_sums.get(pool, PoolSums()), result)
+    for pool, sums in expected_sums.items():
+        in_pool = [match for set_id in pool_of if pool_of[set_id] == pool for match in store.matches(set_id)]
+        assert store.totals(pool) == scanned_totals(in_pool)
+        stored = store.pool_sums(pool)
+        assert stored.rated_sets == sums.rated_sets
+        assert stored.pairs.keys() == sums.pairs.keys()
+        for pair, line in sums.pairs.items():
+            assert (stored.pairs[pair].sets, stored.pairs[pair].score) == (
+                line.sets,
+                pytest.approx(line.score),
+            )
+        fitted = {line.bot: line.rating for line in fit_pool(sums).fitted()}
+        assert {bot: line.rating for bot, line in store.fitted_ratings(pool).items()} == pytest.approx(fitted)

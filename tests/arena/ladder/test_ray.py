@@ -9,7 +9,6 @@ import secrets
 import shutil
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -22,6 +21,7 @@ import pytest
 from arena.cli import main
 from arena.ladder import LadderStore
 from sdk import BotServer
+from tests.arena.ladder.ladder_support import assert_ladder_invariants
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 ROOT = Path(__file__).resolve().parents[3]
@@ -113,7 +113,7 @@ def _arena(*args: str) -> str:
     return finished.stdout
 
 
-def _run_ladder(path: Path, cluster: str, matches: int, concurrency: int, seed: int) -> str:
+def _run_ladder(path: Path | str, cluster: str, matches: int, concurrency: int, seed: int) -> str:
     """`arena ladder run` of `matches` quick matches on `cluster`; its standard output."""
     return _arena(
         *("ladder", "run", "--db", str(path), "--matches", str(matches), "--seed", str(seed)),
@@ -123,20 +123,6 @@ def _run_ladder(path: Path, cluster: str, matches: int, concurrency: int, seed: 
 
 def _command(trace: Path, *flags: str) -> str:
     return f"python {BOTS / 'ray_bot.py'} --port-file {{port_file}} --trace {trace} {' '.join(flags)}"
-
-
-def _assert_every_set_rated_once(store: LadderStore) -> None:
-    """Every set played whole, every match stored once, every set rated exactly once."""
-    assert store.unfinished_sets() == []
-    db = sqlite3.connect(store.path)
-    sets = db.execute("SELECT id, rotations FROM sets").fetchall()
-    assert sets
-    assert store.rated_sets() == {set_id for set_id, _rotations in sets}
-    for set_id, rotations in sets:
-        assert len(store.matches(set_id)) == rotations
-        events = db.execute("SELECT count(*) FROM rating_events WHERE set_id = ?", (set_id,))
-        assert events.fetchone() == (2,)  # one event: a change for each of its 2 bots
-    db.close()
 
 
 def test_a_ladder_on_ray_rates_every_set_once(cluster: str, servers: list[BotServer], tmp_path: Path) -> None:
@@ -151,7 +137,7 @@ def test_a_ladder_on_ray_rates_every_set_once(cluster: str, servers: list[BotSer
     assert "Played 8 matches (4 sets rated, 0 faults)" in out
     assert "void" not in out
     store = LadderStore(path)
-    _assert_every_set_rated_once(store)
+    assert_ladder_invariants(store)
     store.close()
     # The command bot was started on a Ray worker (and checked on the runner when its sets started).
     assert any(line.startswith("ray-worker") for line in trace.read_text().splitlines())
@@ -174,8 +160,35 @@ def test_a_match_whose_worker_dies_is_played_again_and_stored_once(
     assert "Played 8 matches (4 sets rated, 0 faults)" in out, out  # ... its match played again, stored once
     assert "void" not in out
     store = LadderStore(path)
-    _assert_every_set_rated_once(store)
+    assert_ladder_invariants(store)
     store.close()
+
+
+def test_sixty_matches_on_ray_keep_every_invariant_with_a_worker_killed(
+    cluster: str, servers: list[BotServer], database: str, tmp_path: Path
+) -> None:
+    """Issue 16's test of done: 3 bots and 60 matches on the Ray cluster, with the store on SQLite and on
+    PostgreSQL, one worker process killed with SIGKILL mid-match; the same invariants on both (every set
+    rated once, nothing lost, the standings equal to those recomputed from the stored matches)."""
+    marker = tmp_path / "killed"
+    store = LadderStore(database)
+    store.add_bot("remote0", address=f"127.0.0.1:{servers[0].port}")
+    store.add_bot("remote1", address=f"127.0.0.1:{servers[1].port}")
+    store.add_bot("killer", command=_command(tmp_path / "trace", "--kill-worker-once", str(marker)))
+    store.close()
+    out = _arena(
+        *("ladder", "run", "--db", database, "--matches", "60", "--seed", "16", "--deal-cap", "2"),
+        *("--concurrency", "2", "--decision-ms", "500", "--bank-ms", "500", "--ray", cluster),
+    )
+    assert marker.exists()
+    assert not Path(f"/proc/{marker.read_text()}").exists()
+    assert "Played 60 matches (30 sets rated, 0 faults)" in out, out
+    store = LadderStore(database)
+    try:
+        assert_ladder_invariants(store)
+        assert len(store.matches()) == 60
+    finally:
+        store.close()
 
 
 def test_ladder_run_on_ray_with_the_sample_bots(cluster: str, tmp_path: Path) -> None:
@@ -183,7 +196,7 @@ def test_ladder_run_on_ray_with_the_sample_bots(cluster: str, tmp_path: Path) ->
     out = _arena("ladder", "run", "--db", str(path), "--sample-bots", "--matches", "4", "--ray", cluster)
     assert "Played 4 matches (2 sets rated, 0 faults)" in out
     store = LadderStore(path)
-    _assert_every_set_rated_once(store)
+    assert_ladder_invariants(store)
     store.close()
 
 

@@ -154,7 +154,7 @@ def test_export_errors_are_one_line(
 
 def test_export_streams_the_records_in_constant_memory(tmp_path: Path) -> None:
     """3,000 records of about 4 KB (12 MB) go through with a peak of well under 1 MB allocated: a record
-    at a time from a cursor, never the history."""
+    page at a time (store.RECORDS_PAGE), never the history."""
     path = tmp_path / "big.db"
     LadderStore(path).close()
     db = sqlite3.connect(path)

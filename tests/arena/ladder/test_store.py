@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import ast
 import json
-import sqlite3
+import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import select, text
 
 import arena.ladder
+from arena.ladder import tables
 from arena.ladder.entries import (
     START_RATING,
     DuplicateSet,
@@ -27,8 +30,21 @@ from fiftysix.wire import FaultCause, FaultRecord
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> LadderStore:
-    return LadderStore(tmp_path / "ladder.db")
+def store(database: str) -> Iterator[LadderStore]:
+    """A new ladder store, on SQLite and on PostgreSQL."""
+    opened = LadderStore(database)
+    yield opened
+    opened.close()
+
+
+def edit(store: LadderStore, statement: str, **values: object) -> None:
+    """Change the database behind the store's back, as a hand edit (or damage) would."""
+    store._conn.execute(text(statement), values)
+
+
+def on_sqlite_only(store: LadderStore, why: str) -> None:
+    if store._conn.dialect.name != "sqlite":
+        pytest.skip(why)
 
 
 def test_bots_registry(store: LadderStore) -> None:
@@ -95,7 +111,9 @@ def save_event(store: LadderStore, set_id: int, rated_sets: int = 0) -> bool:
 
 
 def rating_events(store: LadderStore) -> list[tuple[int, str, float, float]]:
-    return sqlite3.connect(store.path).execute("SELECT * FROM rating_events ORDER BY set_id, bot").fetchall()
+    events = tables.rating_events
+    rows = store._conn.execute(select(events).order_by(events.c.set_id, events.c.bot))
+    return [tuple(row) for row in rows]  # type: ignore[misc]
 
 
 def test_a_set_is_unfinished_until_its_rating_event_is_saved_once(store: LadderStore) -> None:
@@ -133,26 +151,33 @@ def test_a_rating_event_from_ratings_that_changed_is_refused(store: LadderStore)
     assert store.rated_sets() == {other.id}
 
 
+FAILING_TRIGGER = {
+    "sqlite": [
+        "CREATE TRIGGER fail BEFORE UPDATE OF rated_at ON sets BEGIN SELECT RAISE(ABORT, 'disk gone'); END"
+    ],
+    "postgresql": [
+        "CREATE FUNCTION fail() RETURNS trigger AS $$ BEGIN RAISE 'disk gone'; END $$ LANGUAGE plpgsql",
+        "CREATE TRIGGER fail BEFORE UPDATE OF rated_at ON sets FOR EACH ROW EXECUTE FUNCTION fail()",
+    ],
+}
+"""A trigger that fails the last step of saving a rating event, as a full disk would."""
+
+
 def test_a_rating_event_is_saved_whole_or_not_at_all(store: LadderStore) -> None:
     """Rows, ratings and the set's mark are one transaction: a failure at the last step (or a SIGKILL
     anywhere before the commit) leaves none of them, and the set can be rated later, once."""
     store.add_bot("a", address="h:1")
     store.add_bot("b", address="h:2")
     duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
-    writer = sqlite3.connect(store.path)
-    writer.execute(
-        "CREATE TRIGGER fail BEFORE UPDATE OF rated_at ON sets BEGIN SELECT RAISE(ABORT, 'disk gone'); END"
-    )
-    writer.commit()
+    for statement in FAILING_TRIGGER[store._conn.dialect.name]:
+        edit(store, statement)
     with pytest.raises(StoreError, match="disk gone"):
         save_event(store, duplicate.id)
     assert rating_events(store) == []
     assert [bot.rating for bot in store.bots()] == [START_RATING, START_RATING]
     assert store.rated_sets() == set()
     assert store.pool_sums("4p-pairs") == PoolSums()
-    writer.execute("DROP TRIGGER fail")
-    writer.commit()
-    writer.close()
+    edit(store, "DROP TRIGGER fail" + (" ON sets" if store._conn.dialect.name == "postgresql" else ""))
     assert save_event(store, duplicate.id) is True
     assert len(rating_events(store)) == 2
 
@@ -224,7 +249,7 @@ def test_faults_are_stored_and_read_back_typed(store: LadderStore) -> None:
     save(store, duplicate, 0, [1, 2], faults)
     [match] = store.matches()
     assert match.faults == tuple(faults)
-    stored = sqlite3.connect(store.path).execute("SELECT faults FROM matches").fetchone()[0]
+    stored = store._conn.scalar(select(tables.matches.c.faults))
     assert json.loads(stored) == [fault.to_json() for fault in faults]  # the format on disk is unchanged
     assert match.to_json()["faults"] == json.loads(stored)
     json.dumps(match.to_json())
@@ -233,10 +258,7 @@ def test_faults_are_stored_and_read_back_typed(store: LadderStore) -> None:
 def test_a_fault_stored_by_the_first_release_reads_as_a_forfeit(store: LadderStore) -> None:
     duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
     save(store, duplicate, 0, [1, 2])
-    writer = sqlite3.connect(store.path)
-    writer.execute("UPDATE matches SET faults = ?", (FAULT,))
-    writer.commit()
-    writer.close()
+    edit(store, "UPDATE matches SET faults = :faults", faults=FAULT)
     [match] = store.matches()
     assert match.faults == (FaultRecord(1, 1, FaultCause.TIMEOUT, "", 1, substituted=False),)
 
@@ -267,10 +289,7 @@ def test_a_damaged_row_is_a_store_error(store: LadderStore, column: str, value: 
     store.add_bot("b", address="h:2")
     duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
     save(store, duplicate, 0, [1, 2])
-    writer = sqlite3.connect(store.path)
-    writer.execute(f"UPDATE matches SET {column} = ?", (value,))
-    writer.commit()
-    writer.close()
+    edit(store, f"UPDATE matches SET {column} = :value", value=value)
     for read in (store.matches, lambda: store.recent_matches("a", 5)):
         with pytest.raises(StoreError, match=rf"is damaged: {what}"):
             read()
@@ -281,22 +300,19 @@ def test_a_damaged_row_is_a_store_error(store: LadderStore, column: str, value: 
 )
 def test_a_set_the_ladder_could_not_play_is_a_store_error(store: LadderStore, change: str) -> None:
     """The ladder resumes unfinished sets: one it cannot play must stop it with a clear message."""
+    if "'x'" in change:
+        on_sqlite_only(store, "a PostgreSQL column holds only values of its type")
     store.create_set(4, "pairs", None, 1, ["a", "b"])
-    writer = sqlite3.connect(store.path)
-    writer.execute(f"UPDATE sets SET {change}")
-    writer.commit()
-    writer.close()
+    edit(store, f"UPDATE sets SET {change}")
     with pytest.raises(StoreError, match=r"is damaged: set 1 does not hold what the arena wrote"):
         store.unfinished_sets()
 
 
 @pytest.mark.parametrize("rating", ["'high'", "1e999", "-1e999"])
 def test_a_bot_row_of_the_wrong_types_is_a_store_error(store: LadderStore, rating: str) -> None:
+    on_sqlite_only(store, "a PostgreSQL column holds only values of its type")
     store.add_bot("a", address="h:1")
-    writer = sqlite3.connect(store.path)
-    writer.execute(f"INSERT INTO ratings (bot, pool, rating) VALUES ('a', '4p-pairs', {rating})")
-    writer.commit()
-    writer.close()
+    edit(store, f"INSERT INTO ratings (bot, pool, rating) VALUES ('a', '4p-pairs', {rating})")
     with pytest.raises(StoreError, match=r"is damaged: the row of bot 'a'"):
         store.bots()
 
@@ -351,11 +367,18 @@ PUBLIC_CALLS: dict[str, Any] = {
     "match_page": lambda s: s.match_page(None, None, 0, 10),
     "match_summary": lambda s: s.match_summary("m"),
     "rating_history": lambda s: s.rating_history("a", "4p-pairs", 10),
+    "add_upload": lambda s: s.add_upload("a", "0" * 64, "python bot.py"),
+    "set_launch": lambda s: s.set_launch("a", "run", True, None),
+    "forget_launch": lambda s: s.forget_launch("a"),
+    "uploads_of": lambda s: s.uploads_of("a"),
+    "sandboxed_bots": lambda s: s.sandboxed_bots(),
+    "launch_row": lambda s: s.launch_row("a", "run"),
 }
 
 
-def test_every_public_method_turns_sqlite_errors_into_store_errors(tmp_path: Path) -> None:
-    """With the connection gone, every call fails inside SQLite; none may leak a sqlite3 exception."""
+def test_every_public_method_turns_database_errors_into_store_errors(database: str) -> None:
+    """With the connection gone (SQLite's closed; the server's ended by the server, as a restart does),
+    every call fails inside the database; none may leak a sqlite3, psycopg or SQLAlchemy exception."""
     public = {
         name
         for cls in LadderStore.__mro__
@@ -364,14 +387,23 @@ def test_every_public_method_turns_sqlite_errors_into_store_errors(tmp_path: Pat
         if callable(value) and not name.startswith("_")
     }
     assert public == set(PUBLIC_CALLS), "a new public method needs a line here"
-    LadderStore(tmp_path / "ladder.db").add_bot("a", address="h:1")
+    first = LadderStore(database)
+    first.add_bot("a", address="h:1")
+    first.close()
     for name, call in PUBLIC_CALLS.items():
-        store = LadderStore(tmp_path / "ladder.db")
-        store._db.close()
+        store = LadderStore(database)
+        if store._conn.dialect.name == "sqlite":
+            store._db.close()
+        else:
+            other = LadderStore(database)
+            pid = store._conn.scalar(text("SELECT pg_backend_pid()"))
+            other._conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+            other.close()
         if name == "close":
             continue  # closing twice is allowed
-        with pytest.raises(StoreError, match=str(tmp_path / "ladder.db")):
+        with pytest.raises(StoreError, match=re.escape(store.name)):
             call(store)
+        store.close()
 
 
 def test_the_store_persists_and_computes_nothing() -> None:
@@ -395,6 +427,7 @@ def test_the_store_persists_and_computes_nothing() -> None:
         "arena.ladder.store_live",
         "arena.ladder.store_access",
         "arena.ladder.store_browse",
+        "arena.ladder.store_uploads",
         "arena.ladder.tally",
     }
     for module in persisting:

@@ -1,21 +1,26 @@
-"""The store's parts ported to SQLAlchemy Core, on SQLite and on PostgreSQL (the `database` fixture runs
-each test on both): opening, the bots registry, creating, listing, claiming and voiding sets, saving and
-reading matches, rating a set once, the running totals and pools, the leases of sets and the health of
-bots, errors as one-line StoreErrors. A part moves here (or its tests take the fixture) as it is ported;
-docs/storage-port.md lists what is left."""
+"""The store on SQLite and on PostgreSQL (the `database` fixture runs each test on both): opening, the
+bots registry, creating, listing, claiming and voiding sets, saving and reading matches, streaming the
+records, rating a set once, the running totals and pools, the leases of sets and the health of bots, the
+site's parts (live events, tokens and the audit log, pages of history), the uploads, errors as one-line
+StoreErrors. test_store.py takes the same fixture."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import update
 
+from arena.ladder import store as store_module
+from arena.ladder import tables
 from arena.ladder.entries import BotTotals
 from arena.ladder.ratings import rate_set
 from arena.ladder.schema import SCHEMA_VERSION
 from arena.ladder.store import LadderStore
+from arena.ladder.store_access import TokenHolder
 from arena.ladder.store_file import DuplicateMatchError, StoreError
+from arena.ladder.store_uploads import LaunchRow
 from arena.ladder.tables import bots, meta, pools, sets
 
 
@@ -87,15 +92,26 @@ def test_an_unreachable_server_is_one_line() -> None:
     assert "secret" not in message
 
 
-def test_a_part_not_ported_yet_refuses_on_postgresql_in_one_line(database: str) -> None:
-    if not database.startswith("postgresql"):
-        pytest.skip("SQLite runs every part")
-    store = LadderStore(database)
-    try:
-        with pytest.raises(StoreError, match=r"does not run on PostgreSQL yet$"):
-            store.game_records()
-    finally:
-        store.close()
+def test_every_game_record_is_streamed_oldest_first_in_pages(
+    store: LadderStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_module, "RECORDS_PAGE", 2)
+    store.add_bot("a", address="h:1")
+    store.add_bot("b", address="h:2")
+    for seed in range(3):
+        duplicate = store.create_set(4, "pairs", None, seed, ["a", "b"])
+        for rotation in range(2):
+            store.save_match(
+                f"m{seed}{rotation}", duplicate, rotation, "score", [0, 1], [], {"n": seed}, 1, 0.1
+            )
+    streamed = list(store.game_records())
+    assert [match_id for match_id, _record in streamed] == [f"m{s}{r}" for s in range(3) for r in range(2)]
+    assert [record for _id, record in streamed][::2] == [{"n": 0}, {"n": 1}, {"n": 2}]
+    store._conn.execute(
+        update(tables.match_records).where(tables.match_records.c.match_id == "m21").values(record="[1]")
+    )
+    with pytest.raises(StoreError, match=r"is damaged: the record of match 'm21'"):
+        list(store.game_records())
 
 
 def _new_set(store: LadderStore, **columns: object) -> int:
@@ -235,3 +251,65 @@ def test_a_set_is_rated_once_and_its_ratings_read_back(store: LadderStore) -> No
     sums = store.pool_sums(duplicate.pool)
     assert sums.rated_sets == 1
     assert sums.pairs[("alpha", "beta")].sets == 1
+
+
+def test_live_events_are_added_read_in_order_and_deleted(store: LadderStore) -> None:
+    store.add_live_events("m1", [(0, time.time(), '{"kind": "start"}'), (1, time.time(), '{"kind": "call"}')])
+    store.add_live_events("m1", [(1, time.time(), '{"kind": "card"}')])  # a sequence number sent again
+    [live] = store.live_matches(fresh_s=60)
+    assert (live.match_id, live.start, live.events) == ("m1", {"kind": "start"}, 2)
+    assert store.live_events("m1", after=0) == [(1, {"kind": "card"})]
+    assert store.is_live("m1")
+    store.add_live_events("old", [(0, time.time() - 600, "{}")])
+    assert store.prune_live_events(older_than_s=300) == 1
+    store.delete_live_events("m1")
+    assert not store.is_live("m1")
+    assert store.live_matches(fresh_s=60) == []
+
+
+def test_tokens_are_kept_as_digests_and_every_write_is_audited(store: LadderStore) -> None:
+    token = store.add_token("ann", "participant", "host:command-line")
+    assert store.token_holder(token) == TokenHolder("ann", "participant")
+    assert store.token_holder(token + "x") is None
+    with pytest.raises(StoreError, match="has a token already"):
+        store.add_token("ann", "host", "host:command-line")
+    store.record_write("participant:ann", "bot_registered", "ann", "127.0.0.1:1")
+    store.remove_token("ann", "host:command-line")
+    assert store.tokens() == []
+    assert [entry.action for entry in store.audit_log(10)] == [
+        "token_removed",
+        "bot_registered",
+        "token_added",
+    ]
+
+
+def test_the_sites_pages_of_history_and_rating_history(store: LadderStore) -> None:
+    store.add_bot("a", address="h:1")
+    store.add_bot("b", address="h:2")
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    for rotation, ranking in enumerate([[1, 2], [2, 1]]):
+        store.save_match(f"m{rotation}", duplicate, rotation, "score", ranking, [], {}, 10, 0.5)
+    page, more = store.match_page("a", "4p-pairs", 0, 1)
+    assert [summary.match.id for summary in page] == ["m1"]
+    assert more
+    assert not page[0].set_over
+    assert rate_set(store, duplicate) is not None
+    summary = store.match_summary("m0")
+    assert (summary.pool, summary.set_over) == ("4p-pairs", True)
+    assert [point.set_id for point in store.rating_history("a", "4p-pairs", 10)] == [duplicate.id]
+    assert store.match_page(None, "6p-pairs", 0, 10) == ([], False)
+
+
+def test_uploads_are_versions_and_launches_follow_the_registered_command(store: LadderStore) -> None:
+    store.add_bot("x", command="python bot.py --socket {socket}")
+    first = store.add_upload("x", "a" * 64, "python bot.py --socket {socket}")
+    second = store.add_upload("x", "b" * 64, "python bot.py --socket {socket}")
+    assert [upload.version for upload in store.uploads_of("x")] == [first.version, second.version] == [1, 2]
+    store.set_launch("x", "python bot.py --socket {socket}", True, 2)
+    assert store.launch_row("x", "python bot.py --socket {socket}") == LaunchRow(
+        True, "b" * 64, "python bot.py --socket {socket}"
+    )
+    assert store.sandboxed_bots() == ["x"]
+    assert store.launch_row("x", "another command") is None  # registered anew by another writer
+    store.forget_launch("x")
+    assert store.sandboxed_bots() == []

@@ -15,19 +15,19 @@ PORT_COMMAND = "python -m sample_bots.random_bot --port {port}"
 def test_a_launch_holds_for_the_command_it_was_recorded_with(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     store = LadderStore(db)
-    uploads = Uploads(db)
+    uploads = Uploads(store)
     try:
-        assert uploads.sandboxed_bots() == []  # a ladder without the tables yet
+        assert store.sandboxed_bots() == []  # a ladder without the tables yet
         store.add_bot("x", command=SOCKET_COMMAND)
         assert uploads.launch_of(store.bot("x")) == Launch(SOCKET_COMMAND)  # no row: the host's command
-        uploads.set_launch("x", SOCKET_COMMAND, True, None)
+        store.set_launch("x", SOCKET_COMMAND, True, None)
         assert uploads.launch_of(store.bot("x")) == Launch(SOCKET_COMMAND, sandboxed=True)
-        assert uploads.sandboxed_bots() == ["x"]
+        assert store.sandboxed_bots() == ["x"]
         # Another writer (the site, a script) removes it and registers the name anew: the row is stale.
         store.remove_bot("x")
-        assert uploads.sandboxed_bots() == []
+        assert store.sandboxed_bots() == []
         store.add_bot("x", command=PORT_COMMAND)
         assert uploads.launch_of(store.bot("x")) == Launch(PORT_COMMAND)
-        assert uploads.sandboxed_bots() == []
+        assert store.sandboxed_bots() == []
     finally:
         store.close()

@@ -11,7 +11,6 @@ from starlette.testclient import TestClient
 
 from arena.cli import main
 from arena.ladder import LadderStore
-from arena.ladder.uploads import Uploads
 from arena.site.app import SiteSettings, create_app
 
 
@@ -56,7 +55,7 @@ def test_a_participant_uploads_their_bot_and_a_new_version(
     store = LadderStore(db, read_only=True)
     try:
         assert [bot.name for bot in store.bots()] == ["ann"]
-        assert [upload.version for upload in Uploads(db).versions("ann")] == [1, 2]
+        assert [upload.version for upload in store.uploads_of("ann")] == [1, 2]
         writes = [(entry.actor, entry.action) for entry in store.audit_log(10)]
         assert ("participant:ann", "bot_uploaded") in writes
     finally:

@@ -30,16 +30,15 @@ def test_uploaded_bots_play_a_ladder_and_keep_their_versions(
     command = ["bots", "update", "ann", "--upload", str(archive), "--run", "python -m sample_bots.random_bot"]
     assert main([*command, "--no-check", "--db", db]) == 0
     assert "version 2" in capsys.readouterr().out
-    uploads = Uploads(Path(db))
-    versions = uploads.versions("ann")
+    store = LadderStore(db)
+    try:
+        versions = store.uploads_of("ann")
+        launch = Uploads(store).launch_of(store.bot("ann"))
+    finally:
+        store.close()
     assert [upload.version for upload in versions] == [1, 2]
     assert versions[1].run == "python -m sample_bots.random_bot --socket {socket}"
     assert versions[0].sha256 == versions[1].sha256  # the same bytes: one bundle
-    store = LadderStore(db)
-    try:
-        launch = uploads.launch_of(store.bot("ann"))
-    finally:
-        store.close()
     assert launch.sandboxed
     assert launch.folder == bundles_folder(Path(db)) / versions[0].sha256
     assert main(["bots", "remove", "ann", "--db", db]) == 0

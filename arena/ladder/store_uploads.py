@@ -1,0 +1,130 @@
+"""Uploaded bots and how each command bot starts, in two tables of the ladder's database beside the
+register (store.py); the bundles themselves are files (uploads.py, arena/sandbox/bundles.py).
+
+`bot_uploads` keeps every upload as a version of its bot (its bundle's SHA-256 and its run command); a
+new upload is a new version and the old ones stay, so that the matches the old versions played can be
+traced to the code that played them. `bot_launches` says, per command bot, whether it runs in the
+sandbox and which upload (if any) it runs now, for the command it was registered with; a bot with no
+row there, or registered since with another command or an address by a writer that knows nothing of
+this table, is a host's command run unsandboxed, as before uploads existed. A database without the
+tables (a read-only file of an older arena) reads as a ladder without uploads."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from sqlalchemy import and_, delete, func, select
+
+from arena.ladder.database import replace
+from arena.ladder.store_file import StoreFile, every_method_store_errors, is_integer, is_number
+from arena.ladder.tables import bot_launches, bot_uploads, bots
+
+
+@dataclass(frozen=True, slots=True)
+class Upload:
+    """One version of an uploaded bot."""
+
+    bot: str
+    version: int
+    sha256: str
+    run: str
+    uploaded_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchRow:
+    """How a command bot starts, as `bot_launches` says: in the sandbox or not, and the upload it runs
+    (its bundle's SHA-256 and run command), None for its registered command."""
+
+    sandbox: bool
+    sha256: str | None
+    run: str | None
+
+
+@every_method_store_errors
+class UploadStore(StoreFile):
+    """The store's part that keeps the uploads' versions and the command bots' launch settings."""
+
+    def add_upload(self, bot: str, sha256: str, run: str) -> Upload:
+        """Record a kept bundle as the next version of `bot`."""
+        now = time.time()
+        with self._transaction():
+            latest = self._conn.scalar(
+                select(func.max(bot_uploads.c.version)).where(bot_uploads.c.bot == bot)
+            )
+            version = int(latest or 0) + 1
+            self._conn.execute(
+                bot_uploads.insert().values(bot=bot, version=version, sha256=sha256, run=run, uploaded_at=now)
+            )
+        return Upload(bot, version, sha256, run, now)
+
+    def set_launch(self, bot: str, command: str, sandbox: bool, version: int | None) -> None:
+        """How `bot`, registered with `command`, starts from now on: in the sandbox or not, and which
+        upload (None: its command)."""
+        row = {"bot": bot, "command": command, "sandbox": int(sandbox), "version": version}
+        with self._transaction():
+            replace(self._conn, bot_launches, [row])
+
+    def forget_launch(self, bot: str) -> None:
+        """`bot` no longer starts from here (removed, or reached at an address); its uploads stay."""
+        with self._transaction():
+            self._conn.execute(delete(bot_launches).where(bot_launches.c.bot == bot))
+
+    def uploads_of(self, bot: str) -> list[Upload]:
+        """Every upload of `bot`, oldest first."""
+        if "bot_uploads" not in self._tables():
+            return []
+        rows = self._conn.execute(
+            select(bot_uploads).where(bot_uploads.c.bot == bot).order_by(bot_uploads.c.version)
+        )
+        uploads = []
+        for name, version, sha256, run, uploaded_at in rows:
+            if not (is_integer(version) and isinstance(sha256, str) and isinstance(run, str)):
+                raise self._damaged(f"the uploads of {bot!r}")
+            if not is_number(uploaded_at):
+                raise self._damaged(f"the uploads of {bot!r}")
+            uploads.append(Upload(str(name), version, sha256, run, float(uploaded_at)))
+        return uploads
+
+    def sandboxed_bots(self) -> list[str]:
+        """The registered bots that run in the sandbox, by name."""
+        if "bot_launches" not in self._tables():
+            return []
+        names = self._conn.scalars(
+            select(bot_launches.c.bot)
+            .select_from(
+                bot_launches.join(
+                    bots, and_(bots.c.name == bot_launches.c.bot, bots.c.command == bot_launches.c.command)
+                )
+            )
+            .where(bot_launches.c.sandbox == 1)
+            .order_by(bot_launches.c.bot)
+        )
+        return [str(name) for name in names]
+
+    def launch_row(self, bot: str, command: str) -> LaunchRow | None:
+        """How `bot`, registered with `command`, starts (None: as a host's command, unsandboxed)."""
+        if "bot_launches" not in self._tables():
+            return None
+        row = self._conn.execute(
+            select(bot_launches.c.sandbox, bot_uploads.c.sha256, bot_uploads.c.run)
+            .select_from(
+                bot_launches.outerjoin(
+                    bot_uploads,
+                    and_(
+                        bot_uploads.c.bot == bot_launches.c.bot,
+                        bot_uploads.c.version == bot_launches.c.version,
+                    ),
+                )
+            )
+            .where(bot_launches.c.bot == bot, bot_launches.c.command == command)
+        ).first()
+        if row is None:
+            return None
+        sandbox, sha256, run = row
+        if not (
+            is_integer(sandbox) and (sha256 is None or (isinstance(sha256, str) and isinstance(run, str)))
+        ):
+            raise self._damaged(f"the launch of {bot!r}")
+        return LaunchRow(bool(sandbox), sha256, run)

@@ -11,6 +11,7 @@ loaded by SQLAlchemy only for a `postgresql://` database."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -25,8 +26,9 @@ from sqlalchemy.pool import StaticPool
 from arena.ladder.schema import SCHEMA_VERSION
 from arena.ladder.tables import LADDER_TABLES, METADATA, meta
 
-SERVER_SCHEMES: Final = ("postgresql://", "postgresql+psycopg://", "postgres://")
-"""How `--db` names a database on a server rather than a file."""
+_URL: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+"""How `--db` names a database on a server rather than a file: a URL's scheme (only PostgreSQL's is
+served; any other is refused in one line rather than taken for a file name)."""
 
 _WRITE_LOCK: Final = 5_656_000_056
 """The PostgreSQL advisory lock that a writing transaction holds: one key for the whole ladder, since
@@ -39,20 +41,26 @@ class DatabaseError(ValueError):
 
 def is_server_url(location: str) -> bool:
     """Whether `--db` names a database on a server (PostgreSQL) rather than a SQLite file."""
-    return location.startswith(SERVER_SCHEMES)
+    return _URL.match(location) is not None
 
 
 def server_url(location: str) -> URL:
     """The SQLAlchemy URL of a `postgresql://` location, with the psycopg 3 driver (SQLAlchemy's own
     default for `postgresql://` is psycopg2, which the arena does not use)."""
+    scheme = location.split("://", 1)[0]
     try:
         url = make_url(location)
-    except ArgumentError:
-        raise DatabaseError(f"not a database URL: {location}") from None
+    except (ArgumentError, ValueError):
+        raise DatabaseError(
+            f"--db {scheme}://...: not a database URL (postgresql://user@host/dbname)"
+        ) from None
     if url.drivername in ("postgresql", "postgres"):
         url = url.set(drivername="postgresql+psycopg")
     if url.drivername != "postgresql+psycopg":
-        raise DatabaseError(f"{shown(url)}: only postgresql:// (psycopg 3) databases are supported")
+        raise DatabaseError(
+            f"--db {scheme}://...: only postgresql:// (psycopg 3) databases are served;"
+            " a SQLite ladder is a file path"
+        )
     if not url.database:
         raise DatabaseError(f"{shown(url)}: name the database (postgresql://user@host/dbname)")
     return url
@@ -65,6 +73,12 @@ def shown(url: URL) -> str:
 
 def server_engine(url: URL, timeout: float) -> Engine:
     """An engine for a PostgreSQL database; its connections run in autocommit (see `begin_writing`)."""
+    try:
+        import psycopg  # noqa: F401 (SQLAlchemy loads it; said here in one line when it is missing)
+    except ImportError:
+        raise DatabaseError(
+            f"{shown(url)}: a PostgreSQL store needs psycopg: pip install 'fiftysix-arena[cluster]'"
+        ) from None
     return create_engine(
         url,
         isolation_level="AUTOCOMMIT",

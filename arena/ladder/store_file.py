@@ -476,7 +476,10 @@ class StoreFile:
             return StoreError(self._explain_server(error))
         if isinstance(error, sqlite3.Error):
             return StoreError(self._explain(error))
-        return StoreError(f"{self.name}: {str(error).splitlines()[0]}")
+        if isinstance(error, DatabaseError):
+            return StoreError(str(error))  # it names the database itself
+        lines = str(error).splitlines() or [type(error).__name__]
+        return StoreError(f"{getattr(self, 'name', 'the ladder')}: {lines[0]}")
 
     def _explain(self, error: sqlite3.Error) -> str:
         """One line for a SQLite error: what it means for this file."""

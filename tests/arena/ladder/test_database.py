@@ -138,11 +138,17 @@ def test_messages_hide_the_password() -> None:
     [
         ("postgresql://arena@db.example", "name the database"),
         ("postgresql+psycopg2://arena@db/ladder", "only postgresql:// \\(psycopg 3\\)"),
+        ("mysql://arena:secret@db/ladder", "^--db mysql://...: only postgresql://"),
+        ("sqlite:///srv/ladder.db", "a SQLite ladder is a file path$"),
+        ("postgresql://arena:secret@[::1/ladder", "^--db postgresql://...: not a database URL"),
+        ("postgresql://arena:secret@db:port/ladder", "^--db postgresql://...: not a database URL"),
     ],
 )
 def test_bad_server_urls_are_refused(location: str, message: str) -> None:
-    with pytest.raises(DatabaseError, match=message):
+    assert is_server_url(location)  # a URL, never taken for a file's name
+    with pytest.raises(DatabaseError, match=message) as refused:
         server_url(location)
+    assert "secret" not in str(refused.value)
 
 
 def test_a_path_is_a_sqlite_file() -> None:

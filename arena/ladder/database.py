@@ -11,17 +11,19 @@ loaded by SQLAlchemy only for a `postgresql://` database."""
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import threading
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Final
 
-from sqlalchemy import Connection, Engine, Table, create_engine, inspect, select
+from sqlalchemy import Connection, Engine, Table, create_engine, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import NullPool
 
 from arena.ladder.schema import SCHEMA_VERSION
 from arena.ladder.tables import LADDER_TABLES, METADATA, meta
@@ -71,33 +73,68 @@ def shown(url: URL) -> str:
     return url.set(drivername="postgresql").render_as_string(hide_password=True)
 
 
-def server_engine(url: URL, timeout: float) -> Engine:
-    """An engine for a PostgreSQL database; its connections run in autocommit (see `begin_writing`)."""
+_handed = threading.local()
+"""The SQLite connection that the process's file engine hands out next (see `file_connection`)."""
+_engines: dict[Hashable, Engine] = {}
+_engines_lock = threading.Lock()
+
+
+def _engine(key: Hashable, make: Callable[[], Engine]) -> Engine:
+    """The process's engine for `key`, made once: an engine keeps the statements it compiled, so every
+    store opened after the first (the site opens one per request) skips compiling them again."""
+    with _engines_lock:
+        engine = _engines.get(key)
+        if engine is None:
+            engine = _engines[key] = make()
+        return engine
+
+
+def _handed_connection() -> sqlite3.Connection:
+    connection: sqlite3.Connection = _handed.connection
+    return connection
+
+
+def file_connection(db: sqlite3.Connection) -> Connection:
+    """A Core connection, in autocommit like the server's, over the SQLite connection `db` that the store
+    opened (read-write, read-only through a writer's shared memory, or immutable). Closing it closes
+    `db`."""
+    engine = _engine(
+        "sqlite",
+        lambda: create_engine(
+            "sqlite://", creator=_handed_connection, poolclass=NullPool, isolation_level="AUTOCOMMIT"
+        ),
+    )
+    _handed.connection = db
+    try:
+        return engine.connect()
+    finally:
+        del _handed.connection
+
+
+def server_connection(url: URL, timeout: float) -> Connection:
+    """A Core connection to a PostgreSQL database, in autocommit (see `begin_writing`), from the process's
+    pool of connections to it; a connection found dead is replaced when taken (pre-ping)."""
     try:
         import psycopg  # noqa: F401 (SQLAlchemy loads it; said here in one line when it is missing)
     except ImportError:
         raise DatabaseError(
             f"{shown(url)}: a PostgreSQL store needs psycopg: pip install 'fiftysix-arena[cluster]'"
         ) from None
-    return create_engine(
-        url,
-        isolation_level="AUTOCOMMIT",
-        pool_pre_ping=True,
-        connect_args={"connect_timeout": max(1, round(timeout))},
+    seconds = max(1, round(timeout))
+    engine = _engine(
+        (url.render_as_string(hide_password=False), seconds),
+        lambda: create_engine(
+            url, isolation_level="AUTOCOMMIT", pool_pre_ping=True, connect_args={"connect_timeout": seconds}
+        ),
     )
+    return engine.connect()
 
 
-def file_engine(connect: Callable[[], sqlite3.Connection]) -> Engine:
-    """An engine over the one SQLite connection that `connect` opens (store_file.py opens it: read-only,
-    through a writer's shared memory, or immutable), in autocommit like the server's."""
-    return create_engine("sqlite://", creator=connect, poolclass=StaticPool, isolation_level="AUTOCOMMIT")
-
-
-def open_engine(location: str, timeout: float = 30.0) -> Engine:
-    """The engine for `--db`: a PostgreSQL URL, or else the path of a SQLite file (opened read-write)."""
+def connect(location: str, timeout: float = 30.0) -> Connection:
+    """A connection to `--db`: a PostgreSQL URL, or else the path of a SQLite file (opened read-write)."""
     if is_server_url(location):
-        return server_engine(server_url(location), timeout)
-    return file_engine(lambda: sqlite3.connect(location, isolation_level=None, timeout=timeout))
+        return server_connection(server_url(location), timeout)
+    return file_connection(sqlite3.connect(location, isolation_level=None, timeout=timeout))
 
 
 @contextmanager
@@ -137,24 +174,53 @@ def upsert(connection: Connection, table: Table) -> sqlite.Insert | postgresql.I
 def replace(connection: Connection, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
     """Insert `rows` into `table`, each replacing the row of the same primary key (SQLite's INSERT OR
     REPLACE): the one statement Core spells per dialect, with the same API on both."""
-    if not rows:
-        return
-    statement = upsert(connection, table)
+    if rows:
+        connection.execute(_replacing(connection.dialect.name, table, tuple(rows[0])), list(rows))
+
+
+@functools.lru_cache(maxsize=64)
+def _replacing(dialect: str, table: Table, columns: tuple[str, ...]) -> sqlite.Insert | postgresql.Insert:
+    """The statement of `replace`, built once per table and columns (building one costs more than
+    running it: the store replaces rows of its totals and sums for every match and set)."""
+    statement = sqlite.insert(table) if dialect == "sqlite" else postgresql.insert(table)
     keys = [column.name for column in table.primary_key.columns]
-    others = {name: statement.excluded[name] for name in rows[0] if name not in keys}
-    connection.execute(statement.on_conflict_do_update(index_elements=keys, set_=others), list(rows))
+    others = {name: statement.excluded[name] for name in columns if name not in keys}
+    return statement.on_conflict_do_update(index_elements=keys, set_=others)
 
 
 def table_names(connection: Connection) -> set[str]:
-    """The database's own tables (not SQLite's internal ones)."""
-    return {name for name in inspect(connection).get_table_names() if not name.startswith("sqlite_")}
+    """The database's own tables (not SQLite's internal ones, nor temporary ones). Read from the
+    catalogue directly: SQLAlchemy's inspector costs milliseconds, and the store asks on every opening."""
+    if connection.dialect.name == "sqlite":
+        rows = connection.exec_driver_sql("SELECT name FROM main.sqlite_master WHERE type = 'table'")
+    else:
+        rows = connection.exec_driver_sql(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
+        )
+    return {str(name) for (name,) in rows if not str(name).startswith("sqlite_")}
+
+
+def columns_by_table(connection: Connection) -> dict[str, set[str]]:
+    """Each of the database's own tables with its columns, in one query of the catalogue."""
+    if connection.dialect.name == "sqlite":
+        rows = connection.exec_driver_sql(
+            "SELECT tables.name, columns.name FROM main.sqlite_master AS tables"
+            " JOIN pragma_table_info(tables.name, 'main') AS columns WHERE tables.type = 'table'"
+        )
+    else:
+        rows = connection.exec_driver_sql(
+            "SELECT table_name, column_name FROM information_schema.columns"
+            " WHERE table_schema = current_schema()"
+        )
+    found: dict[str, set[str]] = {}
+    for table, column in rows:
+        found.setdefault(str(table), set()).add(str(column))
+    return found
 
 
 def column_names(connection: Connection, table: str) -> set[str]:
     """The columns `table` has in the database (none when it lacks the table)."""
-    if table not in table_names(connection):
-        return set()
-    return {column["name"] for column in inspect(connection).get_columns(table)}
+    return columns_by_table(connection).get(table, set())
 
 
 def schema_version(connection: Connection, name: str) -> int | None:
@@ -197,8 +263,9 @@ def prepare_schema(connection: Connection, name: str) -> None:
 def check_columns(connection: Connection, name: str) -> None:
     """Refuse a database whose tables lack a column this arena reads (CREATE TABLE IF NOT EXISTS keeps a
     table of another shape)."""
+    present_by_table = columns_by_table(connection)
     for table_name in sorted(LADDER_TABLES):
-        present = column_names(connection, table_name)
+        present = present_by_table.get(table_name, set())
         columns = METADATA.tables[table_name].columns
         missing = [column.name for column in columns if column.name not in present]
         if missing:

@@ -41,12 +41,13 @@ from arena.ladder.database import (
     begin_writing,
     check_columns,
     column_names,
-    file_engine,
+    columns_by_table,
+    file_connection,
     is_server_url,
     prepare_schema,
     replace,
     schema_version,
-    server_engine,
+    server_connection,
     server_url,
     shown,
     table_names,
@@ -162,11 +163,14 @@ class StoreFile:
         try:
             # The store's connection (SQLAlchemy Core) over that SQLite connection: one transaction for
             # both.
-            self._engine = file_engine(lambda: self._db)
-            self._conn = self._engine.connect()
-            self._prepare()
+            self._conn = file_connection(self._db)
         except BaseException:
             self._db.close()
+            raise
+        try:
+            self._prepare()
+        except BaseException:
+            self._conn.close()
             raise
 
     def _open_server(self, location: str, read_only: bool | None) -> None:
@@ -177,16 +181,15 @@ class StoreFile:
         self.files_stem = Path.cwd() / _file_name(f"{url.host or 'localhost'}-{url.database}")
         self._read_only_reason = "opened read-only" if read_only else ""
         self.read_only = bool(read_only)
-        self._engine = server_engine(url, self.timeout)
+        self._conn = server_connection(url, self.timeout)
         try:
-            self._conn = self._engine.connect()
             if self.read_only:
                 if schema_version(self._conn, self.name) is not None:
                     check_columns(self._conn, self.name)
             else:
                 prepare_schema(self._conn, self.name)
         except BaseException:
-            self._engine.dispose()
+            self._conn.close()
             raise
 
     def _unwritable_reason(self) -> str:
@@ -282,8 +285,9 @@ class StoreFile:
             (table, column) for step in later for table, column, _declaration in _ADDED_COLUMNS.get(step, ())
         }
         added_tables = {table for step in later for table in _ADDED_TABLES.get(step, ())}
+        present_by_table = columns_by_table(self._conn)
         for table, columns in _COLUMNS.items():
-            present = self._columns(table)
+            present = present_by_table.get(table, set())
             if not present:
                 if all_tables and table not in added_tables:
                     raise StoreError(f"{self.name} is not a ladder database (it has no table {table!r})")
@@ -508,11 +512,7 @@ class StoreFile:
 
     def close(self) -> None:
         """Close the file (or the connection to the server)."""
-        on_sqlite = self._conn.dialect.name == "sqlite"
-        self._conn.close()
-        self._engine.dispose()
-        if on_sqlite:
-            self._db.close()
+        self._conn.close()  # and SQLite's own connection under it
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:

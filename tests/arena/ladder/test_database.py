@@ -15,8 +15,8 @@ from arena.ladder.database import (
     begin_writing,
     check_columns,
     column_names,
+    connect,
     is_server_url,
-    open_engine,
     prepare_schema,
     schema_version,
     server_url,
@@ -31,10 +31,8 @@ from arena.ladder.tables import LADDER_TABLES, METADATA, bot_totals, meta
 @pytest.fixture
 def connection(database: str) -> Iterator[Connection]:
     """A connection to an empty database of each dialect."""
-    engine = open_engine(database)
-    with engine.connect() as opened:
+    with connect(database) as opened:
         yield opened
-    engine.dispose()
 
 
 def test_the_tables_match_the_sqlite_schema() -> None:
@@ -94,10 +92,8 @@ def test_a_failed_transaction_leaves_nothing(connection: Connection) -> None:
 
 def test_a_file_made_from_the_tables_opens_in_todays_store(tmp_path: Path) -> None:
     path = tmp_path / "arena.db"
-    engine = open_engine(str(path))
-    with engine.connect() as connection:
+    with connect(str(path)) as connection:
         prepare_schema(connection, str(path))
-    engine.dispose()
     store = LadderStore(path)
     try:
         assert store.add_bot("alpha", address="localhost:1").name == "alpha"
@@ -108,12 +104,10 @@ def test_a_file_made_from_the_tables_opens_in_todays_store(tmp_path: Path) -> No
 def test_todays_file_passes_the_tables_check(tmp_path: Path) -> None:
     path = tmp_path / "arena.db"
     LadderStore(path).close()
-    engine = open_engine(str(path))
-    with engine.connect() as connection:
+    with connect(str(path)) as connection:
         assert schema_version(connection, str(path)) == SCHEMA_VERSION
         check_columns(connection, str(path))
         assert column_names(connection, "sets") >= {"lease_owner", "event"}
-    engine.dispose()
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from fiftysix.engine import ALL_CARDS, Call, Card, Move, Phase, Suit, View
+from fiftysix.engine import ALL_CARDS, Bid, Call, Card, Deal, Match, Move, Phase
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.wire.encode import fill_contract, fill_trick, move_message
 from fiftysix.wire.terms import DENOMINATION_VALUES, PHASE_VALUES, SUIT_VALUES
@@ -71,6 +71,9 @@ _DECISION_ID, _DECISION_VIEW, _LEGAL_MOVES, _DECISION_MS, _BANK_MS, _MOVES = 1, 
 _SEAT, _DEAL_NUMBER, _DEALER, _PHASE, _TO_ACT, _SEATS, _TABLES, _TEAMS_OUT, _HAND, _CALLS = range(1, 11)
 _HIGH_BID, _DOUBLING, _CONTRACT, _TRICKS, _TRICK, _POINTS, _LED_SUIT, _TRUMP, _TRICK_WINNER = range(11, 20)
 
+_DECISION_ID_KEY: Final = _key(_DECISION_ID, 0)
+_VIEW_KEY: Final = _key(_DECISION_VIEW, 2)
+_REQUEST_DECISION_KEY: Final = _key(_REQUEST_DECISION, 2)
 _HAND_ENTRIES: Final = {card: _embedded(_HAND, str(card).encode()) for card in ALL_CARDS}
 _CARD_LEGAL: Final = {
     card: (
@@ -83,9 +86,8 @@ _CALL_LISTS: dict[tuple[int, int], tuple[Sequence[Move], bytes, bytes]] = {}
 _CALL_LISTS_KEPT: Final = 256
 """The engine shares one tuple per (current bid, may double): about 60 in all. More means tuples made
 elsewhere, so the cache starts again rather than grow."""
-_SEAT_FIELDS: Final = tuple(_uint(_SEAT, seat) for seat in range(8))
-_STATES: dict[tuple[Phase, int | None, int], tuple[bytes, bytes, bytes]] = {}
-"""The phase, seat to act and doubling fields of each combination met (at most 3 x 9 x 3)."""
+_STATES: dict[tuple[Phase, int, int], tuple[bytes, bytes, bytes]] = {}
+"""The seat, phase with seat to act, and doubling fields of each combination met (at most 2 x 8 x 3)."""
 _CALLS_MADE: dict[tuple[int, Call], bytes] = {}
 _PLAYS: dict[tuple[int, Card], bytes] = {}
 
@@ -141,128 +143,119 @@ def _legal_bytes(legal_moves: Sequence[Move], current: int) -> tuple[bytes, byte
 
 
 class DecisionEncoder:
-    """Builds the serialized DecisionRequests (whole PlaySeatRequests) of one match, for every seat.
+    """Builds the serialized DecisionRequests (whole PlaySeatRequests) of one match: each asks the seat
+    to act at that moment, in the bytes `decision_message(match.view(seat), ...)` gives.
 
-    Within a deal the public record only grows or changes in known ways (calls and tricks are appended,
-    the trick on the table grows until it is taken, the seats, tables and teams out change only between
-    deals) and a hand only loses the cards its seat plays, so a decision costs about what is new in it;
-    the whole view is written again only at a new deal. Use one encoder per match (the public part is
-    kept once for all its seats), and ask for the decisions in the order of the match.
+    It reads the match itself, not a `View`: a view copies the public record into a new object at every
+    decision, and the arena would only turn it into these bytes. Only the hand of the seat to act is
+    read, so a request holds what that seat's view holds and nothing more. Within a deal the public
+    record only grows or changes in known ways (calls and tricks are appended, the trick on the table
+    grows until it is taken; the seats, tables and teams out change only between deals) and a hand only
+    loses the cards its seat plays, so a decision costs about what is new in it; the whole view is
+    written again only at a new deal. Ask for the decisions in the order of the match.
     """
 
-    def __init__(self) -> None:
-        self._deal_number = 0
+    def __init__(self, match: Match) -> None:
+        self._match = match
+        self._deal: Deal | None = None
         self._clock = b""
         self._clock_sent = (-1, -1)
-        self._clear()
+        self._legal_sent: tuple[Sequence[Move], int, bytes, bytes] | None = None
 
-    def _clear(self) -> None:
-        """Forget what was kept of a deal."""
+    def _new_deal(self, deal: Deal) -> None:
+        """Forget what was kept of the last deal and write what stays the same through this one."""
+        match = self._match
+        self._deal = deal
         self._hands: dict[int, tuple[int, bytes]] = {}
-        self._deal_head = b""
-        self._seats = self._tables = self._teams_out = b""
-        self._tables_sent: tuple[int, ...] = ()
+        self._head = _uint(_DEAL_NUMBER, match.deal_number) + _uint(_DEALER, deal.dealer)
+        self._table = (
+            _packed(_SEATS, deal.seats)
+            + _packed(_TABLES, match.tables)
+            + _packed(_TEAMS_OUT, match.teams_out)
+        )
         self._calls = b""
         self._calls_sent = 0
-        self._high_sent: object = None
-        self._high = b""
-        self._contract = self._trump = b""
+        self._high_sent: Bid | None = None
+        self._high = self._contract = self._trump = b""
         self._tricks = b""
         self._tricks_sent = 0
         self._trick = self._trick_state = b""
-        self._plays_sent = -1
-        self._points = b""
-        self._points_sent: tuple[int, ...] = ()
-        self._legal_sent: tuple[Sequence[Move], int, bytes, bytes] | None = None
+        self._plays_sent = 0
+        self._points = _packed(_POINTS, deal.points)
 
-    def _new_deal(self, view: View) -> None:
-        self._clear()
-        self._deal_number = view.deal_number
-        self._deal_head = _uint(_DEAL_NUMBER, view.deal_number) + _uint(_DEALER, view.dealer)
-        self._seats = _packed(_SEATS, view.seats)
-        self._teams_out = _packed(_TEAMS_OUT, view.teams_out)
-
-    def _follow(self, view: View) -> None:
-        """Bring the public part up to `view`."""
-        if view.tables != self._tables_sent:
-            self._tables = _packed(_TABLES, view.tables)
-            self._tables_sent = view.tables
-        calls = view.calls
+    def _follow(self, deal: Deal) -> None:
+        """Bring the public part up to the deal as it stands."""
+        calls = deal.calls
         if len(calls) != self._calls_sent:
             self._calls += b"".join([_call_made(made.seat, made.call) for made in calls[self._calls_sent :]])
             self._calls_sent = len(calls)
-        high = view.high_bid
-        if high is not self._high_sent and high is not None:
-            bid = pb.View().high_bid
-            bid.seat = high.seat
-            bid.call = str(high.call)
-            bid.number = high.number
-            bid.denomination = DENOMINATION_VALUES[high.trump]
-            self._high = _embedded(_HIGH_BID, bid.SerializeToString())
-            self._high_sent = high
-        contract = view.contract
-        if contract is not None and not self._contract:
-            message = pb.View().contract
-            fill_contract(message, contract)
-            self._contract = _embedded(_CONTRACT, message.SerializeToString())
-            self._trump = _uint(_TRUMP, DENOMINATION_VALUES[contract.trump])
-        if len(view.tricks) != self._tricks_sent:
-            for done in view.tricks[self._tricks_sent :]:
+            high = deal.high_bid
+            if high is not self._high_sent and high is not None:
+                bid = pb.View().high_bid
+                bid.seat = high.seat
+                bid.call = str(high.call)
+                bid.number = high.number
+                bid.denomination = DENOMINATION_VALUES[high.trump]
+                self._high = _embedded(_HIGH_BID, bid.SerializeToString())
+                self._high_sent = high
+            contract = deal.contract
+            if contract is not None and not self._contract:
+                message = pb.View().contract
+                fill_contract(message, contract)
+                self._contract = _embedded(_CONTRACT, message.SerializeToString())
+                self._trump = self._trick_state = _uint(_TRUMP, DENOMINATION_VALUES[contract.trump])
+            return
+        tricks = deal.tricks
+        if len(tricks) != self._tricks_sent:
+            for done in tricks[self._tricks_sent :]:
                 trick = pb.Trick()
                 fill_trick(trick, done)
                 self._tricks += _embedded(_TRICKS, trick.SerializeToString())
-            self._tricks_sent = len(view.tricks)
+            self._tricks_sent = len(tricks)
+            self._points = _packed(_POINTS, deal.points)
             self._plays_sent = -1
-        plays = view.trick
+        plays = deal.trick
         if len(plays) != self._plays_sent:
             self._trick = b"".join([_play(play.seat, play.card) for play in plays])
-            led: Suit | None = plays[0].card.suit if plays else None
-            winning = view.winning_play
+            led = deal.led_suit
+            winning = deal.winning_play
             self._trick_state = (
                 _uint(_LED_SUIT, SUIT_VALUES[led] if led is not None else 0)
                 + self._trump
                 + (_present_uint(_TRICK_WINNER, winning.seat) if winning is not None else b"")
             )
             self._plays_sent = len(plays)
-        elif not plays:
-            self._trick_state = self._trump  # the contract may have just been made
-        if view.points != self._points_sent:
-            self._points = _packed(_POINTS, view.points)
-            self._points_sent = view.points
-
-    def _hand(self, seat: int, hand: tuple[Card, ...]) -> bytes:
-        kept = self._hands.get(seat)
-        if kept is not None and kept[0] == len(hand):  # within a deal a hand only loses cards
-            return kept[1]
-        entries = b"".join([_HAND_ENTRIES[card] for card in hand])
-        self._hands[seat] = (len(hand), entries)
-        return entries
 
     def decision(
-        self, decision_id: int, view: View, legal_moves: Sequence[Move], decision_ms: int, bank_ms: int
+        self, decision_id: int, legal_moves: Sequence[Move], decision_ms: int, bank_ms: int
     ) -> bytes:
-        """The serialized PlaySeatRequest of this decision (the bytes `decision_message` gives)."""
-        if view.deal_number != self._deal_number:
-            self._new_deal(view)
-        self._follow(view)
-        seat = view.seat
-        state = _STATES.get((view.phase, view.to_act, view.doubling))
+        """The serialized PlaySeatRequest that asks the seat to act for a move; `legal_moves` are the
+        deal's `legal_moves()`."""
+        deal = self._match.deal
+        if deal is not self._deal:
+            self._new_deal(deal)
+        self._follow(deal)
+        seat = deal.to_act
+        phase = deal.phase
+        doubling = deal.doubling
+        state = _STATES.get((phase, seat, doubling))
         if state is None:
-            state = _STATES[view.phase, view.to_act, view.doubling] = (
-                _uint(_PHASE, PHASE_VALUES[view.phase]),
-                _uint(_TO_ACT, view.to_act or 0),
-                _uint(_DOUBLING, view.doubling),
+            state = _STATES[phase, seat, doubling] = (
+                _uint(_SEAT, seat),
+                _uint(_PHASE, PHASE_VALUES[phase]) + _uint(_TO_ACT, seat),
+                _uint(_DOUBLING, doubling),
             )
-        view_bytes = b"".join(
+        hand = deal.hands[seat]
+        kept = self._hands.get(seat)
+        if kept is None or kept[0] != len(hand):  # within a deal a hand only loses cards
+            kept = self._hands[seat] = (len(hand), b"".join([_HAND_ENTRIES[card] for card in hand]))
+        view = b"".join(
             [
-                _SEAT_FIELDS[seat],
-                self._deal_head,
                 state[0],
+                self._head,
                 state[1],
-                self._seats,
-                self._tables,
-                self._teams_out,
-                self._hand(seat, view.hand),
+                self._table,
+                kept[1],
                 self._calls,
                 self._high,
                 state[2],
@@ -273,7 +266,8 @@ class DecisionEncoder:
                 self._trick_state,
             ]
         )
-        current = view.high_bid.number if view.high_bid is not None else 0
+        high = deal.high_bid
+        current = high.number if high is not None else 0
         sent = self._legal_sent
         if sent is not None and sent[0] is legal_moves and sent[1] == current:
             texts, values = sent[2], sent[3]
@@ -285,11 +279,14 @@ class DecisionEncoder:
             self._clock_sent = (decision_ms, bank_ms)
         decision = b"".join(
             [
-                _uint(_DECISION_ID, decision_id),
-                _embedded(_DECISION_VIEW, view_bytes),
+                _DECISION_ID_KEY,
+                _number(decision_id),
+                _VIEW_KEY,
+                _number(len(view)),
+                view,
                 texts,
                 self._clock,
                 values,
             ]
         )
-        return _embedded(_REQUEST_DECISION, decision)
+        return b"".join([_REQUEST_DECISION_KEY, _number(len(decision)), decision])

@@ -74,22 +74,33 @@ _HIGH_BID, _DOUBLING, _CONTRACT, _TRICKS, _TRICK, _POINTS, _LED_SUIT, _TRUMP, _T
 _DECISION_ID_KEY: Final = _key(_DECISION_ID, 0)
 _VIEW_KEY: Final = _key(_DECISION_VIEW, 2)
 _REQUEST_DECISION_KEY: Final = _key(_REQUEST_DECISION, 2)
-_HAND_ENTRIES: Final = {card: _embedded(_HAND, str(card).encode()) for card in ALL_CARDS}
-_CARD_LEGAL: Final = {
-    card: (
-        _embedded(_LEGAL_MOVES, str(card).encode()),
-        _embedded(_MOVES, move_message(card, 0).SerializeToString()),
-    )
-    for card in ALL_CARDS
+_SEAT_FIELDS: Final = tuple(_uint(_SEAT, seat) for seat in range(8))
+_TURN_FIELDS: Final = {
+    phase: tuple(_uint(_PHASE, PHASE_VALUES[phase]) + _uint(_TO_ACT, seat) for seat in range(8))
+    for phase in (Phase.AUCTION, Phase.PLAY)
 }
+"""The phase and seat to act of every decision there can be."""
+_DOUBLING_FIELDS: Final = {doubling: _uint(_DOUBLING, doubling) for doubling in (1, 2, 4)}
+_HAND_ENTRIES: Final = {card: _embedded(_HAND, str(card).encode()) for card in ALL_CARDS}
+_CARD_TEXTS: Final[dict[Move, bytes]] = {
+    card: _embedded(_LEGAL_MOVES, str(card).encode()) for card in ALL_CARDS
+}
+_CARD_VALUES: Final[dict[Move, bytes]] = {
+    card: _embedded(_MOVES, move_message(card, 0).SerializeToString()) for card in ALL_CARDS
+}
+_PLAYS: Final = tuple(
+    {card: _embedded(_TRICK, pb.Play(seat=seat, card=str(card)).SerializeToString()) for card in ALL_CARDS}
+    for seat in range(8)
+)
+"""Each play of the trick on the table, by seat and card."""
 _CALL_LISTS: dict[tuple[int, int], tuple[Sequence[Move], bytes, bytes]] = {}
 _CALL_LISTS_KEPT: Final = 256
 """The engine shares one tuple per (current bid, may double): about 60 in all. More means tuples made
 elsewhere, so the cache starts again rather than grow."""
-_STATES: dict[tuple[Phase, int, int], tuple[bytes, bytes, bytes]] = {}
-"""The seat, phase with seat to act, and doubling fields of each combination met (at most 2 x 8 x 3)."""
 _CALLS_MADE: dict[tuple[int, Call], bytes] = {}
-_PLAYS: dict[tuple[int, Card], bytes] = {}
+_TRICK_STATES: dict[tuple[int, int, int], bytes] = {}
+"""The led suit, trump and trick winner fields, by their values (the winner -1 while the table is
+empty): at most 5 x 6 x 9."""
 
 
 def _call_made(seat: int, call: Call) -> bytes:
@@ -100,10 +111,15 @@ def _call_made(seat: int, call: Call) -> bytes:
     return entry
 
 
-def _play(seat: int, card: Card) -> bytes:
-    entry = _PLAYS.get((seat, card))
+def _trick_state(led: int, trump: int, winner: int) -> bytes:
+    key = (led, trump, winner)
+    entry = _TRICK_STATES.get(key)
     if entry is None:
-        entry = _PLAYS[seat, card] = _embedded(_TRICK, pb.Play(seat=seat, card=str(card)).SerializeToString())
+        entry = _TRICK_STATES[key] = (
+            _uint(_LED_SUIT, led)
+            + _uint(_TRUMP, trump)
+            + (_present_uint(_TRICK_WINNER, winner) if winner >= 0 else b"")
+        )
     return entry
 
 
@@ -128,8 +144,10 @@ def _legal_bytes(legal_moves: Sequence[Move], current: int) -> tuple[bytes, byte
     and the engine's tuples of legal calls whole, by identity (the tuple is held, so its id stays its
     own): the auction lists up to 395 calls."""
     if legal_moves and isinstance(legal_moves[0], Card):
-        entries = [_CARD_LEGAL[move] for move in legal_moves if isinstance(move, Card)]
-        return b"".join([text for text, _ in entries]), b"".join([value for _, value in entries])
+        return (
+            b"".join([_CARD_TEXTS[move] for move in legal_moves]),
+            b"".join([_CARD_VALUES[move] for move in legal_moves]),
+        )
     key = (id(legal_moves), current)
     cached = _CALL_LISTS.get(key)
     if cached is not None and cached[0] is legal_moves:
@@ -168,15 +186,13 @@ class DecisionEncoder:
         self._deal = deal
         self._hands: dict[int, tuple[int, bytes]] = {}
         self._head = _uint(_DEAL_NUMBER, match.deal_number) + _uint(_DEALER, deal.dealer)
-        self._table = (
-            _packed(_SEATS, deal.seats)
-            + _packed(_TABLES, match.tables)
-            + _packed(_TEAMS_OUT, match.teams_out)
-        )
+        self._table = _packed(_SEATS, deal.seats) + _packed(_TABLES, match.tables)
+        self._table += _packed(_TEAMS_OUT, match.teams_out)
         self._calls = b""
         self._calls_sent = 0
         self._high_sent: Bid | None = None
-        self._high = self._contract = self._trump = b""
+        self._high = self._contract = b""
+        self._trump = 0
         self._tricks = b""
         self._tricks_sent = 0
         self._trick = self._trick_state = b""
@@ -203,7 +219,8 @@ class DecisionEncoder:
                 message = pb.View().contract
                 fill_contract(message, contract)
                 self._contract = _embedded(_CONTRACT, message.SerializeToString())
-                self._trump = self._trick_state = _uint(_TRUMP, DENOMINATION_VALUES[contract.trump])
+                self._trump = DENOMINATION_VALUES[contract.trump]
+                self._trick_state = _trick_state(0, self._trump, -1)
             return
         tricks = deal.tricks
         if len(tricks) != self._tricks_sent:
@@ -213,18 +230,20 @@ class DecisionEncoder:
                 self._tricks += _embedded(_TRICKS, trick.SerializeToString())
             self._tricks_sent = len(tricks)
             self._points = _packed(_POINTS, deal.points)
-            self._plays_sent = -1
+            self._trick = b""
+            self._plays_sent = 0
         plays = deal.trick
         if len(plays) != self._plays_sent:
-            self._trick = b"".join([_play(play.seat, play.card) for play in plays])
-            led = deal.led_suit
-            winning = deal.winning_play
-            self._trick_state = (
-                _uint(_LED_SUIT, SUIT_VALUES[led] if led is not None else 0)
-                + self._trump
-                + (_present_uint(_TRICK_WINNER, winning.seat) if winning is not None else b"")
-            )
+            for play in plays[self._plays_sent :]:
+                self._trick += _PLAYS[play.seat][play.card]
             self._plays_sent = len(plays)
+        led = deal.led_suit
+        winning = deal.winning_play
+        self._trick_state = _trick_state(
+            SUIT_VALUES[led] if led is not None else 0,
+            self._trump,
+            winning.seat if winning is not None else -1,
+        )
 
     def decision(
         self, decision_id: int, legal_moves: Sequence[Move], decision_ms: int, bank_ms: int
@@ -236,29 +255,20 @@ class DecisionEncoder:
             self._new_deal(deal)
         self._follow(deal)
         seat = deal.to_act
-        phase = deal.phase
-        doubling = deal.doubling
-        state = _STATES.get((phase, seat, doubling))
-        if state is None:
-            state = _STATES[phase, seat, doubling] = (
-                _uint(_SEAT, seat),
-                _uint(_PHASE, PHASE_VALUES[phase]) + _uint(_TO_ACT, seat),
-                _uint(_DOUBLING, doubling),
-            )
         hand = deal.hands[seat]
         kept = self._hands.get(seat)
         if kept is None or kept[0] != len(hand):  # within a deal a hand only loses cards
             kept = self._hands[seat] = (len(hand), b"".join([_HAND_ENTRIES[card] for card in hand]))
         view = b"".join(
             [
-                state[0],
+                _SEAT_FIELDS[seat],
                 self._head,
-                state[1],
+                _TURN_FIELDS[deal.phase][seat],
                 self._table,
                 kept[1],
                 self._calls,
                 self._high,
-                state[2],
+                _DOUBLING_FIELDS[deal.doubling],
                 self._contract,
                 self._tricks,
                 self._trick,

@@ -90,7 +90,7 @@ class MatchOutcome:
     results: list[DealResult]
     decisions: int
     decision_seconds: list[float]
-    """Wall time of each decision: view, encoding, the bot's round trip, checking and applying."""
+    """Wall time of each decision: legal moves, encoding, the bot's round trip, checking and applying."""
     waited_seconds: float
     """Of that, the time spent waiting for the bots' answers (transport and the bots' own work)."""
     elapsed: float

@@ -181,7 +181,7 @@ async def interleaved(
 
 def report(label: str, times: list[float]) -> None:
     print(
-        f"  {label:<44} p50 {percentile(times, 0.5) * 1e6:7.0f} us"
+        f"  {label:<50} p50 {percentile(times, 0.5) * 1e6:7.0f} us"
         f"   p99 {percentile(times, 0.99) * 1e6:7.0f} us   mean {statistics.fmean(times) * 1e6:7.0f} us"
     )
 

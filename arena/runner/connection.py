@@ -235,7 +235,10 @@ class Conversation:
 
     A reader task moves the bot's answers into a queue as they come: waiting for an answer with a
     deadline then never cancels the stream's own read (cancelling it would end the whole call), so a
-    bot that answered late can be substituted and play on. The queue is bounded: a bot that floods it
+    bot that answered late can be substituted and play on. The hand-off costs at most one pass of the
+    event loop a decision (measured: 4.3 passes a decision in all, against 4.0 for a bare ping-pong): a
+    task that awaited the read itself could be woken at its deadline only by cancelling that read, and
+    any future that shields the read costs the same pass. The queue is bounded: a bot that floods it
     breaks its stream. After MatchEnd the reader discards what comes, and closes a stream that keeps
     sending.
     """

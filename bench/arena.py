@@ -5,9 +5,11 @@ process (it answers every decision with a random legal index without decoding th
 time is as small as gRPC allows), then:
 
 1. plays 4-player matches between two instances of it through the arena (`run_match`) and times every
-   decision from the engine's view to the applied move;
-2. sends the same kind of decision requests (real ones, recorded from a match, so the sizes match) over
-   the same kind of stream to the same bot, timing only write + read: the raw transport;
+   decision from the legal moves to the applied move;
+2. after each match, at once, sends as many decision requests of the same kind (real ones, recorded
+   from matches, so the sizes match) over the same kind of stream to the same bot, timing only write +
+   read: the raw transport. Match by match, so that a change in the machine's load between the two
+   hits both alike (rounds of whole arena runs and whole raw runs drifted apart by tens of us);
 3. prints decisions/s, p50/p99 of both, and the arena's own work per decision (arena minus raw).
 
 Target (issue 14): the arena's own work at most 12% of the raw round trip (issue 3 asked for 25%). On a
@@ -33,6 +35,7 @@ import statistics
 import subprocess
 import time
 from collections.abc import AsyncIterator
+from typing import TypeAlias
 
 import grpc
 import grpc.aio
@@ -42,6 +45,8 @@ from fiftysix.engine import Match, MatchRules
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.v1 import bot_pb2_grpc as rpc
 from fiftysix.wire import PROTOCOL_VERSION, TimeControl, decision_message, match_start_message
+
+RawCall: TypeAlias = "grpc.aio.StreamStreamCall[pb.PlaySeatRequest, pb.PlaySeatResponse]"
 
 
 class InstantBot(rpc.BotServiceServicer):
@@ -115,41 +120,68 @@ def recorded_requests(count: int) -> list[pb.PlaySeatRequest]:
 
 
 async def raw_ping_pong(port: int, requests: list[pb.PlaySeatRequest]) -> list[float]:
-    """Time write + read of each request on one open PlaySeat stream."""
+    """Time write + read of each request on a PlaySeat stream of its own (bench/ladder.py's transport)."""
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        call = rpc.BotServiceStub(channel).PlaySeat(None)
+        call: RawCall = rpc.BotServiceStub(channel).PlaySeat(None)
         await call.write(match_start_message("raw", MatchRules(4), 0, ["a"] * 4, TimeControl()))
         await call.read()
-        times = []
-        for request in requests:
-            started = time.perf_counter()
-            await call.write(request)
-            async with asyncio.timeout(5):
-                await call.read()
-            times.append(time.perf_counter() - started)
+        times = await ping_pong(call, requests)
         await call.done_writing()
+    return times
+
+
+async def ping_pong(call: RawCall, requests: list[pb.PlaySeatRequest]) -> list[float]:
+    """Time write + read of each request on an open PlaySeat stream."""
+    times = []
+    for request in requests:
+        started = time.perf_counter()
+        await call.write(request)
+        async with asyncio.timeout(5):
+            await call.read()
+        times.append(time.perf_counter() - started)
     return times
 
 
 async def arena_matches(port: int, matches: int) -> tuple[list[float], int, float]:
     """Play `matches` 4-player matches; returns (per-decision seconds, decisions, wall seconds)."""
+    times, decisions, wall, _ = await interleaved(port, matches, [])
+    return times, decisions, wall
+
+
+async def interleaved(
+    port: int, matches: int, requests: list[pb.PlaySeatRequest]
+) -> tuple[list[float], int, float, list[float]]:
+    """Play `matches` 4-player matches, each followed at once by a raw ping-pong of as many of `requests`
+    (taken in turn) on one stream kept open meanwhile, so that a change in the machine's load hits both
+    alike; returns (per-decision seconds, decisions, wall seconds of the matches, raw seconds)."""
     rules = MatchRules(4)
     bots = [BotAddress("a", f"127.0.0.1:{port}"), BotAddress("b", f"127.0.0.1:{port}")]
     times: list[float] = []
+    raw: list[float] = []
     decisions = 0
-    started = time.perf_counter()
-    for seed in range(matches):
-        outcome = await run_match(MatchSettings(rules, seed), seats_for_teams(rules, bots))
-        if outcome.faults:
-            raise RuntimeError(f"unexpected faults: {outcome.faults}")
-        times.extend(outcome.decision_seconds)
-        decisions += outcome.decisions
-    return times, decisions, time.perf_counter() - started
+    wall = 0.0
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        call: RawCall = rpc.BotServiceStub(channel).PlaySeat(None)
+        await call.write(match_start_message("raw", rules, 0, ["a"] * 4, TimeControl()))
+        await call.read()
+        for seed in range(matches):
+            started = time.perf_counter()
+            outcome = await run_match(MatchSettings(rules, seed), seats_for_teams(rules, bots))
+            wall += time.perf_counter() - started
+            if outcome.faults:
+                raise RuntimeError(f"unexpected faults: {outcome.faults}")
+            times.extend(outcome.decision_seconds)
+            decisions += outcome.decisions
+            if requests:
+                batch = [requests[(len(raw) + number) % len(requests)] for number in range(outcome.decisions)]
+                raw.extend(await ping_pong(call, batch))
+        await call.done_writing()
+    return times, decisions, wall, raw
 
 
 def report(label: str, times: list[float]) -> None:
     print(
-        f"  {label:<44} p50 {percentile(times, 0.5) * 1e6:7.0f} us"
+        f"  {label:<50} p50 {percentile(times, 0.5) * 1e6:7.0f} us"
         f"   p99 {percentile(times, 0.99) * 1e6:7.0f} us   mean {statistics.fmean(times) * 1e6:7.0f} us"
     )
 
@@ -172,12 +204,10 @@ def main() -> None:
     sdk_bot, sdk_port = start_bot_process(["-m", "sample_bots.random_bot", "--port", "0"])
     rounds = []
     try:
-        asyncio.run(arena_matches(instant_port, 2))  # warm up both sides
-        # Arena and raw runs alternate, so that drift in the machine's load hits both alike.
+        requests = recorded_requests(3000)
+        asyncio.run(interleaved(instant_port, 2, requests))  # warm up both sides
         for _ in range(args.rounds):
-            times, decisions, wall = asyncio.run(arena_matches(instant_port, args.matches))
-            raw = asyncio.run(raw_ping_pong(instant_port, recorded_requests(len(times))))
-            rounds.append((times, decisions, wall, raw))
+            rounds.append(asyncio.run(interleaved(instant_port, args.matches, requests)))
         sdk_times, sdk_decisions, sdk_wall = asyncio.run(arena_matches(sdk_port, max(2, args.matches // 4)))
     finally:
         for process in (instant, sdk_bot):
@@ -192,7 +222,7 @@ def main() -> None:
         overhead = percentile(times, 0.5) - percentile(raw, 0.5)
         overheads.append((overhead / percentile(raw, 0.5), overhead, number))
         print(f" round {number}: {decisions} decisions, {decisions / wall:,.0f} decisions/s (wall clock)")
-        report("arena, per decision (view to applied move)", times)
+        report("arena, per decision (legal moves to applied move)", times)
         report("raw stream ping-pong, same messages", raw)
         print(f"  arena's own work: {overhead * 1e6:.0f} us = {overhead / percentile(raw, 0.5):.0%} of raw")
     ratio, overhead, number = sorted(overheads)[len(overheads) // 2]

@@ -5,9 +5,12 @@ Run by hand: `python bench/arena_instructions.py [--code PATH]`; it needs valgri
 (Debian's `valgrind` package) and a C compiler. The arena process runs under callgrind with collection
 off, switched on (every thread) only inside the runner's decision loop while it plays 4-player matches
 against the instant bot of bench/arena.py, then, in another run, only around a raw ping-pong of as many
-recorded decisions on one stream. Each is run for 1 and for 4 matches and the difference is divided by
-the difference in decisions, so start-up and first-use costs cancel. The bot runs outside valgrind.
-`--code PATH` measures another checkout (the main branch, say) by this same method.
+recorded decisions on one stream. Each run first warms up uncounted (3 matches; 300 round trips), is
+run for 1 and for 4 counted matches, and the difference is divided by the difference in decisions, so
+start-up and first-use costs cancel. (Without the warm-up they did not: matches 2 to 4 of a new process
+still met new lists of legal calls, whose encoding is kept once made, about 40,000 instructions a
+decision on average.) The bot runs outside valgrind. `--code PATH` measures another checkout (the main
+branch, say) by this same method.
 """
 
 from __future__ import annotations
@@ -33,6 +36,12 @@ from typing import Any
 
 TOGGLE_SOURCE = "#include <valgrind/callgrind.h>\nvoid toggle(void) { CALLGRIND_TOGGLE_COLLECT; }\n"
 HERE = Path(__file__).resolve()
+WARM_UP_MATCHES = 3
+"""Matches each arena run plays before it counts: a process that has played a few matches has filled its
+caches (each new list of legal calls is encoded once, at about 500,000 instructions), as the arena that
+plays a ladder's matches has, and as bench/arena.py warms up before it times."""
+WARM_UP_DECISIONS = 300
+"""Round trips each raw run makes before it counts, for the same reason."""
 
 
 def toggler() -> Callable[[], None]:
@@ -70,8 +79,12 @@ async def arena_matches(matches: int, port: int) -> int:
 
     toggle = toggler()
     play: Callable[[Any], Coroutine[Any, Any, None]] = runner._Runner.play
+    counting = False
 
     async def counted(self: Any) -> None:
+        if not counting:
+            await play(self)
+            return
         toggle()
         try:
             await play(self)
@@ -82,13 +95,18 @@ async def arena_matches(matches: int, port: int) -> int:
     rules = MatchRules(4)
     bots = [BotAddress("a", f"127.0.0.1:{port}"), BotAddress("b", f"127.0.0.1:{port}")]
     decisions = 0
-    for seed in range(matches):
+    # Warm-up matches first (other seeds), not counted.
+    for counting, seed in [
+        *((False, 1000 + seed) for seed in range(WARM_UP_MATCHES)),
+        *((True, seed) for seed in range(matches)),
+    ]:
         # A generous clock: valgrind slows the arena fifty times or so, not the bot.
         settings = MatchSettings(rules, seed, time_control=TimeControl(60_000, 600_000))
         outcome = await run_match(settings, seats_for_teams(rules, bots))
         if outcome.faults:
             raise RuntimeError(f"unexpected faults: {outcome.faults}")
-        decisions += outcome.decisions
+        if counting:
+            decisions += outcome.decisions
     return decisions
 
 
@@ -109,6 +127,9 @@ async def raw_ping_pong(decisions: int, port: int, recorded: Path) -> int:
         call = rpc.BotServiceStub(channel).PlaySeat(None)
         await call.write(match_start_message("raw", MatchRules(4), 0, ["a"] * 4, TimeControl()))
         await call.read()
+        for number in range(WARM_UP_DECISIONS):
+            await call.write(requests[number % len(requests)])
+            await call.read()
         toggle()
         for number in range(decisions):
             await call.write(requests[number % len(requests)])
@@ -145,6 +166,10 @@ def main() -> None:
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
+        import structlog
+
+        # As in bench/arena.py: errors only, so that the per-deal debug line is not rendered and counted.
+        structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))
         kind, count, port, *rest = args.child
         if kind == "record":
             record(Path(count))

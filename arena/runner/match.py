@@ -90,7 +90,7 @@ class MatchOutcome:
     results: list[DealResult]
     decisions: int
     decision_seconds: list[float]
-    """Wall time of each decision: view, encoding, the bot's round trip, checking and applying."""
+    """Wall time of each decision: legal moves, encoding, the bot's round trip, checking and applying."""
     waited_seconds: float
     """Of that, the time spent waiting for the bots' answers (transport and the bots' own work)."""
     elapsed: float
@@ -126,7 +126,7 @@ class _Runner:
         self.channels: dict[str, grpc.aio.Channel] = {}
         """The channels this match opened (and closes)."""
         self.conversations: list[Conversation] = []
-        self.encoder = DecisionEncoder()
+        self.encoder = DecisionEncoder(self.match)
         self.faults: list[FaultRecord] = []
         self.policy = FaultPolicy(settings.strikes, rules.team_count, settings.match_id)
         self.decisions = 0
@@ -245,14 +245,14 @@ class _Runner:
             on_event(public_events.deal_start(match.deal_number, match.dealer, match.seats))
         while not match.is_over:
             started = time.perf_counter()
-            seat = match.deal.to_act
-            view = match.view(seat)
-            legal = view.legal_moves
+            deal = match.deal
+            seat = deal.to_act
+            legal = deal.legal_moves()
             self.decisions += 1
             decision_id = self.decisions
             bank = self.bank_ms[seat]
             conversation = self.conversations[seat]
-            request = self.encoder.decision(decision_id, view, legal, time_control.decision_ms, int(bank))
+            request = self.encoder.decision(decision_id, legal, time_control.decision_ms, int(bank))
             asked = time.perf_counter()
             try:
                 response = await conversation.ask(

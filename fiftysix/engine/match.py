@@ -153,6 +153,11 @@ class Match:
         """The teams that still have tables, in team order."""
         return tuple(team for team in range(self.rules.team_count) if team not in self.out_in_deal)
 
+    @property
+    def teams_out(self) -> tuple[int, ...]:
+        """The teams out of tables, in the order they went out (by team within a deal)."""
+        return tuple(sorted(self.out_in_deal, key=lambda team: (self.out_in_deal[team], team)))
+
     def legal_moves(self) -> Sequence[Move]:
         """The legal moves of the seat to act (empty once the match is over)."""
         return () if self.is_over else self.deal.legal_moves()
@@ -175,8 +180,7 @@ class Match:
         """What `seat` may know now: its own hand and everything public."""
         if not 0 <= seat < self.rules.players:
             raise ValueError(f"no seat {seat} in a {self.rules.players}-player match")
-        teams_out = tuple(sorted(self.out_in_deal, key=lambda team: (self.out_in_deal[team], team)))
-        return self.deal.view(seat, self.rules, self.tables, teams_out, self.deal_number)
+        return self.deal.view(seat, self.rules, self.tables, self.teams_out, self.deal_number)
 
     def _settle(self, deal: Deal) -> DealResult:
         contract = deal.contract

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from fiftysix.engine import ALL_CARDS, Call, Card, Move, Phase, Suit, View
+from fiftysix.engine import ALL_CARDS, Bid, Call, Card, Deal, Match, Move, Phase
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.wire.encode import fill_contract, fill_trick, move_message
 from fiftysix.wire.terms import DENOMINATION_VALUES, PHASE_VALUES, SUIT_VALUES
@@ -71,23 +71,36 @@ _DECISION_ID, _DECISION_VIEW, _LEGAL_MOVES, _DECISION_MS, _BANK_MS, _MOVES = 1, 
 _SEAT, _DEAL_NUMBER, _DEALER, _PHASE, _TO_ACT, _SEATS, _TABLES, _TEAMS_OUT, _HAND, _CALLS = range(1, 11)
 _HIGH_BID, _DOUBLING, _CONTRACT, _TRICKS, _TRICK, _POINTS, _LED_SUIT, _TRUMP, _TRICK_WINNER = range(11, 20)
 
-_HAND_ENTRIES: Final = {card: _embedded(_HAND, str(card).encode()) for card in ALL_CARDS}
-_CARD_LEGAL: Final = {
-    card: (
-        _embedded(_LEGAL_MOVES, str(card).encode()),
-        _embedded(_MOVES, move_message(card, 0).SerializeToString()),
-    )
-    for card in ALL_CARDS
+_DECISION_ID_KEY: Final = _key(_DECISION_ID, 0)
+_VIEW_KEY: Final = _key(_DECISION_VIEW, 2)
+_REQUEST_DECISION_KEY: Final = _key(_REQUEST_DECISION, 2)
+_SEAT_FIELDS: Final = tuple(_uint(_SEAT, seat) for seat in range(8))
+_TURN_FIELDS: Final = {
+    phase: tuple(_uint(_PHASE, PHASE_VALUES[phase]) + _uint(_TO_ACT, seat) for seat in range(8))
+    for phase in (Phase.AUCTION, Phase.PLAY)
 }
+"""The phase and seat to act of every decision there can be."""
+_DOUBLING_FIELDS: Final = {doubling: _uint(_DOUBLING, doubling) for doubling in (1, 2, 4)}
+_HAND_ENTRIES: Final = {card: _embedded(_HAND, str(card).encode()) for card in ALL_CARDS}
+_CARD_TEXTS: Final[dict[Move, bytes]] = {
+    card: _embedded(_LEGAL_MOVES, str(card).encode()) for card in ALL_CARDS
+}
+_CARD_VALUES: Final[dict[Move, bytes]] = {
+    card: _embedded(_MOVES, move_message(card, 0).SerializeToString()) for card in ALL_CARDS
+}
+_PLAYS: Final = tuple(
+    {card: _embedded(_TRICK, pb.Play(seat=seat, card=str(card)).SerializeToString()) for card in ALL_CARDS}
+    for seat in range(8)
+)
+"""Each play of the trick on the table, by seat and card."""
 _CALL_LISTS: dict[tuple[int, int], tuple[Sequence[Move], bytes, bytes]] = {}
 _CALL_LISTS_KEPT: Final = 256
 """The engine shares one tuple per (current bid, may double): about 60 in all. More means tuples made
 elsewhere, so the cache starts again rather than grow."""
-_SEAT_FIELDS: Final = tuple(_uint(_SEAT, seat) for seat in range(8))
-_STATES: dict[tuple[Phase, int | None, int], tuple[bytes, bytes, bytes]] = {}
-"""The phase, seat to act and doubling fields of each combination met (at most 3 x 9 x 3)."""
 _CALLS_MADE: dict[tuple[int, Call], bytes] = {}
-_PLAYS: dict[tuple[int, Card], bytes] = {}
+_TRICK_STATES: dict[tuple[int, int, int], bytes] = {}
+"""The led suit, trump and trick winner fields, by their values (the winner -1 while the table is
+empty): at most 5 x 6 x 9."""
 
 
 def _call_made(seat: int, call: Call) -> bytes:
@@ -98,10 +111,15 @@ def _call_made(seat: int, call: Call) -> bytes:
     return entry
 
 
-def _play(seat: int, card: Card) -> bytes:
-    entry = _PLAYS.get((seat, card))
+def _trick_state(led: int, trump: int, winner: int) -> bytes:
+    key = (led, trump, winner)
+    entry = _TRICK_STATES.get(key)
     if entry is None:
-        entry = _PLAYS[seat, card] = _embedded(_TRICK, pb.Play(seat=seat, card=str(card)).SerializeToString())
+        entry = _TRICK_STATES[key] = (
+            _uint(_LED_SUIT, led)
+            + _uint(_TRUMP, trump)
+            + (_present_uint(_TRICK_WINNER, winner) if winner >= 0 else b"")
+        )
     return entry
 
 
@@ -126,8 +144,10 @@ def _legal_bytes(legal_moves: Sequence[Move], current: int) -> tuple[bytes, byte
     and the engine's tuples of legal calls whole, by identity (the tuple is held, so its id stays its
     own): the auction lists up to 395 calls."""
     if legal_moves and isinstance(legal_moves[0], Card):
-        entries = [_CARD_LEGAL[move] for move in legal_moves if isinstance(move, Card)]
-        return b"".join([text for text, _ in entries]), b"".join([value for _, value in entries])
+        return (
+            b"".join([_CARD_TEXTS[move] for move in legal_moves]),
+            b"".join([_CARD_VALUES[move] for move in legal_moves]),
+        )
     key = (id(legal_moves), current)
     cached = _CALL_LISTS.get(key)
     if cached is not None and cached[0] is legal_moves:
@@ -141,131 +161,114 @@ def _legal_bytes(legal_moves: Sequence[Move], current: int) -> tuple[bytes, byte
 
 
 class DecisionEncoder:
-    """Builds the serialized DecisionRequests (whole PlaySeatRequests) of one match, for every seat.
+    """Builds the serialized DecisionRequests (whole PlaySeatRequests) of one match: each asks the seat
+    to act at that moment, in the bytes `decision_message(match.view(seat), ...)` gives.
 
-    Within a deal the public record only grows or changes in known ways (calls and tricks are appended,
-    the trick on the table grows until it is taken, the seats, tables and teams out change only between
-    deals) and a hand only loses the cards its seat plays, so a decision costs about what is new in it;
-    the whole view is written again only at a new deal. Use one encoder per match (the public part is
-    kept once for all its seats), and ask for the decisions in the order of the match.
+    It reads the match itself, not a `View`: a view copies the public record into a new object at every
+    decision, and the arena would only turn it into these bytes. Only the hand of the seat to act is
+    read, so a request holds what that seat's view holds and nothing more. Within a deal the public
+    record only grows or changes in known ways (calls and tricks are appended, the trick on the table
+    grows until it is taken; the seats, tables and teams out change only between deals) and a hand only
+    loses the cards its seat plays, so a decision costs about what is new in it; the whole view is
+    written again only at a new deal. Ask for the decisions in the order of the match.
     """
 
-    def __init__(self) -> None:
-        self._deal_number = 0
+    def __init__(self, match: Match) -> None:
+        self._match = match
+        self._deal: Deal | None = None
         self._clock = b""
         self._clock_sent = (-1, -1)
-        self._clear()
+        self._legal_sent: tuple[Sequence[Move], int, bytes, bytes] | None = None
 
-    def _clear(self) -> None:
-        """Forget what was kept of a deal."""
+    def _new_deal(self, deal: Deal) -> None:
+        """Forget what was kept of the last deal and write what stays the same through this one."""
+        match = self._match
+        self._deal = deal
         self._hands: dict[int, tuple[int, bytes]] = {}
-        self._deal_head = b""
-        self._seats = self._tables = self._teams_out = b""
-        self._tables_sent: tuple[int, ...] = ()
+        self._head = _uint(_DEAL_NUMBER, match.deal_number) + _uint(_DEALER, deal.dealer)
+        self._table = _packed(_SEATS, deal.seats) + _packed(_TABLES, match.tables)
+        self._table += _packed(_TEAMS_OUT, match.teams_out)
         self._calls = b""
         self._calls_sent = 0
-        self._high_sent: object = None
-        self._high = b""
-        self._contract = self._trump = b""
+        self._high_sent: Bid | None = None
+        self._high = self._contract = b""
+        self._trump = 0
         self._tricks = b""
         self._tricks_sent = 0
         self._trick = self._trick_state = b""
-        self._plays_sent = -1
-        self._points = b""
-        self._points_sent: tuple[int, ...] = ()
-        self._legal_sent: tuple[Sequence[Move], int, bytes, bytes] | None = None
+        self._plays_sent = 0
+        self._points = _packed(_POINTS, deal.points)
 
-    def _new_deal(self, view: View) -> None:
-        self._clear()
-        self._deal_number = view.deal_number
-        self._deal_head = _uint(_DEAL_NUMBER, view.deal_number) + _uint(_DEALER, view.dealer)
-        self._seats = _packed(_SEATS, view.seats)
-        self._teams_out = _packed(_TEAMS_OUT, view.teams_out)
-
-    def _follow(self, view: View) -> None:
-        """Bring the public part up to `view`."""
-        if view.tables != self._tables_sent:
-            self._tables = _packed(_TABLES, view.tables)
-            self._tables_sent = view.tables
-        calls = view.calls
+    def _follow(self, deal: Deal) -> None:
+        """Bring the public part up to the deal as it stands."""
+        calls = deal.calls
         if len(calls) != self._calls_sent:
             self._calls += b"".join([_call_made(made.seat, made.call) for made in calls[self._calls_sent :]])
             self._calls_sent = len(calls)
-        high = view.high_bid
-        if high is not self._high_sent and high is not None:
-            bid = pb.View().high_bid
-            bid.seat = high.seat
-            bid.call = str(high.call)
-            bid.number = high.number
-            bid.denomination = DENOMINATION_VALUES[high.trump]
-            self._high = _embedded(_HIGH_BID, bid.SerializeToString())
-            self._high_sent = high
-        contract = view.contract
-        if contract is not None and not self._contract:
-            message = pb.View().contract
-            fill_contract(message, contract)
-            self._contract = _embedded(_CONTRACT, message.SerializeToString())
-            self._trump = _uint(_TRUMP, DENOMINATION_VALUES[contract.trump])
-        if len(view.tricks) != self._tricks_sent:
-            for done in view.tricks[self._tricks_sent :]:
+            high = deal.high_bid
+            if high is not self._high_sent and high is not None:
+                bid = pb.View().high_bid
+                bid.seat = high.seat
+                bid.call = str(high.call)
+                bid.number = high.number
+                bid.denomination = DENOMINATION_VALUES[high.trump]
+                self._high = _embedded(_HIGH_BID, bid.SerializeToString())
+                self._high_sent = high
+            contract = deal.contract
+            if contract is not None and not self._contract:
+                message = pb.View().contract
+                fill_contract(message, contract)
+                self._contract = _embedded(_CONTRACT, message.SerializeToString())
+                self._trump = DENOMINATION_VALUES[contract.trump]
+                self._trick_state = _trick_state(0, self._trump, -1)
+            return
+        tricks = deal.tricks
+        if len(tricks) != self._tricks_sent:
+            for done in tricks[self._tricks_sent :]:
                 trick = pb.Trick()
                 fill_trick(trick, done)
                 self._tricks += _embedded(_TRICKS, trick.SerializeToString())
-            self._tricks_sent = len(view.tricks)
-            self._plays_sent = -1
-        plays = view.trick
+            self._tricks_sent = len(tricks)
+            self._points = _packed(_POINTS, deal.points)
+            self._trick = b""
+            self._plays_sent = 0
+        plays = deal.trick
         if len(plays) != self._plays_sent:
-            self._trick = b"".join([_play(play.seat, play.card) for play in plays])
-            led: Suit | None = plays[0].card.suit if plays else None
-            winning = view.winning_play
-            self._trick_state = (
-                _uint(_LED_SUIT, SUIT_VALUES[led] if led is not None else 0)
-                + self._trump
-                + (_present_uint(_TRICK_WINNER, winning.seat) if winning is not None else b"")
-            )
+            for play in plays[self._plays_sent :]:
+                self._trick += _PLAYS[play.seat][play.card]
             self._plays_sent = len(plays)
-        elif not plays:
-            self._trick_state = self._trump  # the contract may have just been made
-        if view.points != self._points_sent:
-            self._points = _packed(_POINTS, view.points)
-            self._points_sent = view.points
-
-    def _hand(self, seat: int, hand: tuple[Card, ...]) -> bytes:
-        kept = self._hands.get(seat)
-        if kept is not None and kept[0] == len(hand):  # within a deal a hand only loses cards
-            return kept[1]
-        entries = b"".join([_HAND_ENTRIES[card] for card in hand])
-        self._hands[seat] = (len(hand), entries)
-        return entries
+        led = deal.led_suit
+        winning = deal.winning_play
+        self._trick_state = _trick_state(
+            SUIT_VALUES[led] if led is not None else 0,
+            self._trump,
+            winning.seat if winning is not None else -1,
+        )
 
     def decision(
-        self, decision_id: int, view: View, legal_moves: Sequence[Move], decision_ms: int, bank_ms: int
+        self, decision_id: int, legal_moves: Sequence[Move], decision_ms: int, bank_ms: int
     ) -> bytes:
-        """The serialized PlaySeatRequest of this decision (the bytes `decision_message` gives)."""
-        if view.deal_number != self._deal_number:
-            self._new_deal(view)
-        self._follow(view)
-        seat = view.seat
-        state = _STATES.get((view.phase, view.to_act, view.doubling))
-        if state is None:
-            state = _STATES[view.phase, view.to_act, view.doubling] = (
-                _uint(_PHASE, PHASE_VALUES[view.phase]),
-                _uint(_TO_ACT, view.to_act or 0),
-                _uint(_DOUBLING, view.doubling),
-            )
-        view_bytes = b"".join(
+        """The serialized PlaySeatRequest that asks the seat to act for a move; `legal_moves` are the
+        deal's `legal_moves()`."""
+        deal = self._match.deal
+        if deal is not self._deal:
+            self._new_deal(deal)
+        self._follow(deal)
+        seat = deal.to_act
+        hand = deal.hands[seat]
+        kept = self._hands.get(seat)
+        if kept is None or kept[0] != len(hand):  # within a deal a hand only loses cards
+            kept = self._hands[seat] = (len(hand), b"".join([_HAND_ENTRIES[card] for card in hand]))
+        view = b"".join(
             [
                 _SEAT_FIELDS[seat],
-                self._deal_head,
-                state[0],
-                state[1],
-                self._seats,
-                self._tables,
-                self._teams_out,
-                self._hand(seat, view.hand),
+                self._head,
+                _TURN_FIELDS[deal.phase][seat],
+                self._table,
+                kept[1],
                 self._calls,
                 self._high,
-                state[2],
+                _DOUBLING_FIELDS[deal.doubling],
                 self._contract,
                 self._tricks,
                 self._trick,
@@ -273,7 +276,8 @@ class DecisionEncoder:
                 self._trick_state,
             ]
         )
-        current = view.high_bid.number if view.high_bid is not None else 0
+        high = deal.high_bid
+        current = high.number if high is not None else 0
         sent = self._legal_sent
         if sent is not None and sent[0] is legal_moves and sent[1] == current:
             texts, values = sent[2], sent[3]
@@ -285,11 +289,14 @@ class DecisionEncoder:
             self._clock_sent = (decision_ms, bank_ms)
         decision = b"".join(
             [
-                _uint(_DECISION_ID, decision_id),
-                _embedded(_DECISION_VIEW, view_bytes),
+                _DECISION_ID_KEY,
+                _number(decision_id),
+                _VIEW_KEY,
+                _number(len(view)),
+                view,
                 texts,
                 self._clock,
                 values,
             ]
         )
-        return _embedded(_REQUEST_DECISION, decision)
+        return b"".join([_REQUEST_DECISION_KEY, _number(len(decision)), decision])

@@ -29,7 +29,7 @@ def test_incremental_encoder_matches_full_encoding(players: int, ruleset: Rulese
     rng = random.Random(players)
     for seed in range(4):
         match = Match(MatchRules(players, ruleset), seed=seed)
-        encoder = DecisionEncoder()
+        encoder = DecisionEncoder(match)
         decision_id = 0
         while not match.is_over:
             seat = match.deal.to_act
@@ -37,7 +37,7 @@ def test_incremental_encoder_matches_full_encoding(players: int, ruleset: Rulese
             decision_id += 1
             bank_ms = rng.choice([0, 1, 123, 200_000])
             full = decision_message(decision_id, view, view.legal_moves, 1000, bank_ms).SerializeToString()
-            assert encoder.decision(decision_id, view, view.legal_moves, 1000, bank_ms) == full
+            assert encoder.decision(decision_id, match.legal_moves(), 1000, bank_ms) == full
             match.apply(seat, rng.choice(view.legal_moves))
 
 

@@ -229,12 +229,12 @@ def test_structured_moves_and_trick_state_agree_with_the_engine(
 ) -> None:
     match = Match(MatchRules(players, ruleset, deal_cap=3), seed=seed)
     player = RandomPlayer(random.Random(seed), pass_probability=pass_probability)
-    encoder = DecisionEncoder()
+    encoder = DecisionEncoder(match)
     while not match.is_over:
         seat = match.deal.to_act
         view = match.view(seat)
         legal = view.legal_moves
-        _check_decision(encoder.decision(seat, view, legal, 1000, 0), legal, match, seat)
+        _check_decision(encoder.decision(seat, legal, 1000, 0), legal, match, seat)
         match.apply(seat, player.choose(view, legal))
 
 
@@ -247,6 +247,6 @@ def test_the_auction_lists_every_call_as_a_value(calls: tuple[str, ...], expecte
         match.apply(match.deal.to_act, parse_call(text))
     seat = match.deal.to_act
     view = match.view(seat)
-    request = DecisionEncoder().decision(1, view, view.legal_moves, 1000, 0)
+    request = DecisionEncoder(match).decision(1, view.legal_moves, 1000, 0)
     _check_decision(request, view.legal_moves, match, seat)
     assert len(pb.PlaySeatRequest.FromString(request).decision.moves) == expected

@@ -31,7 +31,7 @@ async def ask(port: int, timeouts: list[float]) -> list[tuple[float, FaultCause 
     """Decisions 0.1 s apart, with these timeouts; how long each took and its fault, if any."""
     rules = MatchRules(4)
     match = Match(rules, seed=1)
-    encoder = DecisionEncoder()
+    encoder = DecisionEncoder(match)
     outcomes: list[tuple[float, FaultCause | None]] = []
     async with open_channel(f"127.0.0.1:{port}") as channel:
         conversation = Conversation(0, channel, send_timeout=5.0)
@@ -39,8 +39,8 @@ async def ask(port: int, timeouts: list[float]) -> list[tuple[float, FaultCause 
         await conversation.receive(5.0, "Ready")
         for decision_id, timeout in enumerate(timeouts, start=1):
             seat = match.deal.to_act
-            view = match.view(seat)
-            request = encoder.decision(decision_id, view, view.legal_moves, 100, 0)
+            legal = match.legal_moves()
+            request = encoder.decision(decision_id, legal, 100, 0)
             started = time.perf_counter()
             try:
                 await conversation.ask(request, decision_id, timeout)
@@ -48,7 +48,7 @@ async def ask(port: int, timeouts: list[float]) -> list[tuple[float, FaultCause 
             except SeatFaultError as fault:
                 outcomes.append((time.perf_counter() - started, fault.cause))
                 conversation.unanswered += 1
-            match.apply(seat, view.legal_moves[0])
+            match.apply(seat, legal[0])
             await asyncio.sleep(0.1)
         conversation.close()
     return outcomes

@@ -385,7 +385,10 @@ def _play(
         if settings.matches is None:
             what = f"for {arguments.span(args.duration)} (Ctrl-C stops earlier)"
     where = "" if on_ray is None else " on Ray"
-    print(f"Playing {what}, {settings.concurrency} at a time{where}; results in {args.db}", file=sys.stderr)
+    print(
+        f"Playing {what}, {settings.concurrency} at a time{where}; results in {safe_text(store.name)}",
+        file=sys.stderr,
+    )
     try:
         signals = runs.play(ladder, local_bots)
     finally:

@@ -43,8 +43,8 @@ def serve_site(args: argparse.Namespace) -> int:
 
     from arena.site.app import SiteSettings, create_app
 
-    with open_store(args, writes=False):
-        pass  # the file exists and is a ladder: said now in one line, not on every request
+    with open_store(args, writes=False) as store:
+        where = store.name  # the file exists and is a ladder: said now in one line, not on every request
     try:
         socket.getaddrinfo(args.host, args.port)
     except (OSError, UnicodeError):
@@ -70,6 +70,6 @@ def serve_site(args: argparse.Namespace) -> int:
     except OSError as error:
         reason = "the port is in use" if error.errno == errno.EADDRINUSE else error.strerror
         raise ArenaError(f"cannot listen on {safe_text(args.host, 100)}:{args.port}: {reason}") from None
-    print(f"Serving {safe_text(args.db)} at http://{safe_text(args.host, 100)}:{args.port}/ (Ctrl-C stops)")
+    print(f"Serving {safe_text(where)} at http://{safe_text(args.host, 100)}:{args.port}/ (Ctrl-C stops)")
     server.run()
     return 0

@@ -35,13 +35,14 @@ def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_a_ladder_on_postgresql_from_the_command_line_to_the_site(
     postgres: PostgresServer, tmp_path: Path
 ) -> None:
-    db = postgres.new_database()
+    db = postgres.new_database().replace("@", ":hunter2@", 1)  # a password (the server trusts anyone)
     run = arena(
         "ladder", "run", "--db", db, "--sample-bots", "--matches", "8", "--concurrency", "2", cwd=tmp_path
     )
     assert run.returncode == 0, run.stderr
     assert "Played 8 matches (4 sets rated, 0 faults)" in run.stdout
-    assert "arena:***@" not in run.stderr  # no password in the URL, none shown
+    assert "hunter2" not in run.stdout + run.stderr  # the password is never shown
+    assert ":***@" in run.stderr  # the results' place is named, with the password hidden
     # The bots' logs go beside the ladder: a folder named after the server and database.
     [logs] = tmp_path.glob("*-logs")
     assert logs.name == f"127.0.0.1-{db.rsplit('/', 1)[1]}-logs"

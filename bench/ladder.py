@@ -75,13 +75,19 @@ async def ladder_run(
         for bot in store.bots():
             # Start the processes before the clock runs: two seats a team, `concurrency` matches at once.
             local_bots.release(await local_bots.acquire(bot, 2 * concurrency))
-        ladder = Ladder(store, LadderSettings(matches=matches, concurrency=concurrency, seed=11), local_bots)
-        started = time.perf_counter()
-        report = await ladder.run()
-        return report, time.perf_counter() - started
+        return await timed_run(
+            Ladder(store, LadderSettings(matches=matches, concurrency=concurrency, seed=11), local_bots)
+        )
     finally:
         await local_bots.stop_all()
         store.close()
+
+
+async def timed_run(ladder: Ladder) -> tuple[LadderReport, float]:
+    """Run `ladder`; its report and the wall time of its matches."""
+    started = time.perf_counter()
+    report = await ladder.run()
+    return report, time.perf_counter() - started
 
 
 def bench_arena() -> ModuleType:
@@ -126,10 +132,7 @@ async def instant_run(
     local_bots = LocalBots(logs, idle_limit=0)
     try:
         settings = LadderSettings(matches=matches, concurrency=concurrency, seed=11)
-        ladder = Ladder(store, settings, local_bots, matches=player)
-        started = time.perf_counter()
-        report = await ladder.run()
-        return report, time.perf_counter() - started
+        return await timed_run(Ladder(store, settings, local_bots, matches=player))
     finally:
         await local_bots.stop_all()
         store.close()

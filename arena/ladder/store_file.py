@@ -262,19 +262,7 @@ class StoreFile:
     def _version(self) -> int | None:
         """The file's schema version, None for a file without tables; refuses another program's file and
         a newer arena's."""
-        tables = self._tables()
-        if not tables:
-            return None
-        row = None
-        if "meta" in tables:
-            row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        text = str(row[0]) if row is not None else ""
-        if not text.isdecimal() or len(text) > 9:
-            listed = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
-            raise StoreError(f"{self.name} is not a ladder database (it holds other tables: {listed})")
-        if int(text) > SCHEMA_VERSION:
-            raise StoreError(f"{self.name} was written by a newer arena (schema {text})")
-        return int(text)
+        return schema_version(self._conn, self.name)
 
     def _check_columns(self, version: int | None, all_tables: bool) -> None:
         """Refuse a file whose tables lack columns that this version reads (CREATE TABLE IF NOT EXISTS

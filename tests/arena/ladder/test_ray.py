@@ -98,12 +98,13 @@ def cluster() -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _arena(*args: str) -> str:
+def _arena(*args: str, cwd: Path | None = None) -> str:
     """Run `arena` in a process of its own (Ray's driver changes its process: `print` among others) and
-    return its standard output; it must succeed."""
+    return its standard output; it must succeed. `cwd`: where a PostgreSQL ladder's logs go."""
     finished = subprocess.run(
         [sys.executable, "-m", "arena.cli", *args],
         env=_environment(),
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=240,
@@ -179,6 +180,7 @@ def test_sixty_matches_on_ray_keep_every_invariant_with_a_worker_killed(
     out = _arena(
         *("ladder", "run", "--db", database, "--matches", "60", "--seed", "16", "--deal-cap", "2"),
         *("--concurrency", "2", "--decision-ms", "500", "--bank-ms", "500", "--ray", cluster),
+        cwd=tmp_path,
     )
     assert marker.exists()
     assert not Path(f"/proc/{marker.read_text()}").exists()

@@ -20,6 +20,7 @@ import pytest
 
 from arena.cli import main
 from arena.ladder import LadderStore
+from arena.ladder.ray_play import MATCH_RETRIES
 from sdk import BotServer
 from tests.arena.ladder.ladder_support import assert_ladder_invariants
 
@@ -189,6 +190,33 @@ def test_sixty_matches_on_ray_keep_every_invariant_with_a_worker_killed(
     try:
         assert_ladder_invariants(store)
         assert len(store.matches()) == 60
+    finally:
+        store.close()
+
+
+def test_a_match_whose_retries_run_out_makes_its_set_void_and_the_run_goes_on(
+    cluster: str, servers: list[BotServer], tmp_path: Path
+) -> None:
+    marker = tmp_path / "killed"
+    path = tmp_path / "ladder.db"
+    store = LadderStore(path)
+    store.add_bot("remote0", address=f"127.0.0.1:{servers[0].port}")
+    store.add_bot("killer", command=_command(tmp_path / "trace", "--kill-worker-always", str(marker)))
+    store.close()
+    out = _run_ladder(path, cluster, matches=2, concurrency=1, seed=5)
+    # Each set's first match lost its worker in every attempt: the first and each of Ray's retries.
+    assert len(marker.read_text().split()) == 2 * (1 + MATCH_RETRIES), out
+    for set_id in (1, 2):
+        assert (
+            f"Set {set_id} was made void (never rated): arena error in rotation 0: WorkerCrashedError" in out
+        )
+    assert "2 matches failed by an error of the arena's own" in out
+    store = LadderStore(path)
+    try:
+        assert store.unfinished_sets() == []
+        assert store.rated_sets() == set()
+        assert store.matches() == []  # nothing of a lost attempt is stored
+        assert store.void_reason(1) == store.void_reason(2) == "arena error in rotation 0: WorkerCrashedError"
     finally:
         store.close()
 

@@ -148,7 +148,9 @@ def begin_writing(connection: Connection) -> Iterator[None]:
     try:
         yield
     except BaseException:
-        if _in_transaction(connection):
+        if connection.invalidated:
+            connection.rollback()  # the connection was lost, and its transaction with it
+        elif _in_transaction(connection):
             connection.exec_driver_sql("ROLLBACK")
         raise
     connection.exec_driver_sql("COMMIT")

@@ -19,6 +19,7 @@ upgrading it once makes reads cheap).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import json
@@ -112,6 +113,7 @@ def _store_errors(method: _Method) -> _Method:
         try:
             return method(self, *args, **kwargs)
         except DATABASE_ERRORS as error:
+            self._forget_lost_connection()
             raise self._store_error(error) from None
 
     return cast(_Method, wrapper)
@@ -459,6 +461,14 @@ class StoreFile:
                     for line in fitted
                 ],
             )
+
+    def _forget_lost_connection(self) -> None:
+        """After the server dropped the connection (a restart, a network cut), clear SQLAlchemy's state of
+        it, so that the next call connects again instead of failing forever."""
+        connection = getattr(self, "_conn", None)
+        if connection is not None and connection.invalidated:
+            with contextlib.suppress(*DATABASE_ERRORS):
+                connection.rollback()
 
     def _store_error(self, error: Exception) -> StoreError:
         """The StoreError for an error of the database (one of DATABASE_ERRORS): one line that names it."""

@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import text, update
 
 from arena.ladder import store as store_module
 from arena.ladder import tables
@@ -313,3 +313,22 @@ def test_uploads_are_versions_and_launches_follow_the_registered_command(store: 
     assert store.launch_row("x", "another command") is None  # registered anew by another writer
     store.forget_launch("x")
     assert store.sandboxed_bots() == []
+
+
+def test_a_lost_server_connection_is_one_error_then_the_store_connects_again(store: LadderStore) -> None:
+    """A server restart (or a network cut) fails the call in flight in one line; the next call connects
+    again, inside a transaction too."""
+    if store._conn.dialect.name != "postgresql":
+        pytest.skip("a SQLite file has no connection to lose")
+    store.add_bot("a", address="h:1")
+    for lost_in_a_write in (False, True):
+        other = LadderStore(store._conn.engine.url.render_as_string(hide_password=False))
+        pid = store._conn.scalar(text("SELECT pg_backend_pid()"))
+        other._conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        other.close()
+        call = (lambda: store.add_bot("b", address="h:2")) if lost_in_a_write else store.bots
+        with pytest.raises(StoreError, match=r"^cannot reach postgresql://"):
+            call()
+        assert [bot.name for bot in store.bots()] == ["a"]  # connected again; the lost write left nothing
+    store.add_bot("b", address="h:2")
+    assert [bot.name for bot in store.bots()] == ["a", "b"]

@@ -28,8 +28,9 @@ import math
 import random
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
-from typing import Final
+from typing import Final, cast
 
 from fiftysix.engine import (
     DOUBLE,
@@ -47,6 +48,7 @@ from fiftysix.engine import (
     Rank,
     Suit,
     View,
+    hand_size_for,
     sample_hands,
     table_amount,
 )
@@ -98,17 +100,53 @@ def value(deal: Deal, team: int) -> float:
     return tables + POINT_BONUS * deal.points[team]
 
 
-def play_out(deal: Deal, context: View) -> None:
+def play_out(deal: Deal, context: View, shown_out: Mapping[int, frozenset[Suit]]) -> None:
     """Finish the play of `deal` with the rule bot's card play at every seat (a forced card needs no
-    view). `context` gives the match's facts (rules, tables) for the views."""
+    view). `context` gives the match's facts (rules, tables) for the views, `shown_out` the suits each
+    seat had shown out of when the play-out started.
+
+    The rule bot's card counting (`rule_bot.know`) rebuilds the unseen cards and the voids from the whole
+    deal at every decision, half a play-out's time; here the voids are kept as the play-out goes, and
+    the cards a seat cannot see are the other hands of the sampled deal, so the count is a pass over
+    them. The cards chosen are the rule bot's own (tests/sample_bots/test_pimc_bot.py checks it)."""
     rules, tables, teams_out, number = context.rules, context.tables, context.teams_out, context.deal_number
+    voids = {seat: set(suits) for seat, suits in shown_out.items()}
+    hand_size = hand_size_for(len(deal.seats))
+    trump = deal.trump
     while deal.phase is Phase.PLAY:
         legal = deal.legal_moves()
-        if len(legal) == 1:
-            deal.apply_trusted(legal[0])
-            continue
-        view = deal.view(deal.to_act, rules, tables, teams_out, number)
-        deal.apply_trusted(rule_bot.choose_card(view))
+        seat = deal.to_act
+        led = deal.led_suit
+        card = legal[0]
+        if len(legal) > 1:
+            view = deal.view(seat, rules, tables, teams_out, number)
+            knowledge = rollout_knowledge(deal, seat, trump, voids, hand_size)
+            cards = cast(list[Card], list(legal))
+            if led is None:
+                card = rule_bot.choose_lead(view, cards, knowledge)
+            else:
+                card = rule_bot.choose_follow(view, cards, knowledge)
+        assert isinstance(card, Card)
+        if led is not None and card.suit is not led:
+            voids[seat].add(led)
+        deal.apply_trusted(card)
+
+
+def rollout_knowledge(
+    deal: Deal, seat: int, trump: Suit | None, voids: dict[int, set[Suit]], hand_size: int
+) -> rule_bot.Knowledge:
+    """`rule_bot.know` for `seat` in a play-out, where the cards it cannot see are the other hands."""
+    unseen_count: Counter[Suit] = Counter()
+    top_unseen: dict[Suit, int] = {}
+    hands = deal.hands
+    for other in deal.seats:
+        if other != seat:
+            for card in hands[other]:
+                suit = card.suit
+                unseen_count[suit] += 1
+                if top_unseen.get(suit, -1) < card.rank:
+                    top_unseen[suit] = card.rank
+    return rule_bot.Knowledge(trump, unseen_count, top_unseen, voids, hand_size)
 
 
 def signals_kept(view: View) -> Callable[[Mapping[int, list[Card]]], bool]:
@@ -204,6 +242,13 @@ def choose_card(view: View, deadline: float, rng: random.Random) -> Card | None:
         )
     values: dict[Card, list[float]] = {card: [] for card in cards}
     accept = signals_kept(view)
+    led = view.led_suit
+    shown_out = {
+        card: {**view.voids, view.seat: view.voids[view.seat] | {led}}
+        if led is not None and card.suit is not led
+        else view.voids
+        for card in cards
+    }
     while time.perf_counter() < deadline:
         root = sampled_deal(view, rng, accept)
         sample: list[float] = []
@@ -212,7 +257,7 @@ def choose_card(view: View, deadline: float, rng: random.Random) -> Card | None:
                 break  # a sample must score every card: this one is dropped
             deal = root.copy()
             deal.apply_trusted(card)
-            play_out(deal, view)
+            play_out(deal, view, shown_out[card])
             sample.append(value(deal, view.team))
         else:
             for card, worth in zip(cards, sample, strict=True):
@@ -291,7 +336,7 @@ def choose_call(view: View, deadline: float, rng: random.Random) -> Call | None:
             if sample and time.perf_counter() >= deadline:
                 break  # a sample must play every contract: this one is dropped
             deal = contracted(view, hands, declarer, trump)
-            play_out(deal, view)
+            play_out(deal, view, view.voids)
             sample.append(deal.points[view.team_of[declarer]])
         else:
             for results, count in zip(taken, sample, strict=True):

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from fiftysix.engine import Card, Match, MatchRules, Phase, Ruleset
+from fiftysix.engine import Card, Deal, Match, MatchRules, Phase, Ruleset, View, sample_hands
+from sample_bots import rule_bot
 from sample_bots.pimc_bot import (
     AUCTION_SHARE,
     CLOCK_MARGIN_S,
@@ -21,6 +22,7 @@ from sample_bots.pimc_bot import (
     PimcBot,
     budget_for,
     distinct_cards,
+    play_out,
 )
 from sdk import BotView
 
@@ -98,3 +100,33 @@ def test_searches_one_card_of_each_equivalent_run() -> None:
                 searched_less += len(kept) < len(legal)
             match.apply(view.seat, rng.choice(view.legal_moves))
     assert searched_less > 0
+
+
+def rule_bot_play_out(deal: Deal, context: View) -> None:
+    """The play-out as the rule bot plays it from each seat's own view: what `play_out` must match."""
+    while deal.phase is Phase.PLAY:
+        view = deal.view(deal.to_act, context.rules, context.tables, context.teams_out, context.deal_number)
+        deal.apply_trusted(rule_bot.choose_card(view))
+
+
+@pytest.mark.parametrize(
+    ("players", "ruleset"), [(4, Ruleset.PAIRS), (6, Ruleset.PAIRS), (8, Ruleset.PARTNERSHIP)]
+)
+def test_play_out_plays_the_rule_bots_cards(players: int, ruleset: Ruleset) -> None:
+    compared = 0
+    for seed in range(6):
+        match = Match(MatchRules(players, ruleset, deal_cap=1), seed=seed)
+        rng = random.Random(seed)
+        while match.to_act is not None:
+            view = match.view(match.to_act)
+            if view.phase is Phase.PLAY and rng.random() < 0.3:
+                fast = Deal.from_view(view, sample_hands(view, rng))
+                slow = fast.copy()
+                play_out(fast, view, view.voids)
+                rule_bot_play_out(slow, view)
+                assert fast.tricks == slow.tricks
+                compared += 1
+            # Random cards, so that the play-outs start from voids shown and odd positions.
+            move = rng.choice(view.legal_moves) if view.phase is Phase.PLAY else rule_bot.decide(view)
+            match.apply(view.seat, move)
+    assert compared > 10

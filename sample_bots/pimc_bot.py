@@ -222,10 +222,11 @@ def _strength(card: Card) -> tuple[int, int]:
     return (card.suit, card.rank)
 
 
-def choose_card(view: View, deadline: float, rng: random.Random) -> Card | None:
+def choose_card(view: View, deadline: float, rng: random.Random, samples: int | None = None) -> Card | None:
     """The rule bot's card, unless another card did better over the deals sampled until `deadline` by
     more than `PLAY_Z` standard errors of the difference (the same deals score both, so the difference is
     measured far more precisely than either value); None when not even one deal was played out in time.
+    `samples`, if given, stops the sampling at that many deals.
     With few samples a plain best average is mostly noise, and loses to the rule bot's judgement."""
     cards = distinct_cards(view)
     if len(cards) == 1:
@@ -249,7 +250,7 @@ def choose_card(view: View, deadline: float, rng: random.Random) -> Card | None:
         else view.voids
         for card in cards
     }
-    while time.perf_counter() < deadline:
+    while time.perf_counter() < deadline and (samples is None or len(values[cards[0]]) < samples):
         root = sampled_deal(view, rng, accept)
         sample: list[float] = []
         for card in cards:
@@ -262,8 +263,7 @@ def choose_card(view: View, deadline: float, rng: random.Random) -> Card | None:
         else:
             for card, worth in zip(cards, sample, strict=True):
                 values[card].append(worth)
-    samples = len(values[default])
-    if not samples:
+    if not values[default]:
         return None
     best, best_margin = default, 0.0
     for card in cards:
@@ -306,12 +306,12 @@ def tables_for(number: int, chance: float, payers: int) -> float:
     return payers * (chance * table_amount(number, True, 1) - (1 - chance) * table_amount(number, False, 1))
 
 
-def choose_call(view: View, deadline: float, rng: random.Random) -> Call | None:
+def choose_call(view: View, deadline: float, rng: random.Random, samples: int | None = None) -> Call | None:
     """The rule bot's call, unless the sampled deals expect clearly more tables from another: a bid at
     the lowest legal number in one of the candidate denominations, or a pass (what the standing bid is
     worth to this team if it plays). "Clearly" is `AUCTION_EDGE` tables over the square root of the
     samples. Doubles, redoubles, and passing when a partner holds the bid, are the rule bot's; None
-    when not even one deal was sampled."""
+    when not even one deal was sampled. `samples`, if given, stops the sampling at that many deals."""
     legal = view.legal_moves
     high = view.high_bid
     default = rule_bot.choose_call(view)
@@ -329,7 +329,7 @@ def choose_call(view: View, deadline: float, rng: random.Random) -> Call | None:
     if high is not None:
         contracts.append((high.seat, high.trump))  # the standing bid, as it would play if all passed
     taken: list[list[int]] = [[] for _ in contracts]
-    while time.perf_counter() < deadline:
+    while contracts and time.perf_counter() < deadline and (samples is None or len(taken[0]) < samples):
         hands = sample_hands(view, rng, accept, SAMPLE_TRIES)
         sample: list[int] = []
         for declarer, trump in contracts:
@@ -343,7 +343,7 @@ def choose_call(view: View, deadline: float, rng: random.Random) -> Call | None:
                 results.append(count)
     if not contracts or not taken[0]:
         return None
-    samples = len(taken[0])
+    sampled = len(taken[0])
     payers = len({view.team_of[seat] for seat in view.seats}) - 1
     points = dict(zip(ours, taken, strict=False))
     passing = 0.0
@@ -363,7 +363,7 @@ def choose_call(view: View, deadline: float, rng: random.Random) -> Call | None:
             limit += 1
         options.append(rule_bot.bid_call(view, denomination, lowest, current, limit))
     best = max((call for call in options if call in legal), key=expected)
-    if expected(best) > expected(default) + AUCTION_EDGE / math.sqrt(samples):
+    if expected(best) > expected(default) + AUCTION_EDGE / math.sqrt(sampled):
         return best
     return default
 
@@ -392,17 +392,17 @@ def budget_for(view: View, budget_s: float) -> float:
     return budget_s
 
 
-def decide(view: View, budget_s: float, rng: random.Random) -> Move:
-    """The move for `view` after at most `budget_s` seconds of sampling (the rule bot's move when the
-    time allows no sample at all)."""
+def decide(view: View, budget_s: float, rng: random.Random, samples: int | None = None) -> Move:
+    """The move for `view` after at most `budget_s` seconds of sampling, or `samples` deals if that comes
+    first (the rule bot's move when the time allows no sample at all)."""
     if not view.legal_moves:
         raise ValueError(f"seat {view.seat} is not to act: there is no legal move to choose")
     deadline = time.perf_counter() + budget_for(view, budget_s)
     move: Move | None
     if view.phase is Phase.AUCTION:
-        move = choose_call(view, deadline, rng)
+        move = choose_call(view, deadline, rng, None if samples is None else round(samples * AUCTION_SHARE))
     else:
-        move = choose_card(view, deadline, rng)
+        move = choose_card(view, deadline, rng, samples)
     if move is None or move not in view.legal_moves:
         return rule_bot.decide(view)
     return move
@@ -415,8 +415,12 @@ class PimcBot(Bot):
     version = "1.0.0"
     author = "fiftysix arena"
 
-    def __init__(self, budget_s: float = DEFAULT_BUDGET_S, seed: int | None = None) -> None:
+    def __init__(
+        self, budget_s: float = DEFAULT_BUDGET_S, seed: int | None = None, samples: int | None = None
+    ) -> None:
         self.budget_s = budget_s
+        self.samples = samples
+        """Deals sampled a decision, within the budget: the same search whatever the machine's load."""
         self.rng = random.Random(seed)
 
     def on_match_start(self, match: MatchInfo) -> None:
@@ -425,18 +429,21 @@ class PimcBot(Bot):
 
     def decide(self, view: BotView) -> Move:
         """A call or card chosen by sampling; always one of `view.legal_moves`."""
-        return decide(view, self.budget_s, self.rng)
+        return decide(view, self.budget_s, self.rng, self.samples)
 
 
-def budget_option(parser: argparse.ArgumentParser) -> None:
-    """The bot's own command-line option: `--budget` seconds a decision."""
+def budget_options(parser: argparse.ArgumentParser) -> None:
+    """The bot's own command-line options: `--budget` seconds a decision, `--samples` deals."""
     parser.add_argument(
         "--budget",
         type=float,
         default=DEFAULT_BUDGET_S,
         help=f"seconds a decision (default {DEFAULT_BUDGET_S})",
     )
+    parser.add_argument(
+        "--samples", type=int, help="deals sampled a decision, within the budget (default: by time)"
+    )
 
 
 if __name__ == "__main__":
-    run_bot(PimcBot, budget_option, lambda args: PimcBot(args.budget))
+    run_bot(PimcBot, budget_options, lambda args: PimcBot(args.budget, samples=args.samples))

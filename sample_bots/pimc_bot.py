@@ -3,17 +3,18 @@
 Run it: `python -m sample_bots.pimc_bot --port 50051 [--budget 0.5]`.
 
 Every decision samples the cards it cannot see many times over, consistently with what it has seen
-(hand sizes, the cards played, the suits each seat has shown out of, and the bid forms' signals: a
-number-first bid holds the jack of its suit, a suit-first one does not), and plays each sampled deal out
-to its end with the rule bot's card play for every seat (sample_bots/rule_bot.py):
+(hand sizes, the cards played, the suits each seat has shown out of) and with the auction as the rule bot
+(sample_bots/rule_bot.py) would have called it (the bid forms' signals, a bid's strength, a pass's
+weakness, a double's trumps), and plays each sampled deal out to its end with the rule bot's card play
+for every seat:
 
 - in the play it scores each of its legal cards over the same sampled deals (so the comparison is
   between cards, not between lucky and unlucky deals) and plays the best on average;
 - in the auction it plays each sampled deal out once per denomination (its two best suits as trumps,
   and no trumps) with its own team as the contractors, which gives the chance of making each contract
   level; it bids the denomination whose lowest legal bid has the best expected tables, if that beats
-  letting the standing bid play (played out the same way). Doubles, redoubles, and never outbidding a
-  partner, are the rule bot's (doubling on the samples' verdict doubled far too often).
+  letting the standing bid play (played out the same way); it doubles a standing bid the samples
+  expect to fail clearly often. Redoubles, and never outbidding a partner, are the rule bot's.
 
 A deal's value to a team is the tables it wins or pays by the rules' table amounts (made or lost, the
 band, the doubling), with a small bonus per card point so that a deal already decided still prefers
@@ -29,7 +30,7 @@ import random
 import statistics
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final, cast
 
 from fiftysix.engine import (
@@ -67,14 +68,17 @@ view's trip."""
 POINT_BONUS: Final = 0.01
 """Tables a card point is worth in a deal's value: enough to order deals whose contract is settled."""
 SAMPLE_TRIES: Final = 20
-"""Draws tried per sample for one that fits the bid forms' signals before taking one that does not (an
-opponent whose bids do not follow the signals must not cost the bot its time)."""
+"""Draws tried per sample for one that explains the auction before taking the one that explains most."""
 PLAY_Z: Final = 1.0
 """Standard errors by which a card must beat the rule bot's card over the same samples to be played."""
-STRENGTH_SLACK: Final = 4.0
-"""How far below its number a bidder's hand may be estimated in a sample: a bid also counts on partners."""
+READING_SLACK: Final = 2.0
+"""Points by which a sampled hand may miss the rule bot's reading of a call (`auction_reading`): other
+bots bid otherwise, and this bot's partners sometimes bid on their samples."""
 AUCTION_EDGE: Final = 1.5
 """Tables (over the square root of the samples) by which a call must beat the rule bot's to be made."""
+DOUBLE_EDGE: Final = 0.4
+"""Tables a double must be expected to gain on passing, a payer: the samples' chance that the standing
+bid fails is less sure than their ranking of bids, and a strong team may redouble."""
 CANDIDATE_SUITS: Final = 2
 """Trump suits tried in the auction: the hand's best by the rule bot's estimate (each costs a play-out
 per sample, and a suit the hand is short in does not win the auction's evaluation anyway)."""
@@ -149,51 +153,125 @@ def rollout_knowledge(
     return rule_bot.Knowledge(trump, unseen_count, top_unseen, voids, hand_size)
 
 
-def signals_kept(view: View) -> Callable[[Mapping[int, list[Card]]], bool]:
-    """Whether sampled hands agree with what the other seats' bids say: the form (a number-first bid,
-    `28S`, holds the jack of its suit, a suit-first one, `S28`, does not) and the strength (the hand's
-    worth in the denomination, by the rule bot's estimate, comes near the number bid: without it every
-    bid looks weaker than it is, and the bot doubles and passes too much). A card since played counts
-    as held."""
-    jacks = [
-        (made.seat, made.call.suit, made.call.form is BidForm.NUMBER_SUIT)
-        for made in view.calls
-        if made.seat != view.seat
-        and made.call.form in (BidForm.NUMBER_SUIT, BidForm.SUIT_NUMBER)
-        and made.call.suit is not None
-    ]
-    strength: dict[int, tuple[Suit | None, int]] = {}
-    current = 0
-    for made in view.calls:
-        if made.call.kind is CallKind.BID:
-            current = made.call.contract_number(current)
-            if made.seat != view.seat:
-                strength[made.seat] = (made.call.suit, current)  # a seat's last bid says the most
+def auction_reading(view: View) -> Callable[[Mapping[int, list[Card]]], int]:
+    """How many of the other seats' calls sampled hands fail to explain, reading each call as the rule
+    bot makes it (sample_bots/rule_bot.py), give or take `READING_SLACK` points:
+
+    - a bid's form: a number-first bid (`28S`) holds the jack of its suit, a suit-first one (`S28`) not;
+    - a bid's number: the team's estimate in its denomination (the hand's own, or a partner's bid raised
+      by what the hand holds above a typical one) less the bidding margin reaches it;
+    - a pass while free to bid (no partner has bid): no denomination's estimate reached the lowest bid;
+    - a double: the top of the contract's trumps (a jack with length, or three jacks against no trumps).
+
+    Without the passes and the strength every hand looks as strong as any other: the bot then takes
+    silent opponents for strong and bidders for weak, and passes and doubles too much. A card since
+    played counts as held."""
     shape = rule_bot.table_shape(view)
+    model = rule_bot.model_for(shape)
+    team_of = view.team_of
+    jacks: list[tuple[int, Suit, bool]] = []
+    floors: list[tuple[int, Suit | None, float, tuple[int, ...], frozenset[Suit]]] = []
+    """(seat, denomination, points the team's estimate must reach, partners' numbers that support it,
+    suits whose jack an opponent had shown: the rule bot counts them 3 points weaker)"""
+    ceilings: list[tuple[int, float, frozenset[Suit]]] = []
+    """(seat, points no denomination's estimate reached, suits whose jack an opponent had shown)"""
+    doubles: list[tuple[int, Suit | None, int]] = []
+    bids: list[tuple[int, Suit | None, int]] = []
+    jack_bids: list[tuple[int, Suit]] = []
+    current = 0
+    high_seat: int | None = None
+    doubled = False
+    for made in view.calls:
+        seat, call = made.seat, made.call
+        lowest = max(MIN_BID, current + 1)
+        mine = seat == view.seat
+        if call.kind is CallKind.BID:
+            number = call.contract_number(current)
+            suit = call.suit
+            if not mine:
+                if call.form in (BidForm.NUMBER_SUIT, BidForm.SUIT_NUMBER) and suit is not None:
+                    jacks.append((seat, suit, call.form is BidForm.NUMBER_SUIT))
+                named_first = any(other == seat and named is suit for other, named, _ in bids)
+                support = tuple(
+                    count
+                    for other, named, count in bids
+                    if other != seat and team_of[other] == team_of[seat] and named is suit and not named_first
+                )
+                need = number + model.margin - READING_SLACK
+                floors.append((seat, suit, need, support, _jacks_shown(jack_bids, seat, team_of)))
+            bids.append((seat, suit, number))
+            if call.form is BidForm.NUMBER_SUIT and suit is not None:
+                jack_bids.append((seat, suit))
+            current, high_seat = number, seat
+        elif call == DOUBLE:
+            doubled = True
+            if not mine and high_seat is not None:
+                doubles.append((seat, bids[-1][1], current))
+        elif not (mine or doubled or lowest > MAX_BID) and not any(
+            team_of[other] == team_of[seat] and other != seat for other, _, _ in bids
+        ):
+            ceiling = lowest + model.margin + READING_SLACK
+            ceilings.append((seat, ceiling, _jacks_shown(jack_bids, seat, team_of)))
+    typical = {denomination: rule_bot.typical_estimate(shape, denomination) for denomination in (*Suit, None)}
     played: dict[int, list[Card]] = {seat: [] for seat in view.seats}
     for plays in (*(trick.plays for trick in view.tricks), view.trick):
         for play in plays:
             played[play.seat].append(play.card)
 
-    def kept(hands: Mapping[int, list[Card]]) -> bool:
+    def broken(hands: Mapping[int, list[Card]]) -> int:
+        dealt = {seat: [*hands[seat], *played[seat]] for seat in hands}
+        count = 0
         for seat, suit, has_jack in jacks:
-            held = any(card.suit is suit and card.rank is Rank.JACK for card in (*hands[seat], *played[seat]))
-            if held is not has_jack:
-                return False
-        for seat, (denomination, number) in strength.items():
-            if (
-                rule_bot.estimate([*hands[seat], *played[seat]], denomination, shape)
-                < number - STRENGTH_SLACK
-            ):
-                return False
-        return True
+            held = any(card.suit is suit and card.rank is Rank.JACK for card in dealt[seat])
+            count += held is not has_jack
+        for seat, denomination, need, support, shown in floors:
+            own = rule_bot.estimate(dealt[seat], denomination, shape)
+            team = max([own, *(number + own - typical[denomination] for number in support)])
+            count += team - (Rank.JACK.points if denomination in shown else 0) < need
+        for seat, ceiling, shown in ceilings:
+            hand = dealt[seat]
+            candidates: list[Suit | None] = [*Suit, None] if rule_bot.is_balanced(hand) else list(Suit)
+            best = max(
+                rule_bot.estimate(hand, denomination, shape)
+                - (Rank.JACK.points if denomination in shown else 0)
+                for denomination in candidates
+            )
+            count += best >= ceiling
+        for seat, trump, number in doubles:
+            count += not rule_bot.strong_in_trumps(dealt[seat], trump, number)
+        return count
 
-    return kept
+    return broken
 
 
-def sampled_deal(view: View, rng: random.Random, accept: Callable[[Mapping[int, list[Card]]], bool]) -> Deal:
+def _jacks_shown(jack_bids: list[tuple[int, Suit]], seat: int, team_of: Sequence[int]) -> frozenset[Suit]:
+    """Suits whose jack an opponent of `seat` has shown with a number-first bid."""
+    return frozenset(suit for other, suit in jack_bids if team_of[other] != team_of[seat])
+
+
+def sampled_hands(
+    view: View, rng: random.Random, reading: Callable[[Mapping[int, list[Card]]], int]
+) -> Mapping[int, list[Card]]:
+    """Hands for the other seats that explain the auction (`auction_reading`): the first of
+    `SAMPLE_TRIES` draws that explains every call, else the one that explains the most (an opponent
+    whose calls follow no such reading must not cost the bot its time, nor leave it with draws that
+    ignore the auction altogether)."""
+    best: Mapping[int, list[Card]] | None = None
+    fewest = math.inf
+    for _ in range(SAMPLE_TRIES):
+        hands = sample_hands(view, rng)
+        count = reading(hands)
+        if count == 0:
+            return hands
+        if count < fewest:
+            best, fewest = hands, count
+    assert best is not None
+    return best
+
+
+def sampled_deal(view: View, rng: random.Random, reading: Callable[[Mapping[int, list[Card]]], int]) -> Deal:
     """One determinization of the deal as `view` sees it."""
-    return Deal.from_view(view, sample_hands(view, rng, accept, SAMPLE_TRIES))
+    return Deal.from_view(view, sampled_hands(view, rng, reading))
 
 
 # The play.
@@ -242,7 +320,7 @@ def choose_card(view: View, deadline: float, rng: random.Random, samples: int | 
             key=lambda card: card.rank,
         )
     values: dict[Card, list[float]] = {card: [] for card in cards}
-    accept = signals_kept(view)
+    reading = auction_reading(view)
     led = view.led_suit
     shown_out = {
         card: {**view.voids, view.seat: view.voids[view.seat] | {led}}
@@ -251,7 +329,7 @@ def choose_card(view: View, deadline: float, rng: random.Random, samples: int | 
         for card in cards
     }
     while time.perf_counter() < deadline and (samples is None or len(values[cards[0]]) < samples):
-        root = sampled_deal(view, rng, accept)
+        root = sampled_deal(view, rng, reading)
         sample: list[float] = []
         for card in cards:
             if sample and time.perf_counter() >= deadline:
@@ -310,8 +388,10 @@ def choose_call(view: View, deadline: float, rng: random.Random, samples: int | 
     """The rule bot's call, unless the sampled deals expect clearly more tables from another: a bid at
     the lowest legal number in one of the candidate denominations, or a pass (what the standing bid is
     worth to this team if it plays). "Clearly" is `AUCTION_EDGE` tables over the square root of the
-    samples. Doubles, redoubles, and passing when a partner holds the bid, are the rule bot's; None
-    when not even one deal was sampled. `samples`, if given, stops the sampling at that many deals."""
+    samples. A double when the standing bid fails often enough that doubling it gains `DOUBLE_EDGE`
+    tables on passing, and clearly beats every bid. The rule bot's own doubles, redoubles, and passing
+    when a partner holds the bid, are kept; None when not even one deal was sampled. `samples`, if given,
+    stops the sampling at that many deals."""
     legal = view.legal_moves
     high = view.high_bid
     default = rule_bot.choose_call(view)
@@ -319,7 +399,7 @@ def choose_call(view: View, deadline: float, rng: random.Random, samples: int | 
         return default
     current = high.number if high is not None else 0
     lowest = max(current + 1, MIN_BID)
-    accept = signals_kept(view)
+    reading = auction_reading(view)
     shape = rule_bot.table_shape(view)
     suits = sorted(Suit, key=lambda suit: -rule_bot.estimate(view.hand, suit, shape))[:CANDIDATE_SUITS]
     ours: list[Suit | None] = list(dict.fromkeys([*suits, None, *([default.suit] if default.is_bid else [])]))
@@ -330,7 +410,7 @@ def choose_call(view: View, deadline: float, rng: random.Random, samples: int | 
         contracts.append((high.seat, high.trump))  # the standing bid, as it would play if all passed
     taken: list[list[int]] = [[] for _ in contracts]
     while contracts and time.perf_counter() < deadline and (samples is None or len(taken[0]) < samples):
-        hands = sample_hands(view, rng, accept, SAMPLE_TRIES)
+        hands = sampled_hands(view, rng, reading)
         sample: list[int] = []
         for declarer, trump in contracts:
             if sample and time.perf_counter() >= deadline:
@@ -351,6 +431,8 @@ def choose_call(view: View, deadline: float, rng: random.Random, samples: int | 
         passing = -tables_for(high.number, _chance(taken[-1], high.number), payers) / payers  # one payer
 
     def expected(call: Call) -> float:
+        if call == DOUBLE:
+            return 2 * passing  # every payment of the deal doubles
         if not call.is_bid:
             return passing
         number = call.contract_number(current)
@@ -363,7 +445,10 @@ def choose_call(view: View, deadline: float, rng: random.Random, samples: int | 
             limit += 1
         options.append(rule_bot.bid_call(view, denomination, lowest, current, limit))
     best = max((call for call in options if call in legal), key=expected)
-    if expected(best) > expected(default) + AUCTION_EDGE / math.sqrt(sampled):
+    edge = AUCTION_EDGE / math.sqrt(sampled)
+    if DOUBLE in legal and passing > DOUBLE_EDGE and expected(DOUBLE) > expected(best) + edge:
+        return DOUBLE
+    if expected(best) > expected(default) + edge:
         return best
     return default
 

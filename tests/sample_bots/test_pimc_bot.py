@@ -20,6 +20,7 @@ from sample_bots.pimc_bot import (
     CLOCK_MARGIN_S,
     CLOCK_SHARE,
     PimcBot,
+    auction_reading,
     budget_for,
     distinct_cards,
     play_out,
@@ -130,3 +131,23 @@ def test_play_out_plays_the_rule_bots_cards(players: int, ruleset: Ruleset) -> N
             move = rng.choice(view.legal_moves) if view.phase is Phase.PLAY else rule_bot.decide(view)
             match.apply(view.seat, move)
     assert compared > 10
+
+
+@pytest.mark.parametrize(
+    ("players", "ruleset"), [(4, Ruleset.PAIRS), (6, Ruleset.PAIRS), (8, Ruleset.PARTNERSHIP)]
+)
+def test_reading_explains_the_rule_bots_auctions(players: int, ruleset: Ruleset) -> None:
+    """The real hands of rule bots explain every call they made, so the reading rules out no deal that
+    such opponents can hold; random hands often do not, so it rules out some."""
+    unexplained_random = 0
+    for seed in range(10):
+        match = Match(MatchRules(players, ruleset, deal_cap=1), seed=seed)
+        rng = random.Random(seed)
+        while match.to_act is not None:
+            view = match.view(match.to_act)
+            reading = auction_reading(view)
+            held = {seat: list(match.deal.hands[seat]) for seat in view.seats if seat != view.seat}
+            assert reading(held) == 0
+            unexplained_random += reading(sample_hands(view, rng)) > 0
+            match.apply(view.seat, rule_bot.decide(view))
+    assert unexplained_random > 0

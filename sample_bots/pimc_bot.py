@@ -212,6 +212,7 @@ def auction_reading(view: View) -> Callable[[Mapping[int, list[Card]]], int]:
         ):
             ceiling = lowest + model.margin + READING_SLACK
             ceilings.append((seat, ceiling, _jacks_shown(jack_bids, seat, team_of)))
+    judged = {seat for seat, *_ in floors} | {seat for seat, *_ in ceilings}
     typical = {denomination: rule_bot.typical_estimate(shape, denomination) for denomination in (*Suit, None)}
     played: dict[int, list[Card]] = {seat: [] for seat in view.seats}
     for plays in (*(trick.plays for trick in view.tricks), view.trick):
@@ -220,21 +221,21 @@ def auction_reading(view: View) -> Callable[[Mapping[int, list[Card]]], int]:
 
     def broken(hands: Mapping[int, list[Card]]) -> int:
         dealt = {seat: [*hands[seat], *played[seat]] for seat in hands}
+        worth = {seat: hand_estimates(dealt[seat], model) for seat in judged}
         count = 0
         for seat, suit, has_jack in jacks:
             held = any(card.suit is suit and card.rank is Rank.JACK for card in dealt[seat])
             count += held is not has_jack
         for seat, denomination, need, support, shown in floors:
-            own = rule_bot.estimate(dealt[seat], denomination, shape)
+            own = worth[seat][denomination]
             team = max([own, *(number + own - typical[denomination] for number in support)])
             count += team - (Rank.JACK.points if denomination in shown else 0) < need
         for seat, ceiling, shown in ceilings:
-            hand = dealt[seat]
-            candidates: list[Suit | None] = [*Suit, None] if rule_bot.is_balanced(hand) else list(Suit)
+            estimates = worth[seat]
             best = max(
-                rule_bot.estimate(hand, denomination, shape)
-                - (Rank.JACK.points if denomination in shown else 0)
-                for denomination in candidates
+                estimates[denomination] - (Rank.JACK.points if denomination in shown else 0)
+                for denomination in estimates
+                if denomination is not None or rule_bot.is_balanced(dealt[seat])  # no trumps only then
             )
             count += best >= ceiling
         for seat, trump, number in doubles:
@@ -242,6 +243,33 @@ def auction_reading(view: View) -> Callable[[Mapping[int, list[Card]]], int]:
         return count
 
     return broken
+
+
+def hand_estimates(hand: Sequence[Card], model: rule_bot.Model) -> dict[Suit | None, float]:
+    """`rule_bot.estimate` of `hand` in every denomination in one pass over the hand: the reading asks
+    for them for every seat of every sampled deal. The sums are the rule bot's, term by term, so they
+    are equal to the last bit."""
+    lengths = [0] * len(Suit)
+    jacks = [0] * len(Suit)
+    nines = [0] * len(Suit)
+    for card in hand:
+        lengths[card.suit] += 1
+        if card.rank is Rank.JACK:
+            jacks[card.suit] += 1
+        elif card.rank is Rank.NINE:
+            nines[card.suit] += 1
+    all_jacks = sum(jacks)
+    estimates: dict[Suit | None, float] = {
+        suit: model.base
+        + model.per_trump * lengths[suit]
+        + model.per_trump_jack * jacks[suit]
+        + model.per_trump_nine * nines[suit]
+        + model.per_side_jack * (all_jacks - jacks[suit])
+        + model.per_void * sum(1 for other in Suit if other is not suit and not lengths[other])
+        for suit in Suit
+    }
+    estimates[None] = model.no_trumps_base + model.per_jack * all_jacks + model.per_nine * sum(nines)
+    return estimates
 
 
 def _jacks_shown(jack_bids: list[tuple[int, Suit]], seat: int, team_of: Sequence[int]) -> frozenset[Suit]:

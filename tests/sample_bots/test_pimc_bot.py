@@ -13,7 +13,19 @@ from pathlib import Path
 
 import pytest
 
-from fiftysix.engine import Card, Deal, Match, MatchRules, Phase, Ruleset, View, sample_hands
+from fiftysix.engine import (
+    Card,
+    Deal,
+    Match,
+    MatchRules,
+    Phase,
+    Ruleset,
+    Suit,
+    View,
+    hand_size_for,
+    pack_for,
+    sample_hands,
+)
 from sample_bots import rule_bot
 from sample_bots.pimc_bot import (
     AUCTION_SHARE,
@@ -23,6 +35,7 @@ from sample_bots.pimc_bot import (
     auction_reading,
     budget_for,
     distinct_cards,
+    hand_estimates,
     play_out,
 )
 from sdk import BotView
@@ -151,3 +164,15 @@ def test_reading_explains_the_rule_bots_auctions(players: int, ruleset: Ruleset)
             unexplained_random += reading(sample_hands(view, rng)) > 0
             match.apply(view.seat, rule_bot.decide(view))
     assert unexplained_random > 0
+
+
+@pytest.mark.parametrize("players", [4, 6, 8])
+def test_hand_estimates_are_the_rule_bots(players: int) -> None:
+    rng = random.Random(players)
+    shape = rule_bot.TableShape(players, 2)
+    pack = list(pack_for(players))
+    for _ in range(300):
+        hand = rng.sample(pack, hand_size_for(players))
+        estimates = hand_estimates(hand, rule_bot.model_for(shape))
+        for denomination in (*Suit, None):
+            assert estimates[denomination] == rule_bot.estimate(hand, denomination, shape)

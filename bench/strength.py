@@ -69,6 +69,9 @@ class PairResult:
     contracts: list[int] = field(default_factory=lambda: [0, 0])
     """Contracts won in the auction by the first bot's team and by the second's."""
     made: list[int] = field(default_factory=lambda: [0, 0])
+    doubled: list[int] = field(default_factory=lambda: [0, 0])
+    """Of those contracts, the ones doubled (or redoubled), and of these the ones made."""
+    doubled_made: list[int] = field(default_factory=lambda: [0, 0])
     tables: float = 0.0
     """Tables gained by the first bot's team, the mean of the pair's two matches."""
 
@@ -99,6 +102,9 @@ def play_match(settings: Settings, seed: int, first_team: int, result: PairResul
             side = 0 if deal_result.contract.team == first_team else 1
             result.contracts[side] += 1
             result.made[side] += deal_result.made
+            if deal_result.contract.doubling > 1:
+                result.doubled[side] += 1
+                result.doubled_made[side] += deal_result.made
             for bot in bots:
                 bot.on_deal_end(deal_result)
     result.tables += (match.tables[first_team] - STARTING_TABLES) / 2
@@ -134,8 +140,11 @@ def summary(settings: Settings, results: list[PairResult]) -> str:
     times = sorted(second for result in results for second in result.decision_seconds)
     contracts = [sum(result.contracts[side] for result in results) for side in (0, 1)]
     made = [sum(result.made[side] for result in results) for side in (0, 1)]
+    doubled = [sum(result.doubled[side] for result in results) for side in (0, 1)]
+    doubled_made = [sum(result.doubled_made[side] for result in results) for side in (0, 1)]
     rates = [
-        f"{made[side] / contracts[side]:.0%} of {contracts[side]}" if contracts[side] else "none"
+        (f"{made[side] / contracts[side]:.0%} of {contracts[side]}" if contracts[side] else "none")
+        + f" ({doubled_made[side]} of {doubled[side]} doubled)"
         for side in (0, 1)
     ]
     return (

@@ -14,7 +14,8 @@ for every seat:
   and no trumps) with its own team as the contractors, which gives the chance of making each contract
   level; it bids the denomination whose lowest legal bid has the best expected tables, if that beats
   letting the standing bid play (played out the same way); it doubles a standing bid the samples
-  expect to fail clearly often. Redoubles, and never outbidding a partner, are the rule bot's.
+  expect to fail clearly often, and redoubles its own doubled contract when they expect it made clearly
+  often. Never outbidding a partner is the rule bot's.
 
 A deal's value to a team is the tables it wins or pays by the rules' table amounts (made or lost, the
 band, the doubling), with a small bonus per card point so that a deal already decided still prefers
@@ -81,8 +82,9 @@ DEFENCE_EDGE: Final = 2
 play-outs defend with the rule bot's cards, and this bot's search took 2.4 points more than those over 30
 seeded deals' play (standard error 0.7; as the contractors it took as many as the rule bot)."""
 DOUBLE_EDGE: Final = 0.4
-"""Tables a double must be expected to gain on passing, a payer: the samples' chance that the standing
-bid fails is less sure than their ranking of bids, and a strong team may redouble."""
+"""Tables a double (or redouble) must be expected to gain on passing, a payer: the samples' chance that
+the standing bid fails (or is made) is less sure than their ranking of bids, and a double may meet a
+redouble."""
 CANDIDATE_SUITS: Final = 2
 """Trump suits tried in the auction: the hand's best by the rule bot's estimate (each costs a play-out
 per sample, and a suit the hand is short in does not win the auction's evaluation anyway)."""
@@ -421,13 +423,15 @@ def choose_call(view: View, deadline: float, rng: random.Random, samples: int | 
     the lowest legal number in one of the candidate denominations, or a pass (what the standing bid is
     worth to this team if it plays). "Clearly" is `AUCTION_EDGE` tables over the square root of the
     samples. A double when the standing bid fails often enough that doubling it gains `DOUBLE_EDGE`
-    tables on passing, and clearly beats every bid. The rule bot's own doubles, redoubles, and passing
+    tables on passing, and clearly beats every bid; a redouble when the team's doubled contract is made
+    often enough that redoubling gains as much. The rule bot's own doubles and redoubles, and passing
     when a partner holds the bid, are kept; None when not even one deal was sampled. `samples`, if given,
     stops the sampling at that many deals."""
     legal = view.legal_moves
     high = view.high_bid
     default = rule_bot.choose_call(view)
-    if default in (DOUBLE, REDOUBLE) or REDOUBLE in legal or (high and view.team_of[high.seat] == view.team):
+    redoubling = REDOUBLE in legal
+    if default in (DOUBLE, REDOUBLE) or (high and view.team_of[high.seat] == view.team and not redoubling):
         return default
     current = high.number if high is not None else 0
     lowest = max(current + 1, MIN_BID)
@@ -435,7 +439,7 @@ def choose_call(view: View, deadline: float, rng: random.Random, samples: int | 
     shape = rule_bot.table_shape(view)
     suits = sorted(Suit, key=lambda suit: -rule_bot.estimate(view.hand, suit, shape))[:CANDIDATE_SUITS]
     ours: list[Suit | None] = list(dict.fromkeys([*suits, None, *([default.suit] if default.is_bid else [])]))
-    if lowest > MAX_BID:
+    if lowest > MAX_BID or redoubling:
         ours = []
     contracts = [(view.seat, denomination) for denomination in ours]
     if high is not None:
@@ -458,6 +462,13 @@ def choose_call(view: View, deadline: float, rng: random.Random, samples: int | 
     sampled = len(taken[0])
     payers = len({view.team_of[seat] for seat in view.seats}) - 1
     points = dict(zip(ours, taken, strict=False))
+    edge = AUCTION_EDGE / math.sqrt(sampled)
+    if redoubling:
+        assert high is not None
+        gain = 2 * tables_for(
+            high.number, _chance(taken[-1], high.number), 1
+        )  # a payer: doubled to redoubled
+        return REDOUBLE if gain > DOUBLE_EDGE + edge else default
     passing = 0.0
     if high is not None:
         # The standing bid is an opponent's (a partner's ends the search above): this bot defends it.
@@ -479,7 +490,6 @@ def choose_call(view: View, deadline: float, rng: random.Random, samples: int | 
             limit += 1
         options.append(rule_bot.bid_call(view, denomination, lowest, current, limit))
     best = max((call for call in options if call in legal), key=expected)
-    edge = AUCTION_EDGE / math.sqrt(sampled)
     if DOUBLE in legal and passing > DOUBLE_EDGE and expected(DOUBLE) > expected(best) + edge:
         return DOUBLE
     if expected(best) > expected(default) + edge:

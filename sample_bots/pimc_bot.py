@@ -1,6 +1,6 @@
 """A determinized Monte Carlo bot ("perfect information Monte Carlo"): the strongest sample bot.
 
-Run it: `python -m sample_bots.pimc_bot --port 50051 [--budget 0.5]`.
+Run it: `python -m sample_bots.pimc_bot --port 50051 [--budget 0.5] [--samples N]`.
 
 Every decision samples the cards it cannot see many times over, consistently with what it has seen
 (hand sizes, the cards played, the suits each seat has shown out of) and with the auction as the rule bot
@@ -9,18 +9,21 @@ weakness, a double's trumps), and plays each sampled deal out to its end with th
 for every seat:
 
 - in the play it scores each of its legal cards over the same sampled deals (so the comparison is
-  between cards, not between lucky and unlucky deals) and plays the best on average;
+  between cards, not between lucky and unlucky deals) and plays the rule bot's card unless another did
+  clearly better;
 - in the auction it plays each sampled deal out once per denomination (its two best suits as trumps,
   and no trumps) with its own team as the contractors, which gives the chance of making each contract
   level; it bids the denomination whose lowest legal bid has the best expected tables, if that beats
-  letting the standing bid play (played out the same way); it doubles a standing bid the samples
-  expect to fail clearly often, and redoubles its own doubled contract when they expect it made clearly
-  often. Never outbidding a partner is the rule bot's.
+  letting the standing bid play (played out the same way, a little weaker since this bot defends it
+  better than the rule bot); it doubles a standing bid the samples expect to fail clearly often, and
+  redoubles its own doubled contract when they expect it made clearly often. Never outbidding a
+  partner is the rule bot's.
 
 A deal's value to a team is the tables it wins or pays by the rules' table amounts (made or lost, the
 band, the doubling), with a small bonus per card point so that a deal already decided still prefers
 more points. The time budget per decision (`--budget`, 0.5 s by default) is cut to a share of the
-arena's own time per decision when that is shorter, so the bot never draws on its bank of spare time.
+arena's own time per decision when that is shorter, so the bot never draws on its bank of spare time;
+`--samples` ends a decision sooner, after that many sampled deals.
 """
 
 from __future__ import annotations

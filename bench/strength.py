@@ -1,14 +1,17 @@
 """Bot strength: in-process duplicate pairs of matches (no gRPC), each matchup's Elo with its 95% interval.
 
-Run by hand: `python bench/strength.py [--matchup pimc:rules] [--pairs 50] [--budget 0.2] [--deals 8]`.
+Run by hand: `python bench/strength.py [--matchup pimc:rules] [--pairs 50] [--budget 0.2] [--deals 8]`
+(`--samples N` makes a search bot sample N deals a decision, within the budget, whatever the load).
 
 A duplicate pair plays one seeded match twice, the two bots swapping teams, so both play the same
 cards dealt from the same seats. A match scores 1 for a win (first alone), 1/2 for a shared first place
 and 0 for a loss; a pair scores the mean of its two matches. The Elo difference is 400 log10(s / (1 - s))
 for the mean score s over the pairs, and its 95% interval comes from s +- 1.96 standard errors of the
-pair scores. Seconds per decision are wall-clock times of the first bot's decisions (a time budget is
-wall-clock too, so a loaded machine gives a search bot fewer samples, not more time). Two-team tables
-only: 4 players, or 6 and 8 in `partnership`.
+pair scores. The tables the first bot's team ends a match with, less those it started with, are a
+finer measure of the same matches (a match may be won by 1 table or by 24). Seconds per decision are
+wall-clock times of the first bot's decisions (a time budget is wall-clock too, so a loaded machine
+gives a search bot fewer samples, not more time). Two-team tables only: 4 players, or 6 and 8 in
+`partnership`.
 """
 
 from __future__ import annotations
@@ -28,19 +31,20 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from fiftysix.engine import Match, MatchRules, Ruleset
+from fiftysix.engine import STARTING_TABLES, Match, MatchRules, Ruleset
 from fiftysix.wire import TimeControl
 from sample_bots.pimc_bot import PimcBot
 from sample_bots.random_bot import RandomBot
 from sample_bots.rule_bot import RuleBot
 from sdk import Bot, BotView, MatchInfo
 
-BOTS: dict[str, Callable[[float], Bot]] = {
-    "pimc": lambda budget: PimcBot(budget),
-    "rules": lambda budget: RuleBot(),
-    "random": lambda budget: RandomBot(),
+BOTS: dict[str, Callable[[float, int | None], Bot]] = {
+    "pimc": lambda budget, samples: PimcBot(budget, samples=samples),
+    "rules": lambda budget, samples: RuleBot(),
+    "random": lambda budget, samples: RandomBot(),
 }
-"""The bots a matchup may name; each is made with the search budget (ignored by those that do not search)."""
+"""The bots a matchup may name; each is made with the search budget and samples a decision (ignored by
+those that do not search)."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,7 @@ class Settings:
     second: str
     rules: MatchRules
     budget_s: float
+    samples: int | None
     time_control: TimeControl
 
 
@@ -64,13 +69,18 @@ class PairResult:
     contracts: list[int] = field(default_factory=lambda: [0, 0])
     """Contracts won in the auction by the first bot's team and by the second's."""
     made: list[int] = field(default_factory=lambda: [0, 0])
+    doubled: list[int] = field(default_factory=lambda: [0, 0])
+    """Of those contracts, the ones doubled (or redoubled), and of these the ones made."""
+    doubled_made: list[int] = field(default_factory=lambda: [0, 0])
+    tables: float = 0.0
+    """Tables gained by the first bot's team, the mean of the pair's two matches."""
 
 
 def play_match(settings: Settings, seed: int, first_team: int, result: PairResult) -> float:
     """Play one seeded match with the first bot's seats on `first_team`; its score for the first bot."""
     match = Match(settings.rules, seed=seed)
     names = [settings.first if match.team_of[seat] == first_team else settings.second for seat in match.seats]
-    bots = [BOTS[name](settings.budget_s) for name in names]
+    bots = [BOTS[name](settings.budget_s, settings.samples) for name in names]
     for seat, bot in enumerate(bots):
         bot.on_match_start(
             MatchInfo(
@@ -92,8 +102,12 @@ def play_match(settings: Settings, seed: int, first_team: int, result: PairResul
             side = 0 if deal_result.contract.team == first_team else 1
             result.contracts[side] += 1
             result.made[side] += deal_result.made
+            if deal_result.contract.doubling > 1:
+                result.doubled[side] += 1
+                result.doubled_made[side] += deal_result.made
             for bot in bots:
                 bot.on_deal_end(deal_result)
+    result.tables += (match.tables[first_team] - STARTING_TABLES) / 2
     ranking = match.ranking()
     mine, theirs = ranking[first_team], ranking[1 - first_team]
     return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
@@ -121,17 +135,23 @@ def summary(settings: Settings, results: list[PairResult]) -> str:
     mean = statistics.fmean(scores)
     error = statistics.stdev(scores) / math.sqrt(len(scores)) if len(scores) > 1 else 0.5
     low, high = elo(mean - 1.96 * error), elo(mean + 1.96 * error)
+    tables = [result.tables for result in results]
+    tables_error = statistics.stdev(tables) / math.sqrt(len(tables)) if len(tables) > 1 else math.inf
     times = sorted(second for result in results for second in result.decision_seconds)
     contracts = [sum(result.contracts[side] for result in results) for side in (0, 1)]
     made = [sum(result.made[side] for result in results) for side in (0, 1)]
+    doubled = [sum(result.doubled[side] for result in results) for side in (0, 1)]
+    doubled_made = [sum(result.doubled_made[side] for result in results) for side in (0, 1)]
     rates = [
-        f"{made[side] / contracts[side]:.0%} of {contracts[side]}" if contracts[side] else "none"
+        (f"{made[side] / contracts[side]:.0%} of {contracts[side]}" if contracts[side] else "none")
+        + f" ({doubled_made[side]} of {doubled[side]} doubled)"
         for side in (0, 1)
     ]
     return (
         f"{settings.first} vs {settings.second}: {elo(mean):+.0f} Elo "
         f"(95% interval {low:+.0f} to {high:+.0f}) "
-        f"over {len(results)} duplicate pairs, score {mean:.3f}; "
+        f"over {len(results)} duplicate pairs, score {mean:.3f}, "
+        f"tables {statistics.fmean(tables):+.2f} a match (+-{1.96 * tables_error:.2f}); "
         f"{settings.first} s/decision mean {statistics.fmean(times):.3f} p50 {times[len(times) // 2]:.3f} "
         f"max {times[-1]:.3f}; contracts made: {settings.first} {rates[0]}, {settings.second} {rates[1]}"
     )
@@ -149,6 +169,11 @@ def main() -> None:
     )
     parser.add_argument("--pairs", type=int, default=50, help="duplicate pairs per matchup (default 50)")
     parser.add_argument("--budget", type=float, default=0.2, help="search seconds a decision (default 0.2)")
+    parser.add_argument(
+        "--samples",
+        type=int,
+        help="deals a search bot samples a decision, within the budget (default: by time)",
+    )
     parser.add_argument("--deals", type=int, default=8, help="deal cap of each match (default 8)")
     parser.add_argument("--players", type=int, default=4, choices=(4, 6, 8), help="players (default 4)")
     parser.add_argument("--ruleset", type=Ruleset.parse, default=Ruleset.PAIRS, help="pairs or partnership")
@@ -161,14 +186,15 @@ def main() -> None:
         parser.error("duplicate pairs need two teams: 4 players, or 6 and 8 in partnership")
     print(
         f"{args.players} players, {rules.ruleset.value}, {args.deals} deals a match, {args.pairs} pairs, "
-        f"budget {args.budget} s, {args.workers} worker(s)",
+        f"budget {args.budget} s, {args.samples or 'unlimited'} samples, {args.workers} worker(s)",
         flush=True,
     )
     for matchup in args.matchup or ["pimc:rules"]:
         first, second = matchup.split(":")
         if first not in BOTS or second not in BOTS:
             parser.error(f"unknown bot in {matchup}: choose among {', '.join(BOTS)}")
-        settings = Settings(first, second, rules, args.budget, TimeControl(args.decision_ms, 10_000))
+        control = TimeControl(args.decision_ms, 10_000)
+        settings = Settings(first, second, rules, args.budget, args.samples, control)
         seeds = range(args.seed, args.seed + args.pairs)
         results: list[PairResult] = []
         with ProcessPoolExecutor(args.workers) as pool:

@@ -13,14 +13,30 @@ from pathlib import Path
 
 import pytest
 
-from fiftysix.engine import Card, Match, MatchRules, Phase, Ruleset
+from fiftysix.engine import (
+    Card,
+    Deal,
+    Match,
+    MatchRules,
+    Phase,
+    Ruleset,
+    Suit,
+    View,
+    hand_size_for,
+    pack_for,
+    sample_hands,
+)
+from sample_bots import rule_bot
 from sample_bots.pimc_bot import (
     AUCTION_SHARE,
     CLOCK_MARGIN_S,
     CLOCK_SHARE,
     PimcBot,
+    auction_reading,
     budget_for,
     distinct_cards,
+    hand_estimates,
+    play_out,
 )
 from sdk import BotView
 
@@ -98,3 +114,65 @@ def test_searches_one_card_of_each_equivalent_run() -> None:
                 searched_less += len(kept) < len(legal)
             match.apply(view.seat, rng.choice(view.legal_moves))
     assert searched_less > 0
+
+
+def rule_bot_play_out(deal: Deal, context: View) -> None:
+    """The play-out as the rule bot plays it from each seat's own view: what `play_out` must match."""
+    while deal.phase is Phase.PLAY:
+        view = deal.view(deal.to_act, context.rules, context.tables, context.teams_out, context.deal_number)
+        deal.apply_trusted(rule_bot.choose_card(view))
+
+
+@pytest.mark.parametrize(
+    ("players", "ruleset"), [(4, Ruleset.PAIRS), (6, Ruleset.PAIRS), (8, Ruleset.PARTNERSHIP)]
+)
+def test_play_out_plays_the_rule_bots_cards(players: int, ruleset: Ruleset) -> None:
+    compared = 0
+    for seed in range(6):
+        match = Match(MatchRules(players, ruleset, deal_cap=1), seed=seed)
+        rng = random.Random(seed)
+        while match.to_act is not None:
+            view = match.view(match.to_act)
+            if view.phase is Phase.PLAY and rng.random() < 0.3:
+                fast = Deal.from_view(view, sample_hands(view, rng))
+                slow = fast.copy()
+                play_out(fast, view, view.voids)
+                rule_bot_play_out(slow, view)
+                assert fast.tricks == slow.tricks
+                compared += 1
+            # Random cards, so that the play-outs start from voids shown and odd positions.
+            move = rng.choice(view.legal_moves) if view.phase is Phase.PLAY else rule_bot.decide(view)
+            match.apply(view.seat, move)
+    assert compared > 10
+
+
+@pytest.mark.parametrize(
+    ("players", "ruleset"), [(4, Ruleset.PAIRS), (6, Ruleset.PAIRS), (8, Ruleset.PARTNERSHIP)]
+)
+def test_reading_explains_the_rule_bots_auctions(players: int, ruleset: Ruleset) -> None:
+    """The real hands of rule bots explain every call they made, so the reading rules out no deal that
+    such opponents can hold; random hands often do not, so it rules out some."""
+    unexplained_random = 0
+    for seed in range(10):
+        match = Match(MatchRules(players, ruleset, deal_cap=1), seed=seed)
+        rng = random.Random(seed)
+        while match.to_act is not None:
+            view = match.view(match.to_act)
+            reading = auction_reading(view)
+            held = {seat: list(match.deal.hands[seat]) for seat in view.seats if seat != view.seat}
+            assert reading(held) == 0
+            unexplained_random += reading(sample_hands(view, rng)) > 0
+            match.apply(view.seat, rule_bot.decide(view))
+    assert unexplained_random > 0
+
+
+@pytest.mark.parametrize("players", [4, 6, 8])
+def test_hand_estimates_are_the_rule_bots(players: int) -> None:
+    rng = random.Random(players)
+    shape = rule_bot.TableShape(players, 2)
+    pack = list(pack_for(players))
+    for _ in range(300):
+        hand = rng.sample(pack, hand_size_for(players))
+        estimates = hand_estimates(hand, rule_bot.model_for(shape))
+        for denomination in (*Suit, None):
+            assert estimates[denomination] == rule_bot.estimate(hand, denomination, shape)

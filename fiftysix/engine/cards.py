@@ -78,12 +78,14 @@ class Card:
     order in which hands are shown and legal plays are listed.
     """
 
-    __slots__ = ("rank", "suit", "points", "index", "sort_key", "_text")
+    __slots__ = ("rank", "suit", "points", "index", "bit", "sort_key", "_text")
 
     rank: Rank
     suit: Suit
     points: int
     index: int
+    bit: int
+    """`1 << index`: a set of distinct cards is an int, as `Deal` keeps each hand for its legal moves."""
     sort_key: int
     _text: str
 
@@ -98,6 +100,7 @@ class Card:
             ("suit", suit),
             ("points", rank.points),
             ("index", suit * 8 + rank),
+            ("bit", 1 << (suit * 8 + rank)),
             ("sort_key", suit * 8 + (7 - rank)),
             ("_text", rank.letter + suit.letter),
         ):

@@ -7,6 +7,7 @@ It knows nothing of tables or matches; `fiftysix.engine.match` settles the deal 
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from operator import attrgetter
 from typing import Final
@@ -32,6 +33,19 @@ _AUCTION: Final = Phase.AUCTION
 _PLAY: Final = Phase.PLAY
 _FINISHED: Final = Phase.FINISHED
 
+_SUIT_BITS: Final = tuple(0xFF << 8 * suit for suit in Suit)
+"""The bits of each suit's cards in a set of cards held (`Card.bit`)."""
+
+_MOVES_OF: Final = {
+    pattern << 8 * suit: tuple(
+        card for card in ALL_CARDS[8 * suit : 8 * suit + 8] if pattern << 8 * suit & card.bit
+    )
+    for suit in Suit
+    for pattern in range(256)
+}
+"""The distinct cards in any set of cards of one suit, in display order: the legal plays to follow
+suit are one look-up, where filtering the hand cost a list, a dict and a tuple at every card."""
+
 _PLAYS: Final = tuple(
     tuple(Play(seat, card) for card in sorted(ALL_CARDS, key=attrgetter("index"))) for seat in range(8)
 )
@@ -50,6 +64,7 @@ class Deal:
         "team_of",
         "dealer",
         "hands",
+        "_held",
         "dealt",
         "phase",
         "to_act",
@@ -66,6 +81,7 @@ class Deal:
         "points",
         "trump",
         "_led",
+        "_led_bits",
         "_winning_seat",
         "_winning_card",
         "_trick_points",
@@ -75,6 +91,8 @@ class Deal:
     team_of: tuple[int, ...]
     dealer: int
     hands: list[list[Card]]
+    _held: list[int]
+    """Each seat's distinct cards as a set of `Card.bit`s: legal plays and the follow rule read it."""
     dealt: tuple[tuple[Card, ...], ...]
     phase: Phase
     to_act: int
@@ -92,6 +110,8 @@ class Deal:
     trump: Suit | None
     """The contract's trump suit; None for no trumps, and while the auction is on."""
     _led: Suit | None
+    _led_bits: int
+    """The bits of the suit led (`_SUIT_BITS`), to test a set of cards held for it."""
     _winning_seat: int
     _winning_card: Card | None
     _trick_points: int
@@ -109,8 +129,8 @@ class Deal:
             raise ValueError(f"the dealer must be a seat at the table {self.seats}, got {dealer}")
         self.dealer = dealer
         _check_hands(self.seats, len(self.team_of), hands)
-        self.hands = [sorted(hands.get(seat, ()), key=SORT_KEY) for seat in range(len(self.team_of))]
-        self.dealt = tuple(tuple(hand) for hand in self.hands)
+        self._set_hands([sorted(hands.get(seat, ()), key=SORT_KEY) for seat in range(len(self.team_of))])
+        self.dealt = tuple(map(tuple, self.hands))
         self._next = _next_seats(self.seats, len(self.team_of))
         self.phase = _AUCTION
         self.to_act = self._next[dealer]
@@ -126,6 +146,7 @@ class Deal:
         self.points = [0] * (max(self.team_of) + 1)
         self.trump = None
         self._led = None
+        self._led_bits = 0
         self._winning_seat = -1
         self._winning_card = None
         self._trick_points = 0
@@ -163,10 +184,12 @@ class Deal:
                 deal.points[deal.team_of[trick.winner]] += trick.points
             deal.to_act = view.tricks[-1].winner
         if view.tricks or view.trick:
-            deal.hands = [
-                sorted(held[seat] + on_table[seat], key=SORT_KEY) if seat in held else []
-                for seat in range(len(deal.team_of))
-            ]
+            deal._set_hands(
+                [
+                    sorted(held[seat] + on_table[seat], key=SORT_KEY) if seat in held else []
+                    for seat in range(len(deal.team_of))
+                ]
+            )
             for play in view.trick:
                 deal._take(play.seat, play.card)
             if not any(deal.hands):
@@ -215,6 +238,7 @@ class Deal:
         for name in Deal.__slots__:
             object.__setattr__(other, name, getattr(self, name))
         other.hands = [list(hand) for hand in self.hands]
+        other._held = list(self._held)
         other.calls = list(self.calls)
         other._redoublers = list(self._redoublers)
         other.trick = list(self.trick)
@@ -259,13 +283,15 @@ class Deal:
         Empty once the deal is finished.
         """
         if self.phase is _PLAY:
-            hand = self.hands[self.to_act]
+            held = self._held[self.to_act]
             if self.trick:
-                led = self._led
-                following = [card for card in hand if card.suit is led]
+                following = held & self._led_bits
                 if following:
-                    return tuple(dict.fromkeys(following))
-            return tuple(dict.fromkeys(hand))
+                    return _MOVES_OF[following]
+            moves = _MOVES_OF
+            return (
+                moves[held & 0xFF] + moves[held & 0xFF00] + moves[held & 0xFF0000] + moves[held & 0xFF000000]
+            )
         if self.phase is _AUCTION:
             if self._redoublers:
                 return REDOUBLE_CALLS
@@ -290,13 +316,12 @@ class Deal:
         if phase is _PLAY:
             if not isinstance(move, Card):
                 raise IllegalMoveError("play_a_card", f"the auction is over: play a card, not {move}")
-            hand = self.hands[seat]
-            if move not in hand:
-                raise IllegalMoveError(
-                    "play_own_card", f"seat {seat} does not hold {move}: holds {format_cards(hand)}"
-                )
-            if self.trick and move.suit is not self._led:
-                self._check_follow(hand, move)
+            held = self._held[seat]
+            if not held & move.bit:
+                holds = format_cards(self.hands[seat])
+                raise IllegalMoveError("play_own_card", f"seat {seat} does not hold {move}: holds {holds}")
+            if self.trick and move.suit is not self._led and held & self._led_bits:
+                self._check_follow(self.hands[seat], move)
             self._take(seat, move)
         else:
             if not isinstance(move, Call):
@@ -312,6 +337,11 @@ class Deal:
             self._take(self.to_act, move)
         else:
             self.apply(self.to_act, move)
+
+    def _set_hands(self, hands: list[list[Card]]) -> None:
+        """Each seat's cards, sorted, and the sets of distinct cards kept beside them."""
+        self.hands = hands
+        self._held = [sum({card.bit for card in hand}) for hand in hands]
 
     # The auction.
 
@@ -457,11 +487,17 @@ class Deal:
             points = self._trick_points + card.points
         else:
             self._led = suit
+            self._led_bits = _SUIT_BITS[suit]
             self._winning_card = card
             self._winning_seat = seat
             points = card.points
+        # Found by bisection on the sort key, never by `==`: `Card.__lt__` makes every comparison of two
+        # cards a call into Python, and `list.remove` made a dozen of them at every card played.
         hand = self.hands[seat]
-        hand.remove(card)
+        position = bisect_left(hand, card.sort_key, key=SORT_KEY)
+        del hand[position]
+        if position == len(hand) or hand[position] is not card:  # not the first of two identical cards
+            self._held[seat] ^= card.bit
         trick.append(_PLAYS[seat][card.index])
         self._trick_points = points
         if len(trick) < len(self.seats):

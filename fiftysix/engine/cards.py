@@ -85,7 +85,9 @@ class Card:
     points: int
     index: int
     bit: int
-    """`1 << index`: a set of distinct cards is an int, as `Deal` keeps each hand for its legal moves."""
+    """`1 << sort_key`: a set of distinct cards is an int, as `Deal` keeps each hand. Sevens and eights
+    take the top bits of their suit, so a set of cards of the 48-card pack fits in 30 bits, the ints that
+    Python adds and masks fastest."""
     sort_key: int
     _text: str
 
@@ -100,8 +102,8 @@ class Card:
             ("suit", suit),
             ("points", rank.points),
             ("index", suit * 8 + rank),
-            ("bit", 1 << (suit * 8 + rank)),
             ("sort_key", suit * 8 + (7 - rank)),
+            ("bit", 1 << (suit * 8 + (7 - rank))),
             ("_text", rank.letter + suit.letter),
         ):
             object.__setattr__(card, name, value)

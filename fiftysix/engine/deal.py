@@ -51,6 +51,10 @@ suit are one look-up, where filtering the hand cost a list, a dict and a tuple a
 
 _BIT: Final = attrgetter("bit")
 
+_new_tuple: Final = tuple.__new__
+"""Builds a named tuple from its fields without the Python frame of its `__new__`, for the trick
+completed at every fourth card."""
+
 
 def _cards_in(held: int) -> tuple[Card, ...]:
     """The distinct cards in a set of cards (`Card.bit`s), in display order."""
@@ -60,9 +64,21 @@ def _cards_in(held: int) -> tuple[Card, ...]:
 
 def _hand(held: int, twice: int) -> list[Card]:
     """A hand in display order, from the set of cards it holds and the set of those it holds twice."""
-    if not twice:
-        return list(_cards_in(held))
-    return sorted(_cards_in(held) + _cards_in(twice), key=SORT_KEY)
+    cards: list[Card] = []
+    for bits in _SUIT_BITS:
+        key = held & bits | (twice & bits) << 32
+        part = _HAND_PARTS.get(key)
+        if part is None:
+            part = _HAND_PARTS[key] = tuple(
+                sorted(_cards_in(held & bits) + _cards_in(twice & bits), key=SORT_KEY)
+            )
+        cards += part
+    return cards
+
+
+_HAND_PARTS: Final[dict[int, tuple[Card, ...]]] = {}
+"""The cards of one suit of a hand, by the suit's part of the set held and of the set held twice (`held |
+twice << 32`): kept as they turn up (at most 3 ** 8 a suit), since search bots read hands at every step."""
 
 
 _PLAYS: Final = tuple(
@@ -104,7 +120,8 @@ class Deal:
         "trump",
         "_led",
         "_led_bits",
-        "_winning",
+        "_winning_seat",
+        "_winning_card",
         "_trick_points",
     )
 
@@ -137,8 +154,10 @@ class Deal:
     """The suit led to the trick on the table (left over from the last trick when it is empty)."""
     _led_bits: int
     """The bits of the suit led (`_SUIT_BITS`), to test a set of cards held for it."""
-    _winning: Play
-    """The play winning the trick on the table so far (left over from the last trick when it is empty)."""
+    _winning_seat: int
+    _winning_card: Card
+    """The play winning the trick on the table so far, by seat and card (left over from the last trick
+    when the table is empty)."""
     _trick_points: int
 
     def __init__(
@@ -174,7 +193,8 @@ class Deal:
         self.trump = None
         self._led = Suit.SPADES
         self._led_bits = 0
-        self._winning = _PLAYS[0][0]
+        self._winning_seat = -1
+        self._winning_card = ALL_CARDS[0]
         self._trick_points = 0
 
     @classmethod
@@ -306,7 +326,7 @@ class Deal:
         """The play winning the trick on the table so far, or None when the table is empty: the highest
         trump if any trump was played, else the highest card of the suit led (of two identical cards, the
         first played)."""
-        return self._winning if self.trick else None
+        return _PLAYS[self._winning_seat][self._winning_card.index] if self.trick else None
 
     def legal_moves(self) -> Sequence[Move]:
         """Every legal move for the seat to act, without repeats, in a stable order.
@@ -507,28 +527,31 @@ class Deal:
             twice[seat] ^= bit
         else:
             self._held[seat] ^= bit
-        play = _PLAYS[seat][card.index]
         trick = self.trick
+        suit = card.suit
         if trick:
-            winning = self._winning.card
-            if card.suit is winning.suit:
+            winning = self._winning_card
+            if suit is winning.suit:
                 if card.rank > winning.rank:
-                    self._winning = play
-            elif card.suit is self.trump:
-                self._winning = play
+                    self._winning_card = card
+                    self._winning_seat = seat
+            elif suit is self.trump:
+                self._winning_card = card
+                self._winning_seat = seat
             points = self._trick_points + card.points
         else:
-            self._led = card.suit
-            self._led_bits = _SUIT_BITS[card.suit]
-            self._winning = play
+            self._led = suit
+            self._led_bits = _SUIT_BITS[suit]
+            self._winning_card = card
+            self._winning_seat = seat
             points = card.points
-        trick.append(play)
+        trick.append(_PLAYS[seat][card.index])
         if len(trick) < len(self.seats):
             self._trick_points = points
             self.to_act = self._next[seat]
             return
-        winner = self._winning.seat
-        self.tricks.append(Trick(trick[0].seat, tuple(trick), winner, points))
+        winner = self._winning_seat
+        self.tricks.append(_new_tuple(Trick, (trick[0].seat, tuple(trick), winner, points)))
         self.points[self.team_of[winner]] += points
         self.trick = []
         self.to_act = winner

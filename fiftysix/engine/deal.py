@@ -52,8 +52,8 @@ suit are one look-up, where filtering the hand cost a list, a dict and a tuple a
 _BIT: Final = attrgetter("bit")
 
 _new_tuple: Final = tuple.__new__
-"""Builds a named tuple from its fields without the Python frame of its `__new__`, for the trick
-completed at every fourth card."""
+"""Builds a named tuple from all its fields without the Python frame of its `__new__`, for the values a
+deal makes at every bid and every trick."""
 
 
 def _cards_in(held: int) -> tuple[Card, ...]:
@@ -172,12 +172,12 @@ class Deal:
         if dealer not in self.seats:
             raise ValueError(f"the dealer must be a seat at the table {self.seats}, got {dealer}")
         self.dealer = dealer
-        _check_hands(self.seats, len(self.team_of), hands)
-        self._set_hands([hands.get(seat, ()) for seat in range(len(self.team_of))])
+        self._next = _next_seats(self.seats, len(self.team_of))
+        _check_hands(self.seats, hands)
+        self._set_hands(hands)
         if not _is_pack(self._held, self._twice, len(self.seats)):
             raise _not_the_pack(self.seats, hands)
         self._dealt = (tuple(self._held), tuple(self._twice))
-        self._next = _next_seats(self.seats, len(self.team_of))
         self.phase = _AUCTION
         self.to_act = self._next[dealer]
         self.calls = []
@@ -230,9 +230,7 @@ class Deal:
                 deal.points[deal.team_of[trick.winner]] += trick.points
             deal.to_act = view.tricks[-1].winner
         if view.tricks or view.trick:
-            deal._set_hands(
-                [held.get(seat, []) + on_table.get(seat, []) for seat in range(len(deal.team_of))]
-            )
+            deal._set_hands({seat: held[seat] + on_table[seat] for seat in view.seats})
             for play in view.trick:
                 deal._take(play.seat, play.card)
             if not any(deal._held):
@@ -390,16 +388,15 @@ class Deal:
         else:
             self.apply(self.to_act, move)
 
-    def _set_hands(self, hands: Sequence[Sequence[Card]]) -> None:
-        """Keep each seat's cards as the set it holds and the set it holds twice. Three of a card in a hand
-        leave sets that `_is_pack` refuses (the carry of a sum)."""
-        held = self._held = []
-        twice = self._twice = []
-        for hand in hands:
+    def _set_hands(self, hands: Mapping[int, Sequence[Card]]) -> None:
+        """Keep each seat's cards as the set it holds and the set it holds twice (seats not in `hands`
+        hold none). Three of a card in a hand leave sets that `_is_pack` refuses (the carry of a sum)."""
+        held = self._held = [0] * len(self.team_of)
+        twice = self._twice = [0] * len(self.team_of)
+        for seat, hand in hands.items():
             bits = list(map(_BIT, hand))
-            once = sum(set(bits))
-            held.append(once)
-            twice.append(sum(bits) - once)
+            once = held[seat] = sum(set(bits))
+            twice[seat] = sum(bits) - once
 
     # The auction.
 
@@ -468,7 +465,7 @@ class Deal:
                 "bid_at_most_56", f"{call} over {current} would make {number}; the highest bid is {MAX_BID}"
             )
         self.calls.append(_CALLS_MADE[seat][call])
-        self.high_bid = Bid(seat, call, number, call.suit)
+        self.high_bid = _new_tuple(Bid, (seat, call, number, call.suit))
         self._passes = 0
         self.to_act = self._next[seat]
 
@@ -572,23 +569,26 @@ _NEXT_SEATS: dict[tuple[tuple[int, ...], int], tuple[int, ...]] = {}
 
 def _next_seats(seats: tuple[int, ...], seat_count: int) -> tuple[int, ...]:
     """For each of `seat_count` seats, the next of `seats` in playing order (-1 when not at the table);
-    kept per table, since a search builds thousands of deals at the same one."""
+    kept per table, and the table checked once, since a search builds thousands of deals at the same one.
+
+    :raises ValueError: when `seats` are not distinct seats of the match.
+    """
     key = (seats, seat_count)
     found = _NEXT_SEATS.get(key)
     if found is None:
+        if len(set(seats)) != len(seats) or not all(0 <= seat < seat_count for seat in seats):
+            raise ValueError(f"seats at the table must be distinct seats 0..{seat_count - 1}, got {seats}")
         following = {seat: seats[(i + 1) % len(seats)] for i, seat in enumerate(seats)}
         found = _NEXT_SEATS[key] = tuple(following.get(seat, -1) for seat in range(seat_count))
     return found
 
 
-def _check_hands(seats: tuple[int, ...], seat_count: int, hands: Mapping[int, Sequence[Card]]) -> None:
-    """Hands go to distinct seats at the table, as many cards to each as the pack for them gives; that
-    they are the pack is `_is_pack`'s test."""
-    if len(set(seats)) != len(seats) or not all(0 <= seat < seat_count for seat in seats):
-        raise ValueError(f"seats at the table must be distinct seats 0..{seat_count - 1}, got {seats}")
-    strays = sorted(set(hands) - set(seats))
+def _check_hands(seats: tuple[int, ...], hands: Mapping[int, Sequence[Card]]) -> None:
+    """Hands go to seats at the table (checked by `_next_seats`), as many cards to each as the pack for
+    them gives; that they are the pack is `_is_pack`'s test."""
+    strays = hands.keys() - set(seats)
     if strays:
-        raise ValueError(f"hands given for seats not at the table: {strays}")
+        raise ValueError(f"hands given for seats not at the table: {sorted(strays)}")
     size = hand_size_for(len(seats))
     for seat in seats:
         hand = hands.get(seat, ())

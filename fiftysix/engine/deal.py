@@ -3,6 +3,10 @@
 
 `Deal` is the engine's hot path: a mutable state with a cheap `copy()`, `legal_moves()` and `apply()`.
 It knows nothing of tables or matches; `fiftysix.engine.match` settles the deal it ends with.
+
+Each hand is kept as two ints, the set of cards it holds and the set it holds twice (`Card.bit`): the
+legal plays, the follow rule and a card played are then a few bit operations and a table look-up, and
+`hands` and `dealt` are built from the sets when read.
 """
 
 from __future__ import annotations

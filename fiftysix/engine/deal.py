@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from itertools import chain
 from operator import attrgetter
-from typing import Final
+from typing import Final, overload
 
 from fiftysix.engine.calls import (
     ALL_CALLS,
@@ -298,10 +298,10 @@ class Deal:
         return tuple(tuple(_hand(*sets)) for sets in zip(held, twice, strict=True))
 
     @property
-    def hands(self) -> list[list[Card]]:
+    def hands(self) -> Sequence[list[Card]]:
         """Each seat's cards (by seat; empty for a seat not at the table), sorted spades, hearts,
-        diamonds, clubs and high to low: built at each read from the sets of cards the deal keeps."""
-        return [_hand(held, twice) for held, twice in zip(self._held, self._twice, strict=True)]
+        diamonds, clubs and high to low: a live view that builds a seat's list when it is read."""
+        return _Hands(self)
 
     @property
     def next_seat(self) -> tuple[int, ...]:
@@ -566,6 +566,31 @@ class Deal:
         if contract is None or self.phase is not _FINISHED:
             raise ValueError("the deal is not finished")
         return self.points[contract.team] >= contract.number
+
+
+class _Hands(Sequence[list[Card]]):
+    """`Deal.hands`: a host reads one seat's hand at every decision, so only that one is built."""
+
+    __slots__ = ("_deal",)
+
+    def __init__(self, deal: Deal) -> None:
+        self._deal = deal
+
+    def __len__(self) -> int:
+        return len(self._deal._held)
+
+    @overload
+    def __getitem__(self, seat: int) -> list[Card]: ...
+    @overload
+    def __getitem__(self, seat: slice) -> list[list[Card]]: ...
+    def __getitem__(self, seat: int | slice) -> list[Card] | list[list[Card]]:
+        held, twice = self._deal._held, self._deal._twice
+        if isinstance(seat, slice):
+            return [_hand(*sets) for sets in zip(held[seat], twice[seat], strict=True)]
+        return _hand(held[seat], twice[seat])
+
+    def __repr__(self) -> str:
+        return repr(list(self))
 
 
 _NEXT_SEATS: dict[tuple[tuple[int, ...], int], tuple[int, ...]] = {}

@@ -67,17 +67,22 @@ def _cards_in(held: int) -> tuple[Card, ...]:
 
 
 def _hand(held: int, twice: int) -> list[Card]:
-    """A hand in display order, from the set of cards it holds and the set of those it holds twice."""
-    cards: list[Card] = []
-    for bits in _SUIT_BITS:
-        key = held & bits | (twice & bits) << 32
-        part = _HAND_PARTS.get(key)
-        if part is None:
-            part = _HAND_PARTS[key] = tuple(
-                sorted(_cards_in(held & bits) + _cards_in(twice & bits), key=SORT_KEY)
-            )
-        cards += part
-    return cards
+    """A hand in display order, from the set of cards it holds and the set of those it holds twice: one
+    look-up a suit, for a host reads the hand of the seat to act at every decision."""
+    parts = _HAND_PARTS
+    try:
+        return [
+            *parts[held & 0xFF | (twice & 0xFF) << 32],
+            *parts[held & 0xFF00 | (twice & 0xFF00) << 32],
+            *parts[held & 0xFF0000 | (twice & 0xFF0000) << 32],
+            *parts[held & 0xFF000000 | (twice & 0xFF000000) << 32],
+        ]
+    except KeyError:  # a suit not seen in this shape yet
+        for bits in _SUIT_BITS:
+            key = held & bits | (twice & bits) << 32
+            if key not in parts:
+                parts[key] = tuple(sorted(_cards_in(held & bits) + _cards_in(twice & bits), key=SORT_KEY))
+        return _hand(held, twice)
 
 
 _HAND_PARTS: Final[dict[int, tuple[Card, ...]]] = {}
@@ -105,6 +110,7 @@ class Deal:
         "seats",
         "team_of",
         "dealer",
+        "hands",
         "_held",
         "_twice",
         "_dealt",
@@ -132,6 +138,9 @@ class Deal:
     seats: tuple[int, ...]
     team_of: tuple[int, ...]
     dealer: int
+    hands: Sequence[list[Card]]
+    """Each seat's cards (by seat; empty for a seat not at the table), sorted spades, hearts, diamonds,
+    clubs and high to low: a live view of `_held` and `_twice` that builds a seat's list when read."""
     _held: list[int]
     """Each seat's distinct cards as a set of `Card.bit`s: what legal plays and the follow rule read, and
     with `_twice` the whole hand (`hands`)."""
@@ -284,6 +293,7 @@ class Deal:
             object.__setattr__(other, name, getattr(self, name))
         other._held = list(self._held)
         other._twice = list(self._twice)
+        other.hands = _Hands(other._held, other._twice)
         other.calls = list(self.calls)
         other._redoublers = list(self._redoublers)
         other.trick = list(self.trick)
@@ -296,12 +306,6 @@ class Deal:
         """Each seat's hand as dealt (by seat; empty for a seat not at the table), sorted."""
         held, twice = self._dealt
         return tuple(tuple(_hand(*sets)) for sets in zip(held, twice, strict=True))
-
-    @property
-    def hands(self) -> Sequence[list[Card]]:
-        """Each seat's cards (by seat; empty for a seat not at the table), sorted spades, hearts,
-        diamonds, clubs and high to low: a live view that builds a seat's list when it is read."""
-        return _Hands(self)
 
     @property
     def next_seat(self) -> tuple[int, ...]:
@@ -397,6 +401,7 @@ class Deal:
         hold none). Three of a card in a hand leave sets that `_is_pack` refuses (the carry of a sum)."""
         held = self._held = [0] * len(self.team_of)
         twice = self._twice = [0] * len(self.team_of)
+        self.hands = _Hands(held, twice)
         for seat, hand in hands.items():
             bits = list(map(_BIT, hand))
             once = held[seat] = sum(set(bits))
@@ -569,25 +574,26 @@ class Deal:
 
 
 class _Hands(Sequence[list[Card]]):
-    """`Deal.hands`: a host reads one seat's hand at every decision, so only that one is built."""
+    """`Deal.hands`: a host reads one seat's hand at every decision, so only that one is built. It
+    reads the deal's lists of sets, which a card played changes in place."""
 
-    __slots__ = ("_deal",)
+    __slots__ = ("_held", "_twice")
 
-    def __init__(self, deal: Deal) -> None:
-        self._deal = deal
+    def __init__(self, held: list[int], twice: list[int]) -> None:
+        self._held = held
+        self._twice = twice
 
     def __len__(self) -> int:
-        return len(self._deal._held)
+        return len(self._held)
 
     @overload
     def __getitem__(self, seat: int) -> list[Card]: ...
     @overload
     def __getitem__(self, seat: slice) -> list[list[Card]]: ...
     def __getitem__(self, seat: int | slice) -> list[Card] | list[list[Card]]:
-        held, twice = self._deal._held, self._deal._twice
         if isinstance(seat, slice):
-            return [_hand(*sets) for sets in zip(held[seat], twice[seat], strict=True)]
-        return _hand(held[seat], twice[seat])
+            return [_hand(*sets) for sets in zip(self._held[seat], self._twice[seat], strict=True)]
+        return _hand(self._held[seat], self._twice[seat])
 
     def __repr__(self) -> str:
         return repr(list(self))

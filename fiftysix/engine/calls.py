@@ -50,12 +50,14 @@ class Call:
     on the current bid, see `contract_number`.
     """
 
-    __slots__ = ("kind", "form", "number", "suit", "_text")
+    __slots__ = ("kind", "form", "number", "suit", "is_plus", "_text")
 
     kind: CallKind
     form: BidForm | None
     number: int
     suit: Suit | None
+    is_plus: bool
+    """Whether this is a bid whose number is added to the current bid (`BidForm.is_plus`)."""
     _text: str
 
     def __new__(
@@ -78,6 +80,7 @@ class Call:
             ("form", form),
             ("number", number),
             ("suit", suit),
+            ("is_plus", form is not None and form.is_plus),
             ("_text", _notation(kind, form, number, suit)),
         ):
             object.__setattr__(call, name, value)
@@ -108,9 +111,7 @@ class Call:
 
     def contract_number(self, current: int) -> int:
         """The number this bid makes when `current` is the current bid's number (0 before any bid)."""
-        if self.form is not None and self.form.is_plus:
-            return current + self.number
-        return self.number
+        return current + self.number if self.is_plus else self.number
 
     def __str__(self) -> str:
         return self._text
@@ -153,6 +154,8 @@ for _increment in range(1, MAX_BID - MIN_BID + 1):
         Call._make(CallKind.BID, BidForm.PLUS_SUIT, _increment, _suit)
 Call._make(CallKind.BID, BidForm.PLUS_NOES, 2, None)
 _CALL_BY_TEXT: Final = {str(call): call for call in _CALLS.values()}
+ALL_CALLS: Final[tuple[Call, ...]] = tuple(_CALLS.values())
+"""Every call there is."""
 
 
 def bid(number: int, suit: Suit | None, form: BidForm) -> Call:

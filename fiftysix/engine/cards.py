@@ -78,12 +78,16 @@ class Card:
     order in which hands are shown and legal plays are listed.
     """
 
-    __slots__ = ("rank", "suit", "points", "index", "sort_key", "_text")
+    __slots__ = ("rank", "suit", "points", "index", "bit", "sort_key", "_text")
 
     rank: Rank
     suit: Suit
     points: int
     index: int
+    bit: int
+    """`1 << sort_key`: a set of distinct cards is an int, as `Deal` keeps each hand. Sevens and eights
+    take the top bits of their suit, so a set of cards of the 48-card pack fits in 30 bits, the ints that
+    Python adds and masks fastest."""
     sort_key: int
     _text: str
 
@@ -99,6 +103,7 @@ class Card:
             ("points", rank.points),
             ("index", suit * 8 + rank),
             ("sort_key", suit * 8 + (7 - rank)),
+            ("bit", 1 << (suit * 8 + (7 - rank))),
             ("_text", rank.letter + suit.letter),
         ):
             object.__setattr__(card, name, value)

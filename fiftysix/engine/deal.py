@@ -3,15 +3,22 @@
 
 `Deal` is the engine's hot path: a mutable state with a cheap `copy()`, `legal_moves()` and `apply()`.
 It knows nothing of tables or matches; `fiftysix.engine.match` settles the deal it ends with.
+
+Each hand is kept as two ints, the set of cards it holds and the set it holds twice (`Card.bit`): the
+legal plays, the follow rule and a card played are then a few bit operations and a table look-up, and
+`hands` and `dealt` are built from the sets when read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import chain
 from operator import attrgetter
-from typing import Final
+from typing import Final, overload
 
 from fiftysix.engine.calls import (
+    ALL_CALLS,
+    DOUBLE,
     MAX_BID,
     PASS,
     REDOUBLE,
@@ -31,11 +38,65 @@ from fiftysix.engine.view import View
 _AUCTION: Final = Phase.AUCTION
 _PLAY: Final = Phase.PLAY
 _FINISHED: Final = Phase.FINISHED
+_BID: Final = CallKind.BID
+
+_SUIT_BITS: Final = tuple(0xFF << 8 * suit for suit in Suit)
+"""The bits of each suit's cards in a set of cards held (`Card.bit`)."""
+
+_MOVES_OF: Final = {
+    pattern << 8 * suit: tuple(
+        card for card in ALL_CARDS[8 * suit : 8 * suit + 8] if pattern << 8 * suit & card.bit
+    )
+    for suit in Suit
+    for pattern in range(256)
+}
+"""The distinct cards in any set of cards of one suit, in display order: the legal plays to follow
+suit are one look-up, where filtering the hand cost a list, a dict and a tuple at every card."""
+
+_BIT: Final = attrgetter("bit")
+
+_new_tuple: Final = tuple.__new__
+"""Builds a named tuple from all its fields without the Python frame of its `__new__`, for the values a
+deal makes at every bid and every trick."""
+
+
+def _cards_in(held: int) -> tuple[Card, ...]:
+    """The distinct cards in a set of cards (`Card.bit`s), in display order."""
+    moves = _MOVES_OF
+    return moves[held & 0xFF] + moves[held & 0xFF00] + moves[held & 0xFF0000] + moves[held & 0xFF000000]
+
+
+def _hand(held: int, twice: int) -> list[Card]:
+    """A hand in display order, from the set of cards it holds and the set of those it holds twice: one
+    look-up a suit, for a host reads the hand of the seat to act at every decision."""
+    parts = _HAND_PARTS
+    try:
+        return [
+            *parts[held & 0xFF | (twice & 0xFF) << 32],
+            *parts[held & 0xFF00 | (twice & 0xFF00) << 32],
+            *parts[held & 0xFF0000 | (twice & 0xFF0000) << 32],
+            *parts[held & 0xFF000000 | (twice & 0xFF000000) << 32],
+        ]
+    except KeyError:  # a suit not seen in this shape yet
+        for bits in _SUIT_BITS:
+            key = held & bits | (twice & bits) << 32
+            if key not in parts:
+                parts[key] = tuple(sorted(_cards_in(held & bits) + _cards_in(twice & bits), key=SORT_KEY))
+        return _hand(held, twice)
+
+
+_HAND_PARTS: Final[dict[int, tuple[Card, ...]]] = {}
+"""The cards of one suit of a hand, by the suit's part of the set held and of the set held twice (`held |
+twice << 32`): kept as they turn up (at most 3 ** 8 a suit), since search bots read hands at every step."""
+
 
 _PLAYS: Final = tuple(
     tuple(Play(seat, card) for card in sorted(ALL_CARDS, key=attrgetter("index"))) for seat in range(8)
 )
 """Every play, by seat and `Card.index`: built once, not at every card of every playout."""
+
+_CALLS_MADE: Final = tuple({call: CallMade(seat, call) for call in ALL_CALLS} for seat in range(8))
+"""Every call made, by seat and call: built once, as `_PLAYS` are."""
 
 
 class Deal:
@@ -50,7 +111,9 @@ class Deal:
         "team_of",
         "dealer",
         "hands",
-        "dealt",
+        "_held",
+        "_twice",
+        "_dealt",
         "phase",
         "to_act",
         "_next",
@@ -66,6 +129,7 @@ class Deal:
         "points",
         "trump",
         "_led",
+        "_led_bits",
         "_winning_seat",
         "_winning_card",
         "_trick_points",
@@ -74,8 +138,16 @@ class Deal:
     seats: tuple[int, ...]
     team_of: tuple[int, ...]
     dealer: int
-    hands: list[list[Card]]
-    dealt: tuple[tuple[Card, ...], ...]
+    hands: Sequence[list[Card]]
+    """Each seat's cards (by seat; empty for a seat not at the table), sorted spades, hearts, diamonds,
+    clubs and high to low: a live view of `_held` and `_twice` that builds a seat's list when read."""
+    _held: list[int]
+    """Each seat's distinct cards as a set of `Card.bit`s: what legal plays and the follow rule read, and
+    with `_twice` the whole hand (`hands`)."""
+    _twice: list[int]
+    """The cards each seat holds both copies of (of the double pack), as a set of `Card.bit`s."""
+    _dealt: tuple[tuple[int, ...], tuple[int, ...]]
+    """`_held` and `_twice` as dealt (`dealt`)."""
     phase: Phase
     to_act: int
     _next: tuple[int, ...]
@@ -91,9 +163,14 @@ class Deal:
     points: list[int]
     trump: Suit | None
     """The contract's trump suit; None for no trumps, and while the auction is on."""
-    _led: Suit | None
+    _led: Suit
+    """The suit led to the trick on the table (left over from the last trick when it is empty)."""
+    _led_bits: int
+    """The bits of the suit led (`_SUIT_BITS`), to test a set of cards held for it."""
     _winning_seat: int
-    _winning_card: Card | None
+    _winning_card: Card
+    """The play winning the trick on the table so far, by seat and card (left over from the last trick
+    when the table is empty)."""
     _trick_points: int
 
     def __init__(
@@ -108,10 +185,12 @@ class Deal:
         if dealer not in self.seats:
             raise ValueError(f"the dealer must be a seat at the table {self.seats}, got {dealer}")
         self.dealer = dealer
-        _check_hands(self.seats, len(self.team_of), hands)
-        self.hands = [sorted(hands.get(seat, ()), key=SORT_KEY) for seat in range(len(self.team_of))]
-        self.dealt = tuple(tuple(hand) for hand in self.hands)
         self._next = _next_seats(self.seats, len(self.team_of))
+        _check_hands(self.seats, hands)
+        self._set_hands(hands)
+        if not _is_pack(self._held, self._twice, len(self.seats)):
+            raise _not_the_pack(self.seats, hands)
+        self._dealt = (tuple(self._held), tuple(self._twice))
         self.phase = _AUCTION
         self.to_act = self._next[dealer]
         self.calls = []
@@ -125,9 +204,10 @@ class Deal:
         self.tricks = []
         self.points = [0] * (max(self.team_of) + 1)
         self.trump = None
-        self._led = None
+        self._led = Suit.SPADES
+        self._led_bits = 0
         self._winning_seat = -1
-        self._winning_card = None
+        self._winning_card = ALL_CARDS[0]
         self._trick_points = 0
 
     @classmethod
@@ -163,13 +243,10 @@ class Deal:
                 deal.points[deal.team_of[trick.winner]] += trick.points
             deal.to_act = view.tricks[-1].winner
         if view.tricks or view.trick:
-            deal.hands = [
-                sorted(held[seat] + on_table[seat], key=SORT_KEY) if seat in held else []
-                for seat in range(len(deal.team_of))
-            ]
+            deal._set_hands({seat: held[seat] + on_table[seat] for seat in view.seats})
             for play in view.trick:
                 deal._take(play.seat, play.card)
-            if not any(deal.hands):
+            if not any(deal._held):
                 deal.phase = _FINISHED
         return deal
 
@@ -198,7 +275,7 @@ class Deal:
             dealer=self.dealer,
             phase=self.phase,
             to_act=None if finished else self.to_act,
-            hand=tuple(self.hands[seat]),
+            hand=tuple(_hand(self._held[seat], self._twice[seat])),
             calls=tuple(self.calls),
             high_bid=self.high_bid,
             doubling=self._doubling,
@@ -214,13 +291,21 @@ class Deal:
         other = object.__new__(Deal)
         for name in Deal.__slots__:
             object.__setattr__(other, name, getattr(self, name))
-        other.hands = [list(hand) for hand in self.hands]
+        other._held = list(self._held)
+        other._twice = list(self._twice)
+        other.hands = _Hands(other._held, other._twice)
         other.calls = list(self.calls)
         other._redoublers = list(self._redoublers)
         other.trick = list(self.trick)
         other.tricks = list(self.tricks)
         other.points = list(self.points)
         return other
+
+    @property
+    def dealt(self) -> tuple[tuple[Card, ...], ...]:
+        """Each seat's hand as dealt (by seat; empty for a seat not at the table), sorted."""
+        held, twice = self._dealt
+        return tuple(tuple(_hand(*sets)) for sets in zip(held, twice, strict=True))
 
     @property
     def next_seat(self) -> tuple[int, ...]:
@@ -247,10 +332,7 @@ class Deal:
         """The play winning the trick on the table so far, or None when the table is empty: the highest
         trump if any trump was played, else the highest card of the suit led (of two identical cards, the
         first played)."""
-        card = self._winning_card
-        if not self.trick or card is None:
-            return None
-        return _PLAYS[self._winning_seat][card.index]
+        return _PLAYS[self._winning_seat][self._winning_card.index] if self.trick else None
 
     def legal_moves(self) -> Sequence[Move]:
         """Every legal move for the seat to act, without repeats, in a stable order.
@@ -259,13 +341,12 @@ class Deal:
         Empty once the deal is finished.
         """
         if self.phase is _PLAY:
-            hand = self.hands[self.to_act]
+            held = self._held[self.to_act]
             if self.trick:
-                led = self._led
-                following = [card for card in hand if card.suit is led]
+                following = held & self._led_bits
                 if following:
-                    return tuple(dict.fromkeys(following))
-            return tuple(dict.fromkeys(hand))
+                    return _MOVES_OF[following]
+            return _cards_in(held)
         if self.phase is _AUCTION:
             if self._redoublers:
                 return REDOUBLE_CALLS
@@ -290,13 +371,15 @@ class Deal:
         if phase is _PLAY:
             if not isinstance(move, Card):
                 raise IllegalMoveError("play_a_card", f"the auction is over: play a card, not {move}")
-            hand = self.hands[seat]
-            if move not in hand:
+            held = self._held[seat]
+            if not held & move.bit:
+                holds = format_cards(_hand(held, self._twice[seat]))
+                raise IllegalMoveError("play_own_card", f"seat {seat} does not hold {move}: holds {holds}")
+            if self.trick and move.suit is not self._led and held & self._led_bits:
+                first = _MOVES_OF[held & self._led_bits][0]
                 raise IllegalMoveError(
-                    "play_own_card", f"seat {seat} does not hold {move}: holds {format_cards(hand)}"
+                    "follow_suit", f"must follow {self._led.plural}: holds {first}, played {move}"
                 )
-            if self.trick and move.suit is not self._led:
-                self._check_follow(hand, move)
             self._take(seat, move)
         else:
             if not isinstance(move, Call):
@@ -313,15 +396,25 @@ class Deal:
         else:
             self.apply(self.to_act, move)
 
+    def _set_hands(self, hands: Mapping[int, Sequence[Card]]) -> None:
+        """Keep each seat's cards as the set it holds and the set it holds twice (seats not in `hands`
+        hold none). Three of a card in a hand leave sets that `_is_pack` refuses (the carry of a sum)."""
+        held = self._held = [0] * len(self.team_of)
+        twice = self._twice = [0] * len(self.team_of)
+        self.hands = _Hands(held, twice)
+        for seat, hand in hands.items():
+            bits = list(map(_BIT, hand))
+            once = held[seat] = sum(set(bits))
+            twice[seat] = sum(bits) - once
+
     # The auction.
 
     def _call(self, seat: int, call: Call) -> None:
         if self._redoublers:
             self._call_in_redouble_window(seat, call)
             return
-        kind = call.kind
-        if kind is CallKind.PASS:
-            self.calls.append(CallMade(seat, call))
+        if call is PASS:
+            self.calls.append(_CALLS_MADE[seat][call])
             self._passes += 1
             if self.high_bid is None:
                 if self._passes == len(self.seats):
@@ -331,9 +424,9 @@ class Deal:
                 self._close_auction()
                 return
             self.to_act = self._next[seat]
-        elif kind is CallKind.BID:
+        elif call.kind is _BID:
             self._bid(seat, call)
-        elif kind is CallKind.DOUBLE:
+        elif call is DOUBLE:
             high = self.high_bid
             if high is None:
                 raise IllegalMoveError("double_needs_bid", "there is no bid to double yet")
@@ -343,7 +436,7 @@ class Deal:
                     f"only an opponent's bid may be doubled: {high.call} was bid by seat {high.seat}, "
                     f"of seat {seat}'s own team",
                 )
-            self.calls.append(CallMade(seat, call))
+            self.calls.append(_CALLS_MADE[seat][call])
             self._doubling = 2
             self._doubler = seat
             team = self.team_of[high.seat]
@@ -362,14 +455,16 @@ class Deal:
 
     def _bid(self, seat: int, call: Call) -> None:
         high = self.high_bid
-        current = high.number if high is not None else 0
-        form = call.form
-        assert form is not None
-        if form.is_plus and high is None:
-            raise IllegalMoveError(
-                "plus_after_first_bid", f"{call} needs a bid to add to; nobody has bid yet"
-            )
-        number = call.contract_number(current)
+        if high is None:
+            if call.is_plus:
+                raise IllegalMoveError(
+                    "plus_after_first_bid", f"{call} needs a bid to add to; nobody has bid yet"
+                )
+            current = 0
+            number = call.number
+        else:
+            current = high.number
+            number = current + call.number if call.is_plus else call.number
         if number <= current:
             raise IllegalMoveError(
                 "bid_higher", f"a bid must be higher than the current bid {high.call if high else ''}: {call}"
@@ -378,18 +473,18 @@ class Deal:
             raise IllegalMoveError(
                 "bid_at_most_56", f"{call} over {current} would make {number}; the highest bid is {MAX_BID}"
             )
-        self.calls.append(CallMade(seat, call))
-        self.high_bid = Bid(seat, call, number, call.suit)
+        self.calls.append(_CALLS_MADE[seat][call])
+        self.high_bid = _new_tuple(Bid, (seat, call, number, call.suit))
         self._passes = 0
         self.to_act = self._next[seat]
 
     def _call_in_redouble_window(self, seat: int, call: Call) -> None:
         if call is REDOUBLE:
-            self.calls.append(CallMade(seat, call))
+            self.calls.append(_CALLS_MADE[seat][call])
             self._doubling = 4
             self._close_auction(redoubler=seat)
         elif call is PASS:
-            self.calls.append(CallMade(seat, call))
+            self.calls.append(_CALLS_MADE[seat][call])
             self._redoublers.pop(0)
             if self._redoublers:
                 self.to_act = self._redoublers[0]
@@ -430,23 +525,18 @@ class Deal:
 
     # The play.
 
-    def _check_follow(self, hand: list[Card], card: Card) -> None:
-        """A card off the suit led is legal only from a hand void in that suit."""
-        led = self._led
-        assert led is not None
-        for held in hand:
-            if held.suit is led:
-                raise IllegalMoveError(
-                    "follow_suit", f"must follow {led.plural}: holds {held}, played {card}"
-                )
-
     def _take(self, seat: int, card: Card) -> None:
         """`seat` plays `card`, already known to be legal: the one place where a card changes the deal."""
+        bit = card.bit
+        twice = self._twice
+        if twice[seat] & bit:
+            twice[seat] ^= bit
+        else:
+            self._held[seat] ^= bit
         trick = self.trick
         suit = card.suit
         if trick:
             winning = self._winning_card
-            assert winning is not None
             if suit is winning.suit:
                 if card.rank > winning.rank:
                     self._winning_card = card
@@ -457,22 +547,21 @@ class Deal:
             points = self._trick_points + card.points
         else:
             self._led = suit
+            self._led_bits = _SUIT_BITS[suit]
             self._winning_card = card
             self._winning_seat = seat
             points = card.points
-        hand = self.hands[seat]
-        hand.remove(card)
         trick.append(_PLAYS[seat][card.index])
-        self._trick_points = points
         if len(trick) < len(self.seats):
+            self._trick_points = points
             self.to_act = self._next[seat]
             return
         winner = self._winning_seat
-        self.tricks.append(Trick(trick[0].seat, tuple(trick), winner, points))
+        self.tricks.append(_new_tuple(Trick, (trick[0].seat, tuple(trick), winner, points)))
         self.points[self.team_of[winner]] += points
         self.trick = []
         self.to_act = winner
-        if not hand:
+        if not self._held[seat]:
             self.phase = _FINISHED
 
     @property
@@ -484,56 +573,91 @@ class Deal:
         return self.points[contract.team] >= contract.number
 
 
+class _Hands(Sequence[list[Card]]):
+    """`Deal.hands`: a host reads one seat's hand at every decision, so only that one is built. It
+    reads the deal's lists of sets, which a card played changes in place."""
+
+    __slots__ = ("_held", "_twice")
+
+    def __init__(self, held: list[int], twice: list[int]) -> None:
+        self._held = held
+        self._twice = twice
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    @overload
+    def __getitem__(self, seat: int) -> list[Card]: ...
+    @overload
+    def __getitem__(self, seat: slice) -> list[list[Card]]: ...
+    def __getitem__(self, seat: int | slice) -> list[Card] | list[list[Card]]:
+        if isinstance(seat, slice):
+            return [_hand(*sets) for sets in zip(self._held[seat], self._twice[seat], strict=True)]
+        return _hand(self._held[seat], self._twice[seat])
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
 _NEXT_SEATS: dict[tuple[tuple[int, ...], int], tuple[int, ...]] = {}
 
 
 def _next_seats(seats: tuple[int, ...], seat_count: int) -> tuple[int, ...]:
     """For each of `seat_count` seats, the next of `seats` in playing order (-1 when not at the table);
-    kept per table, since a search builds thousands of deals at the same one."""
+    kept per table, and the table checked once, since a search builds thousands of deals at the same one.
+
+    :raises ValueError: when `seats` are not distinct seats of the match.
+    """
     key = (seats, seat_count)
     found = _NEXT_SEATS.get(key)
     if found is None:
+        if len(set(seats)) != len(seats) or not all(0 <= seat < seat_count for seat in seats):
+            raise ValueError(f"seats at the table must be distinct seats 0..{seat_count - 1}, got {seats}")
         following = {seat: seats[(i + 1) % len(seats)] for i, seat in enumerate(seats)}
         found = _NEXT_SEATS[key] = tuple(following.get(seat, -1) for seat in range(seat_count))
     return found
 
 
-def _check_hands(seats: tuple[int, ...], seat_count: int, hands: Mapping[int, Sequence[Card]]) -> None:
-    """Hands must cover exactly the pack for the players at the table, in equal hands."""
-    if len(set(seats)) != len(seats) or not all(0 <= seat < seat_count for seat in seats):
-        raise ValueError(f"seats at the table must be distinct seats 0..{seat_count - 1}, got {seats}")
-    strays = sorted(set(hands) - set(seats))
+def _check_hands(seats: tuple[int, ...], hands: Mapping[int, Sequence[Card]]) -> None:
+    """Hands go to seats at the table (checked by `_next_seats`), as many cards to each as the pack for
+    them gives; that they are the pack is `_is_pack`'s test."""
+    strays = hands.keys() - set(seats)
     if strays:
-        raise ValueError(f"hands given for seats not at the table: {strays}")
+        raise ValueError(f"hands given for seats not at the table: {sorted(strays)}")
     size = hand_size_for(len(seats))
-    counts = [0] * len(ALL_CARDS)
     for seat in seats:
         hand = hands.get(seat, ())
         if len(hand) != size:
             raise ValueError(f"seat {seat} must be dealt {size} cards, got {len(hand)}")
-        for card in hand:
-            counts[card.index] += 1
-    if counts != _PACK_COUNTS[len(seats)]:
-        dealt = sorted((card for seat in seats for card in hands[seat]), key=SORT_KEY)
-        pack = list(pack_for(len(seats)))
-        extra = _multiset_difference(dealt, pack)
-        missing = _multiset_difference(pack, dealt)
-        raise ValueError(
-            f"the hands are not the {len(pack)}-card pack for {len(seats)} players: "
-            f"extra {format_cards(extra) or 'none'}, missing {format_cards(missing) or 'none'}"
-        )
 
 
-def _counts(cards: Sequence[Card]) -> list[int]:
-    counts = [0] * len(ALL_CARDS)
-    for card in cards:
-        counts[card.index] += 1
-    return counts
+def _is_pack(held: list[int], twice: list[int], players: int) -> bool:
+    """Whether hands of the right sizes, as sets held and held twice (`Deal._set_hands`), are the pack
+    for `players`: every card of the pack counted exactly twice, as a counter of bits in parallel. A hand
+    with three of a card counts fewer cards than it has (its sets carry), so it never passes: a search
+    deals thousands of deals, and this is all ints."""
+    one = two = over = 0
+    for bits in chain(held, twice):
+        over |= two & bits
+        two |= one & bits
+        one |= bits
+    return not over and one == two == _PACK_BITS[players]
 
 
-_PACK_COUNTS: Final = {players: _counts(pack_for(players)) for players in (4, 6, 8)}
-"""Copies of each card (by `Card.index`) in each pack: a deal is checked by counting, not by sorting the
-pack, since search deals thousands."""
+def _not_the_pack(seats: tuple[int, ...], hands: Mapping[int, Sequence[Card]]) -> ValueError:
+    """The error for hands that are not the pack: what is extra and what is missing."""
+    dealt = sorted((card for seat in seats for card in hands[seat]), key=SORT_KEY)
+    pack = list(pack_for(len(seats)))
+    extra = _multiset_difference(dealt, pack)
+    missing = _multiset_difference(pack, dealt)
+    return ValueError(
+        f"the hands are not the {len(pack)}-card pack for {len(seats)} players: "
+        f"extra {format_cards(extra) or 'none'}, missing {format_cards(missing) or 'none'}"
+    )
+
+
+_PACK_BITS: Final = {players: sum({card.bit for card in pack_for(players)}) for players in (4, 6, 8)}
+"""The distinct cards of each pack, as a set of `Card.bit`s."""
 
 
 def _multiset_difference(cards: list[Card], minus: list[Card]) -> list[Card]:

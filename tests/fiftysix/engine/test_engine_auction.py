@@ -28,6 +28,7 @@ from fiftysix.engine import (
     Suit,
     parse_call,
     parse_card,
+    parse_cards,
 )
 
 
@@ -417,3 +418,21 @@ def test_hands_must_be_the_whole_pack_in_equal_hands() -> None:
         make_deal(6, 0, short)
     with pytest.raises(ValueError, match="dealer"):
         make_deal(4, 4)
+
+
+@pytest.mark.parametrize(
+    ("players", "required", "seat", "replaced", "by", "extra", "missing"),
+    [
+        (4, {0: "JS JS QS"}, 0, "QS", "JS", "JS", "QS"),  # three of a card in one hand
+        (4, {0: "JS JS", 1: "9S 9S"}, 1, "9S 9S", "JS JS", "JS JS", "9S 9S"),  # four, two in two hands
+        (8, {0: "7C 7C 8C"}, 0, "8C", "7C", "7C", "8C"),  # the last card of the 64-card pack
+    ],
+)
+def test_hands_with_more_copies_of_a_card_than_the_pack_are_refused(
+    players: int, required: dict[int, str], seat: int, replaced: str, by: str, extra: str, missing: str
+) -> None:
+    hands = build_hands(players, required=required)
+    for old, new in zip(parse_cards(replaced), parse_cards(by), strict=True):
+        hands[seat][hands[seat].index(old)] = new
+    with pytest.raises(ValueError, match=f"extra {extra}, missing {missing}$"):
+        make_deal(players, 0, hands)

@@ -80,7 +80,7 @@ async def register_bot(store: LadderStore, wanted: Registration, new: bool, chec
     elif bundle is None:
         store.set_launch(wanted.name, launch.command, launch.sandboxed, None)
     else:
-        upload = uploads.add_version(wanted.name, bundle, launch.command)
+        upload = store.add_upload(wanted.name, bundle.sha256, launch.command)
         store.set_launch(wanted.name, launch.command, launch.sandboxed, upload.version)
     return Registered(entry, upload, launch)
 

@@ -237,8 +237,10 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
 
     def unfinished_sets(self) -> list[tuple[DuplicateSet, list[int]]]:
         """Sets not rated yet, each with the rotations still to play (possibly none)."""
-        # A read-only file of an older version has no events.
-        event_column = tables.sets.c.event if self._has_column("sets", "event") else null()
+        # A read-only file of an older version has no events (a writable one was upgraded on opening, so
+        # the runner's frequent calls need not read the catalogue).
+        older = self.read_only and not self._has_column("sets", "event")
+        event_column = null() if older else tables.sets.c.event
         rows = self._conn.execute(
             select(
                 tables.sets.c.id,

@@ -80,9 +80,12 @@ class UploadStore(StoreFile):
         )
         uploads = []
         for name, version, sha256, run, uploaded_at in rows:
-            if not (is_integer(version) and isinstance(sha256, str) and isinstance(run, str)):
-                raise self._damaged(f"the uploads of {bot!r}")
-            if not is_number(uploaded_at):
+            if not (
+                is_integer(version)
+                and isinstance(sha256, str)
+                and isinstance(run, str)
+                and is_number(uploaded_at)
+            ):
                 raise self._damaged(f"the uploads of {bot!r}")
             uploads.append(Upload(str(name), version, sha256, run, float(uploaded_at)))
         return uploads

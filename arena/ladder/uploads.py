@@ -10,7 +10,6 @@ from pathlib import Path
 from arena.ladder.bot_commands import BotStartError, Launch
 from arena.ladder.entries import BotEntry
 from arena.ladder.store import LadderStore
-from arena.ladder.store_uploads import Upload
 from arena.sandbox.bundles import Bundle, BundleLimits, store_bundle
 
 
@@ -48,10 +47,6 @@ class Uploads:
     def keep(self, archive: Path) -> Bundle:
         """Keep and unpack a bundle (BundleError when it is refused), before any bot is registered."""
         return store_bundle(archive, self.folder, self.limits)
-
-    def add_version(self, bot: str, bundle: Bundle, run: str) -> Upload:
-        """Record a kept bundle as the next version of `bot`."""
-        return self.store.add_upload(bot, bundle.sha256, run)
 
     def launch_of(self, bot: BotEntry) -> Launch:
         """How `bot` (a command bot) starts now.

@@ -14,10 +14,10 @@ import socket
 import stat
 import sys
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 from arena.errors import ArenaError
 from arena.runner.connection import HandshakeError, handshake, open_channel
@@ -125,18 +125,9 @@ async def read_port_file(path: Path, timeout: float, process: asyncio.subprocess
 
     :raises BotStartError: the process exited, the time ran out, or the file holds no port.
     """
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            text = _read_small_regular_file(path)
-            break
-        except FileNotFoundError:
-            pass
-        if process.returncode is not None:
-            raise BotStartError(f"the bot process exited with status {process.returncode}")
-        if time.monotonic() >= deadline:
-            raise BotStartError(f"the bot wrote no port to its port file within {timeout:g} s")
-        await asyncio.sleep(PORT_FILE_POLL_SECONDS)
+    text = await _wait_for(
+        lambda: _read_small_regular_file(path), timeout, process, "wrote no port to its port file"
+    )
     with contextlib.suppress(OSError):
         path.unlink()
     try:
@@ -155,20 +146,32 @@ async def wait_for_socket(path: Path, timeout: float, process: asyncio.subproces
 
     :raises BotStartError: the process exited, the time ran out, or `path` is not a socket.
     """
+    mode = await _wait_for(lambda: os.lstat(path).st_mode, timeout, process, "made no socket")
+    if not stat.S_ISSOCK(mode):
+        raise BotStartError("the bot put something else than a socket where its socket goes")
+
+
+_Read = TypeVar("_Read")
+
+
+async def _wait_for(
+    read: Callable[[], _Read], timeout: float, process: asyncio.subprocess.Process, missing: str
+) -> _Read:
+    """What `read` returns once it stops raising FileNotFoundError, polled while the bot's process runs.
+
+    :raises BotStartError: the process exited, or `timeout` seconds passed ("the bot {missing} ...").
+    """
     deadline = time.monotonic() + timeout
     while True:
         try:
-            mode = os.lstat(path).st_mode
-            break
+            return read()
         except FileNotFoundError:
             pass
         if process.returncode is not None:
             raise BotStartError(f"the bot process exited with status {process.returncode}")
         if time.monotonic() >= deadline:
-            raise BotStartError(f"the bot made no socket within {timeout:g} s")
+            raise BotStartError(f"the bot {missing} within {timeout:g} s")
         await asyncio.sleep(PORT_FILE_POLL_SECONDS)
-    if not stat.S_ISSOCK(mode):
-        raise BotStartError("the bot put something else than a socket where its socket goes")
 
 
 def _read_small_regular_file(path: Path) -> str:

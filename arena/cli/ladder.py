@@ -67,12 +67,6 @@ def register(commands: Commands, parents: Parents) -> None:
         f"({arguments.duration.range}); with --matches, whichever comes first; the sets in play finish",
     )
     run.add_argument(
-        "--concurrency",
-        type=arguments.concurrency,
-        default=1,
-        help=f"matches played at once ({arguments.concurrency.range}; default 1)",
-    )
-    run.add_argument(
         "--ray",
         nargs="?",
         const="",

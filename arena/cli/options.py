@@ -122,6 +122,18 @@ def record_output() -> argparse.ArgumentParser:
     return block
 
 
+def concurrency() -> argparse.ArgumentParser:
+    """`--concurrency`: how many matches of a ladder run, an SPRT or a tournament are played at once."""
+    block = _block()
+    block.add_argument(
+        "--concurrency",
+        type=arguments.concurrency,
+        default=1,
+        help=f"matches played at once ({arguments.concurrency.range}; default 1)",
+    )
+    return block
+
+
 def _combined(*blocks: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return argparse.ArgumentParser(add_help=False, parents=list(blocks))
 
@@ -141,7 +153,8 @@ class Parents:
     and logging at info: `match`."""
     ladder_match: argparse.ArgumentParser
     """The same options for the ladder's matches, but the seed is drawn unless given and logging defaults
-    to warning (a progress line is drawn on the terminal): `ladder run`."""
+    to warning (a progress line is drawn on the terminal), and `--concurrency`: `ladder run`, `sprt`,
+    `tournament`."""
     record_output: argparse.ArgumentParser
     """`--save`, `--brief`: `play` and `match`."""
 
@@ -155,7 +168,7 @@ class Parents:
             match_settings=settings,
             bot_match=_combined(settings, clock, policy, logging_options(level="info")),
             ladder_match=_combined(
-                match_settings(seed=None), clock, policy, logging_options(level="warning")
+                match_settings(seed=None), clock, policy, logging_options(level="warning"), concurrency()
             ),
             record_output=record_output(),
         )

@@ -70,12 +70,6 @@ def register(commands: Commands, parents: Parents) -> None:
         help=f"the chance of accepting H0 when H1 holds ({arguments.error_rate.range}; default 0.05)",
     )
     sprt.add_argument(
-        "--concurrency",
-        type=arguments.concurrency,
-        default=1,
-        help=f"matches played at once ({arguments.concurrency.range}; default 1)",
-    )
-    sprt.add_argument(
         "--max-sets",
         type=arguments.sets,
         default=None,

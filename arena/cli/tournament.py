@@ -63,12 +63,6 @@ def register(commands: Commands, parents: Parents) -> None:
         "--rounds", type=rounds, default=1, help=f"times every pairing is played ({rounds.range}; default 1)"
     )
     tournament.add_argument(
-        "--concurrency",
-        type=arguments.concurrency,
-        default=1,
-        help=f"matches played at once ({arguments.concurrency.range}; default 1)",
-    )
-    tournament.add_argument(
         "--event",
         type=arguments.event,
         default=None,

@@ -131,6 +131,8 @@ class _Running:
         """When it last became idle, so that the least recently used goes first."""
         self.channel: grpc.aio.Channel | None = None
         """The arena's channel to it, kept across its matches (opened by the first)."""
+        self.deals: set[str] = set()
+        """The deals it has played (`acquire`'s `deals` of each of its matches): it never plays them again."""
 
 
 class LocalBots:
@@ -139,12 +141,15 @@ class LocalBots:
 
     A match takes a process for every seat its bot plays (`acquire`) and gives them back when it ends
     (`release`), so no process ever holds two seats of a match, and concurrent matches get processes of
-    their own. The processes a call needs start at once. Idle processes are kept for the next match, at
-    most `idle_limit` of them over all bots: past that the least recently used are stopped, so the
-    processes alive never exceed those held by matches plus `idle_limit`. `stop_all` must be awaited
-    before the event loop ends: it stops them all at once, each given `grace` seconds between SIGTERM and
-    SIGKILL. Each process's log keeps at most `log_limit_bytes` of its output (the first half and the last
-    half).
+    their own. No process plays the same deals twice: a process that played a match on some deals (the
+    rotations of a duplicate set share them, as does any match with the same seed) is never given to
+    another match on them, so what it remembers of a hand cannot serve it later; it stays in the pool
+    for matches on other deals. The processes a call needs start at once. Idle processes are kept for
+    the next match, at most `idle_limit` of them over all bots: past that the least recently used are
+    stopped, so the processes alive never exceed those held by matches plus `idle_limit`. `stop_all`
+    must be awaited before the event loop ends: it stops them all at once, each given `grace` seconds
+    between SIGTERM and SIGKILL. Each process's log keeps at most `log_limit_bytes` of its output (the
+    first half and the last half).
     """
 
     def __init__(
@@ -157,11 +162,14 @@ class LocalBots:
         port_range: tuple[int, int] | None = None,
         sandbox: bubblewrap.Sandbox | None = None,
         launch_of: Callable[[BotEntry], Launch] | None = None,
+        isolate_deals: bool = True,
     ) -> None:
         """`port_range`: the ports `{port}` commands get (default: any free port); `{port_file}` commands
         choose their own (they bind port 0 and report it). `sandbox`: how sandboxed bots run (default
         limits). `launch_of`: how a registered bot starts (default: its command, unsandboxed), so that
-        uploads and the sandbox setting of each bot, kept beside the register, reach here."""
+        uploads and the sandbox setting of each bot, kept beside the register, reach here.
+        `isolate_deals=False` gives a process matches on deals it has played (the arena before the
+        fair-play fix): only for the control that shows the leak it closes, and for measuring its cost."""
         if port_range is not None and not 1 <= port_range[0] <= port_range[1] <= 65535:
             raise ValueError(f"a port range is LO-HI within 1-65535, got {port_range}")
         if log_limit_bytes < 1024:
@@ -176,6 +184,7 @@ class LocalBots:
         self.port_range = port_range
         self.sandbox = sandbox if sandbox is not None else bubblewrap.Sandbox()
         self.launch_of = launch_of if launch_of is not None else _command_of
+        self.isolate_deals = isolate_deals
         self._socket_root: Path | None = None
         """A short folder of our own for sockets (a socket path has at most 107 bytes), made when needed."""
         self._uids: set[int] = set()
@@ -186,6 +195,11 @@ class LocalBots:
         self._locks: dict[str, asyncio.Lock] = {}
         self._stopping: set[asyncio.Task[None]] = set()
         self._started = 0
+
+    @property
+    def started(self) -> int:
+        """Processes started so far (each the start of one bot process)."""
+        return self._started
 
     @property
     def running(self) -> int:
@@ -244,10 +258,12 @@ class LocalBots:
         self._stopping.add(task)
         task.add_done_callback(self._stopping.discard)
 
-    async def acquire(self, bot: BotEntry, count: int) -> list[str]:
+    async def acquire(self, bot: BotEntry, count: int, deals: str | None = None) -> list[str]:
         """Where `bot` plays `count` seats: its registered addresses as they are (the match gives seat k
-        of a team the k-th, cycling), or `count` idle processes of its command (those missing started now,
-        all at once; dead ones replaced).
+        of a team the k-th), or `count` distinct idle processes of its command (those missing started
+        now, all at once; dead ones replaced). `deals` names the deals of the match (its seed, as
+        text): only processes that have not played them are taken, and they are marked as having played
+        them; None (a check before a set) takes any and marks none.
 
         :raises BotStartError: a process did not start (the others started for this call are stopped).
         """
@@ -269,8 +285,10 @@ class LocalBots:
                 pool.remove(running)
             await asyncio.gather(*(self._stop(running) for running in dead))  # its pipe and channel
             # Newest first, so that the least recently used stay idle and are stopped first.
-            taken = sorted((running for running in pool if not running.busy), key=lambda r: -r.released_at)
-            taken = taken[:count]
+            if not self.isolate_deals:
+                deals = None
+            fresh = [running for running in pool if not running.busy and deals not in running.deals]
+            taken = sorted(fresh, key=lambda r: -r.released_at)[:count]
             for running in taken:
                 running.busy = True  # before any await: a release meanwhile must not stop them
             started = await asyncio.gather(
@@ -287,6 +305,8 @@ class LocalBots:
                 raise failures[0]
             taken.extend(outcome for outcome in started if isinstance(outcome, _Running))
             for running in taken:
+                if deals is not None:
+                    running.deals.add(deals)
                 _tell(running, b"match\n")  # the supervisor counts each match's output from here
             return [running.address for running in taken]
 

@@ -55,10 +55,10 @@ async def play_order(
     on_event: Callable[[dict[str, Any]], None] | None = None,
     stopping: Callable[[], bool] = lambda: False,
 ) -> MatchOutcome | None:
-    """Start or find every team's bot in `local_bots`, play the match, give the processes back. A bot
-    that does not start now (it did when the set started) forfeits at once (an `unreachable` fault), and
-    `not_started` is told. None: `stopping()` became true while the bots started, so the match is not
-    begun."""
+    """Start or find every team's bot in `local_bots`, play the match, give the processes back. Every seat is
+    a process of its own, never one that played these deals before (local_bots.py). A bot that does not
+    start now (it did when the set started) forfeits at once (an `unreachable` fault), and `not_started`
+    is told. None: `stopping()` became true while the bots started, so the match is not begun."""
     settings = order.settings
     rules = settings.rules
     seats_per_team = rules.players // rules.team_count
@@ -71,7 +71,7 @@ async def play_order(
             try:
                 if isinstance(bot, str):
                     raise BotStartError(bot)
-                where = await local_bots.acquire(bot, seats_per_team)
+                where = await local_bots.acquire(bot, seats_per_team, deals=str(settings.seed))
             except (BotStartError, StoreError) as error:  # StoreError: its launch cannot be read
                 detail = f"did not start: {safe_text(error)}"
                 absent[rules.seats_of(team)[0]] = detail

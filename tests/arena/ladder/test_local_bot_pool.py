@@ -277,3 +277,31 @@ def test_the_check_before_registering_leaves_no_folder_when_the_bot_answers(
         asyncio.run(check_answers("mute", None, Launch("python -c 'import sys; sys.exit(3)' {port_file}")))
     [kept] = tmp_path.iterdir()  # a bot that did not answer: its log is kept, the message names it
     assert kept.name.startswith("arena-check-")
+
+
+def test_no_process_plays_the_same_deals_twice(tmp_path: Path) -> None:
+    """A process that played a match on some deals (a set's rotation) never gets another match on them
+    (the set's next rotation), however many idle processes there are; on other deals it is reused."""
+
+    async def run() -> None:
+        bots = LocalBots(tmp_path, grace=1.0, idle_limit=8)
+        bot = command_bot("pooled")
+        try:
+            checked = await bots.acquire(bot, 2)  # the check before a set: no deals yet
+            bots.release(checked)
+            first_rotation = await bots.acquire(bot, 2, deals="seed-a")
+            assert sorted(first_rotation) == sorted(checked)  # the checked processes play it
+            bots.release(first_rotation)
+            second_rotation = await bots.acquire(bot, 2, deals="seed-a")
+            assert not set(second_rotation) & set(first_rotation)
+            bots.release(second_rotation)
+            other_set = await bots.acquire(bot, 4, deals="seed-b")
+            assert set(other_set) == {*first_rotation, *second_rotation}  # no start needed
+            bots.release(other_set)
+            again = await bots.acquire(bot, 1, deals="seed-a")
+            assert again[0] not in other_set
+            assert bots.running == 5
+        finally:
+            await bots.stop_all()
+
+    asyncio.run(run())

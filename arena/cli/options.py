@@ -123,13 +123,20 @@ def record_output() -> argparse.ArgumentParser:
 
 
 def concurrency() -> argparse.ArgumentParser:
-    """`--concurrency`: how many matches of a ladder run, an SPRT or a tournament are played at once."""
+    """`--concurrency`: how many matches of a ladder run, an SPRT or a tournament are played at once; and
+    `--isolated-only`: whether it takes remote bots."""
     block = _block()
     block.add_argument(
         "--concurrency",
         type=arguments.concurrency,
         default=1,
         help=f"matches played at once ({arguments.concurrency.range}; default 1)",
+    )
+    block.add_argument(
+        "--isolated-only",
+        action="store_true",
+        help="play only bots the arena starts itself (--command, --upload), whose seats and sets it "
+        "isolates; remote bots (addresses) are skipped (docs/hosting.md, fair play)",
     )
     return block
 

@@ -68,6 +68,7 @@ def settings_of(args: argparse.Namespace) -> LadderSettings:
         time_control=options.time_control_of(args),
         seed=args.seed,
         strikes=args.strikes,
+        isolated_only=args.isolated_only,
     )
 
 

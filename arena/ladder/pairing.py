@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Final, Protocol
 
 from arena.ladder.entries import BotEntry, DuplicateSet
+from arena.ladder.isolation import unfit_reason
 from arena.ladder.run_settings import LadderError, LadderSettings
 from arena.ladder.store import LadderStore
 
@@ -39,10 +40,17 @@ class Pairing(Protocol):
         and may be finished by it now."""
 
 
-def active_bots(store: LadderStore, pool: str, down_too: bool = False) -> list[BotEntry]:
-    """Registered bots not on probation, nor down (unless `down_too`), with their ratings in `pool`."""
+def active_bots(store: LadderStore, settings: LadderSettings, down_too: bool = False) -> list[BotEntry]:
+    """Registered bots not on probation, nor down (unless `down_too`), that may play the run's sets (not a
+    remote bot in a run of isolated bots only: isolation.py), with their ratings in the run's pool."""
     down = {} if down_too else store.down_bots()
-    return [bot for bot in store.bots(pool) if bot.probation is None and bot.name not in down]
+    return [
+        bot
+        for bot in store.bots(settings.pool)
+        if bot.probation is None
+        and bot.name not in down
+        and unfit_reason(bot, settings.isolated_only) is None
+    ]
 
 
 class RatingPairing:
@@ -64,7 +72,7 @@ class RatingPairing:
     def check(self) -> None:
         """Refuse a ladder that cannot pair anybody (bots down count: they may answer again)."""
         teams = self.settings.rules.team_count
-        active = active_bots(self.store, self.settings.pool, down_too=True)
+        active = active_bots(self.store, self.settings, down_too=True)
         if len(active) < teams:
             raise LadderError(
                 f"a {self.settings.players}-player {self.settings.ruleset.value} ladder needs at least "
@@ -78,7 +86,7 @@ class RatingPairing:
 
     def next_bots(self) -> list[str] | None:
         """The least-played bot and opponents close to it in rating; None when too few bots are up."""
-        active = active_bots(self.store, self.settings.pool)
+        active = active_bots(self.store, self.settings)
         if len(active) < self.settings.rules.team_count:
             return None
         counts = self.store.matches_played(self.settings.pool)
@@ -131,6 +139,9 @@ class EventPairing:
                     f"{name} is on probation ({registered[name].probation}); take it back with "
                     f"`arena bots probation {name} --clear`"
                 )
+            unfit = unfit_reason(registered[name], self.settings.isolated_only)
+            if unfit is not None:
+                raise LadderError(f"{name} cannot play these sets: {unfit}")
         teams = self.settings.rules.team_count
         if len(set(self.bots)) < teams:
             raise LadderError(

@@ -5,15 +5,17 @@ sandbox when it is to run there), then it is registered and how it starts is rec
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, UsageError
 from arena.ladder.bot_commands import BotStartError, Launch, wait_until_ready
 from arena.ladder.entries import BotEntry
+from arena.ladder.isolation import check_distinct_endpoints
 from arena.ladder.local_bots import LocalBots
 from arena.ladder.store import LadderStore
 from arena.ladder.store_file import StoreError
@@ -27,6 +29,11 @@ CHECK_TIMEOUT_S: Final = 5.0
 
 class NotAnsweringError(ArenaError):
     """A bot to register that did not answer (not reached, not started, or a failed handshake)."""
+
+
+class SharedAddressError(UsageError):
+    """A remote bot to register whose addresses are not distinct processes' (the same endpoint twice, or
+    two aliases of one): partners would share a process."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +62,15 @@ async def register_bot(store: LadderStore, wanted: Registration, new: bool, chec
     :raises StoreError: the name is taken (add) or unknown (update), or the file cannot be written.
     :raises BundleError: the upload is refused.
     :raises NotAnsweringError: the bot did not answer.
+    :raises SharedAddressError: two of its addresses reach one endpoint.
     """
     if (wanted.address is None) == (wanted.launch is None):
         raise ValueError("a bot is registered with either an address or a launch")
+    if wanted.address is not None:
+        try:  # names are resolved: not on the event loop
+            await asyncio.to_thread(check_distinct_endpoints, wanted.address)
+        except ValueError as error:
+            raise SharedAddressError(str(error)) from None
     if new and wanted.name in {bot.name for bot in store.bots()}:
         raise StoreError(f"a bot named {wanted.name!r} is already registered")
     if not new:

@@ -49,6 +49,9 @@ class LadderSettings:
     (at least 1)."""
     down_recheck_s: float = 60.0
     """How often the down bots are checked during a run."""
+    isolated_only: bool = False
+    """Take only bots the arena starts itself (isolated: isolation.py); remote bots are skipped, and an
+    event with one is refused."""
     event: str | None = None
     """The event whose sets the run plays (an SPRT, a tournament: rated in a pool of their own); None for
     the ladder."""

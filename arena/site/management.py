@@ -15,7 +15,13 @@ from typing import Any, Final
 import structlog
 
 from arena.ladder import BOT_NAME_RULE, LadderStore, Launch, StoreError, is_bot_name
-from arena.ladder.registration import NotAnsweringError, Registered, Registration, register_bot
+from arena.ladder.registration import (
+    NotAnsweringError,
+    Registered,
+    Registration,
+    SharedAddressError,
+    register_bot,
+)
 from arena.ladder.store_access import TokenHolder
 from arena.ladder.uploads import socket_command
 from arena.runner import check_address, split_addresses
@@ -120,7 +126,7 @@ async def register(
         new = wanted.name not in {bot.name for bot in store.bots()}
         try:
             done = await register_bot(store, wanted, new=new)
-        except BundleError as error:
+        except (BundleError, SharedAddressError) as error:
             raise SiteError(400, safe_text(error)) from None
         except NotAnsweringError as error:
             raise SiteError(422, safe_text(error)) from None

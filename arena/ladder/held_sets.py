@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import structlog
 
 from arena.ladder.entries import DuplicateSet
+from arena.ladder.live_gate import LiveGate
 from arena.ladder.run_settings import LadderSettings
 from arena.ladder.store import LadderStore
 from arena.ladder.store_file import StoreError
@@ -36,6 +37,8 @@ class SetInPlay:
     checked: bool = False
     check_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     """The first of its matches to start checks its bots; the others wait for that."""
+    gate: LiveGate = field(default_factory=lambda: LiveGate(()))
+    """Holds its live events until every rotation has ended their deal (live_gate.py)."""
 
     @property
     def closed(self) -> bool:
@@ -71,7 +74,8 @@ class HeldSets:
 
     def hold(self, duplicate: DuplicateSet, rotations: Iterable[int]) -> list[Job]:
         """The jobs of a set this run has claimed; its lease is renewed until they are done."""
-        in_play = SetInPlay(duplicate)
+        rotations = list(rotations)
+        in_play = SetInPlay(duplicate, gate=LiveGate(rotations))
         jobs = [Job(in_play, rotation) for rotation in rotations]
         in_play.jobs = len(jobs)
         self.held[duplicate.id] = in_play

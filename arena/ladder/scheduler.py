@@ -43,6 +43,13 @@ from arena.runner import MatchOutcome
 
 log = structlog.get_logger("ladder")
 
+
+class _Wait:
+    """No job yet: wait until a worker finishes one (the next set waits for enough free workers)."""
+
+
+WAIT: Final = _Wait()
+
 STALE_LIVE_S: Final = 3600.0
 """A match in play whose newest live event is older than this has lost its runner."""
 
@@ -109,7 +116,7 @@ class Ladder:
     def _claim_unfinished(self) -> list[Job] | None:
         """Claim the first unfinished set that nobody holds, whose bots are all active, and return its
         matches still to play (a set with none left is rated, and the next one looked at)."""
-        available = {bot.name for bot in active_bots(self.store, self.settings.pool)}
+        available = {bot.name for bot in active_bots(self.store, self.settings)}
         for duplicate, missing in self.store.claimable_sets(self.sets_held.owner):
             if duplicate.id in self.sets_held.held or not self.pairing.may_resume(duplicate):
                 continue  # in play in this run, or not this run's
@@ -119,7 +126,7 @@ class Ladder:
                     log.info(
                         "set_skipped",
                         set_id=duplicate.id,
-                        reason="a bot is not registered, on probation or down",
+                        reason="a bot is not registered, on probation, down or unfit for this run",
                     )
                 continue
             if not self.store.claim_set(duplicate.id, self.sets_held.owner, self.settings.lease_s):
@@ -179,8 +186,26 @@ class Ladder:
         sets = self.sets()
         target = self.settings.matches
         current: list[Job] = []
+        # A new set starts only when a worker is free for each of its rotations (up to all of them), so
+        # that they are played at the same time and its live events lag by a deal (live_gate.py).
+        concurrency = self.settings.concurrency
+        needed = min(concurrency, self.settings.rules.team_count)
+        idle = 0
+        changed = asyncio.Condition()
 
-        def next_job() -> Job | None:
+        async def next_job() -> Job | None:
+            nonlocal idle
+            async with changed:
+                idle += 1
+                try:
+                    while isinstance(job := take_job(idle >= needed), _Wait):
+                        await changed.wait()
+                    changed.notify_all()  # the rest of a set just taken, for the others waiting
+                    return job
+                finally:
+                    idle -= 1
+
+        def take_job(may_start_a_set: bool) -> Job | _Wait | None:
             # A set once started is played to its end, so a run ends on whole sets.
             nonlocal current
             if self.stopping:
@@ -199,6 +224,8 @@ class Ladder:
                         self.out_of_time = True
                         log.info("ladder_out_of_time", seconds=self.settings.duration_s)
                     return None
+                if not may_start_a_set:
+                    return WAIT
                 current = next(sets, [])
                 if not current:
                     return None
@@ -211,8 +238,12 @@ class Ladder:
 
         async def worker() -> None:
             try:
-                while (job := next_job()) is not None:
-                    await self.player.play(job)
+                while (job := await next_job()) is not None:
+                    try:
+                        await self.player.play(job)
+                    finally:
+                        async with changed:
+                            changed.notify_all()
             except StoreError as error:
                 # The store cannot be written: start nothing more, let the other matches end.
                 log.error("ladder_store_failed", error=str(error))
@@ -220,7 +251,7 @@ class Ladder:
                 self.stop()
 
         await self.recheck_down_bots()
-        workers = [asyncio.create_task(worker()) for _ in range(self.settings.concurrency)]
+        workers = [asyncio.create_task(worker()) for _ in range(concurrency)]
         self._workers = workers
         keepers = [asyncio.create_task(self._keep_leases()), asyncio.create_task(self._watch_down_bots())]
         try:

@@ -22,6 +22,7 @@ import asyncio
 import random
 import time
 from collections.abc import Callable
+from typing import Any
 
 import structlog
 
@@ -140,9 +141,11 @@ class SetPlayer:
         team_bots = duplicate.team_bots(job.rotation)
         match_id = f"set{duplicate.id}-rot{job.rotation}-{self.rng.randrange(16**6):06x}"
         feed = LiveFeed(self.store, match_id)
+        gate = job.set_in_play.gate
+        on_event = gate.attach(job.rotation, feed.publish)
         stored = False
         try:
-            outcome = await self._play_match(job, team_bots, feed)
+            outcome = await self._play_match(job, team_bots, match_id, on_event)
             if outcome is None:
                 return False
             stored = self._store(job, outcome)
@@ -164,9 +167,15 @@ class SetPlayer:
             for name in team_bots:
                 self.scheduled[name] -= 1
             if stored:
+                gate.stored(job.rotation)
                 feed.close()
             else:
+                gate.stop(job.rotation)
                 feed.discard()
+                if gate.shown and not job.set_in_play.lease_lost:
+                    # Its deals were public: playing them again would show them to the next players.
+                    reason = f"rotation {job.rotation} not finished after its deals were shown"
+                    self.void(job.set_in_play, reason)
         if stored:
             for name in team_bots:
                 self.check_probation(name)
@@ -208,7 +217,13 @@ class SetPlayer:
             self.void(job.set_in_play, f"arena error in rotation {job.rotation}: {outcome.arena_error}")
         return True
 
-    async def _play_match(self, job: Job, team_bots: tuple[str, ...], feed: LiveFeed) -> MatchOutcome | None:
+    async def _play_match(
+        self,
+        job: Job,
+        team_bots: tuple[str, ...],
+        match_id: str,
+        on_event: Callable[[dict[str, Any]], None],
+    ) -> MatchOutcome | None:
         """Play the match with the run's `MatchPlayer`. A bot that does not start now (it did when the
         set started) forfeits at once, and its set is made void. None: the run began to stop while the
         bots started, so the match is not begun (its set stays unfinished)."""
@@ -218,7 +233,7 @@ class SetPlayer:
             rules,
             duplicate.seed,
             self.settings.time_control,
-            match_id=feed.match_id,
+            match_id=match_id,
             strikes=self.settings.strikes,
         )
         bots: list[BotEntry | str] = []
@@ -233,7 +248,7 @@ class SetPlayer:
             self.void(job.set_in_play, f"{name} did not start")
 
         order = MatchOrder(settings, tuple(bots), team_bots)
-        outcome = await self.matches.play(order, not_started, feed.publish)
+        outcome = await self.matches.play(order, not_started, on_event)
         if outcome is None:
             log.info("ladder_match_not_begun", set_id=duplicate.id, rotation=job.rotation)
         return outcome

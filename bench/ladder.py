@@ -12,8 +12,14 @@ same seeded matches and prints:
 
 With concurrency above 1 the per-match times overlap, so their sum exceeds the wall time.
 
-Last, the set-up and tear-down of a match with the channel to each process kept across its matches (what
+Then the set-up and tear-down of a match with the channel to each process kept across its matches (what
 the ladder does) against a new channel per match, alternating runs at concurrency 1, and their ratio.
+
+Last, what fair play costs (`--isolation`, or alone with `--isolation-only`): at concurrency 1, 2 and 4,
+the ladder as it plays (no process plays two matches on the same deals: each rotation of a set gets
+processes that have not seen its deals) against the pool before that fix (idle processes reused for any
+match), alternating in rounds from a cold start (no process started before the clock: starting them is
+the cost), with matches per minute, processes started per match and the ratio of the two rates.
 
 With `--ray` (the `cluster` extra), instead: matches per minute against instant bots (bench/arena.py's,
 two processes reached by address, so that the bots cost next to nothing and the arena's own work shows)
@@ -58,6 +64,51 @@ SAMPLES = {
     "random": "python -m sample_bots.random_bot --port 0 --port-file {port_file}",
     "rules": "python -m sample_bots.rule_bot --port 0 --port-file {port_file}",
 }
+
+
+async def isolation_run(folder: Path, matches: int, concurrency: int, isolate: bool) -> tuple[float, float]:
+    """One ladder run of the two sample bots from a cold start; matches per minute (bot starts included)
+    and processes started per match."""
+    store = LadderStore(folder / f"isolation-{concurrency}-{isolate}-{time.perf_counter_ns()}.db")
+    for name, command in SAMPLES.items():
+        store.add_bot(name, command=command)
+    local_bots = LocalBots(folder / "logs", idle_limit=idle_limit_for(concurrency, 4), isolate_deals=isolate)
+    try:
+        settings = LadderSettings(matches=matches, concurrency=concurrency, seed=11)
+        report, wall = await timed_run(Ladder(store, settings, local_bots))
+        return report.matches / wall * 60, local_bots.started / max(1, report.matches)
+    finally:
+        await local_bots.stop_all()
+        store.close()
+
+
+def isolation_comparison(matches: int, rounds: int) -> None:
+    """Matches per minute and processes started per match, isolated against the pool before, alternating."""
+    levels = (1, 2, 4)
+    rates: dict[tuple[int, bool], list[float]] = {
+        (level, isolate): [] for level in levels for isolate in (True, False)
+    }
+    starts: dict[tuple[int, bool], list[float]] = {key: [] for key in rates}
+    with tempfile.TemporaryDirectory() as folder:
+        for _round in range(rounds):
+            for level in levels:
+                for isolate in (True, False):
+                    rate, started = asyncio.run(isolation_run(Path(folder), matches, level, isolate))
+                    rates[level, isolate].append(rate)
+                    starts[level, isolate].append(started)
+    print("")
+    print(f"Fair play's cost: {matches} 4-player matches a run from a cold start, medians of {rounds} rounds")
+    print(
+        f"{'concurrency':>11}  {'isolated/min':>12}  {'before/min':>10}  {'ratio':>5}  "
+        f"{'starts/match':>12}  {'before':>6}"
+    )
+    for level in levels:
+        isolated, before = (statistics.median(rates[level, isolate]) for isolate in (True, False))
+        started, started_before = (statistics.median(starts[level, isolate]) for isolate in (True, False))
+        print(
+            f"{level:>11}  {isolated:>12.0f}  {before:>10.0f}  {isolated / before:>5.2f}  "
+            f"{started:>12.2f}  {started_before:>6.2f}"
+        )
 
 
 async def ladder_run(
@@ -222,10 +273,15 @@ def main() -> None:
     parser.add_argument("--ray", action="store_true", help="compare in-process and Ray runners (see above)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds with --ray (default 3)")
     parser.add_argument("--db", help="with --ray: a PostgreSQL URL to keep the ladders in, emptied each run")
+    parser.add_argument("--isolation", action="store_true", help="end with fair play's cost (see above)")
+    parser.add_argument("--isolation-only", action="store_true", help="only fair play's cost")
     args = parser.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))
     if args.ray:
         ray_comparison(args.matches, args.rounds, args.db)
+        return
+    if args.isolation_only:
+        isolation_comparison(args.matches, args.rounds)
         return
     with tempfile.TemporaryDirectory() as folder:
         print(
@@ -278,6 +334,8 @@ def main() -> None:
         f"Set-up and tear-down per match (median of 3 runs each, alternating): channels kept {kept_ms:.1f} ms"
         f", a new channel per match {fresh_ms:.1f} ms; ratio {kept_ms / fresh_ms:.2f}"
     )
+    if args.isolation:
+        isolation_comparison(args.matches, args.rounds)
 
 
 if __name__ == "__main__":

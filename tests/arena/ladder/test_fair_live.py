@@ -85,9 +85,7 @@ def test_no_move_is_live_before_every_rotation_has_ended_its_deal(tmp_path: Path
 
     asyncio.run(run())
     where = {
-        match.id: (set_id, match.rotation)
-        for set_id in store.rated_sets()
-        for match in store.matches(set_id)
+        match.id: (set_id, match.rotation) for set_id in store.rated_sets() for match in store.matches(set_id)
     }
     assert len(where) == 6
     rotations_of: dict[int, list[str]] = {}
@@ -109,7 +107,8 @@ def test_no_move_is_live_before_every_rotation_has_ended_its_deal(tmp_path: Path
         set_id, _rotation = where[match_id]
         for other in rotations_of[set_id]:
             finished = ended.get((other, deal), over.get(other))
-            assert finished is not None and finished <= at, (match_id, other, event)
+            assert finished is not None, (match_id, other, event)
+            assert finished <= at, (match_id, other, event)
     assert moves > 0  # matches were shown live, only later than they were played
     # What was shown is what was played, in order: every written stream checks against its record.
     by_match: dict[str, list[dict[str, Any]]] = {}

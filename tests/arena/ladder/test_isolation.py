@@ -31,7 +31,7 @@ from fiftysix.engine import MatchRules, Ruleset
     ],
 )
 def test_aliases_of_one_endpoint_are_refused(address: str) -> None:
-    with pytest.raises(ValueError, match="same endpoint|given twice"):
+    with pytest.raises(ValueError, match=r"same endpoint|given twice"):
         check_distinct_endpoints(address)
 
 
@@ -52,7 +52,8 @@ def test_registration_refuses_two_aliases_before_any_check(tmp_path: Path) -> No
 
 
 def entry(name: str, address: str | None = None) -> BotEntry:
-    return BotEntry(name, address, None if address else "python -m sample_bots.random_bot {port}", 1500.0, None)
+    command = None if address else "python -m sample_bots.random_bot --port {port}"
+    return BotEntry(name, address, command, 1500.0, None)
 
 
 @pytest.mark.parametrize(
@@ -92,6 +93,7 @@ def test_a_run_of_isolated_bots_only_never_pairs_a_remote_bot(tmp_path: Path) ->
     pairing.check()
     chosen = {name for _ in range(60) for name in pairing.next_bots() or []}
     assert chosen == {"one", "two", "three"}
+    strict = LadderSettings(isolated_only=True, event="e")
     with pytest.raises(LadderError, match="remote bot"):
-        EventPairing(store, LadderSettings(isolated_only=True, event="e"), ["one", "remote"], iter([])).check()
+        EventPairing(store, strict, ["one", "remote"], iter([])).check()
     EventPairing(store, LadderSettings(event="e"), ["one", "remote"], iter([])).check()

@@ -57,11 +57,17 @@ def run_cheater_ladder(
     *,
     share: bool = False,
     deal_cap: int = DEAL_CAP,
+    twin: bool = False,
+    ray: tuple[str, dict[str, str]] | None = None,
 ) -> LeakReport:
     """Register the cheater (entered as `mode` says) and the rule bot in a new ladder file in `tmp_path`,
     play `sets` duplicate sets of `players` (4: `pairs`; 6 or 8: `partnership`, two teams) at
-    `concurrency`, each match at most `deal_cap` deals, and check every claim in the cheater's logs against
-    the stored records. `share` is for `command` mode (the other modes share as they must)."""
+    `concurrency`, each match at most `deal_cap` deals, and check every claim in the cheater's logs
+    against the stored records. `share` is for `command` mode (the other modes share as they must).
+    `twin`: the opponent is the cheater's honest twin (`--honest`: it plays as the rule bot and remembers
+    nothing) instead of the rule bot (registered as `rules` either way). `ray`: play on the Ray cluster at
+    this address, `arena` run in a process of its own with this environment (Ray's driver changes its
+    process)."""
     db = ladder_file(tmp_path)
     ruleset = "pairs" if players == 4 else "partnership"
     logs = tmp_path / "remote-logs"
@@ -81,7 +87,8 @@ def run_cheater_ladder(
             assert main([*upload, "--no-check", "--db", str(db)]) == 0
         else:
             raise ValueError(f"no mode {mode!r}: one of {', '.join(MODES)}")
-        assert main(["bots", "add", "rules", "--command", RULES_COMMAND, "--no-check", "--db", str(db)]) == 0
+        opponent = f"python {CHEATER} --port 0 --port-file {{port_file}} --honest" if twin else RULES_COMMAND
+        assert main(["bots", "add", "rules", "--command", opponent, "--no-check", "--db", str(db)]) == 0
         run = ["ladder", "run", "--matches", str(2 * sets), "--concurrency", str(concurrency)]
         run += [
             "--players",
@@ -93,11 +100,24 @@ def run_cheater_ladder(
             "--seed",
             str(SEED),
         ]
-        assert main([*run, "--log-level", "warning", "--db", str(db)]) == 0
+        if ray is None:
+            assert main([*run, "--log-level", "warning", "--db", str(db)]) == 0
+        else:
+            address, environment = ray
+            finished = subprocess.run(
+                [sys.executable, "-m", "arena.cli", *run, "--ray", address, "--db", str(db)],
+                env=environment,
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=False,
+            )
+            assert finished.returncode == 0, finished.stderr[-3000:]
     finally:
         for process in started:
             stop(process)
-    cheater_logs = sorted(Path(f"{db}-logs").glob("cheater-*.log")) + sorted(logs.glob("cheater-*.log"))
+    # Each Ray worker process logs in a folder of its own within the ladder's.
+    cheater_logs = sorted(Path(f"{db}-logs").rglob("cheater-*.log")) + sorted(logs.glob("cheater-*.log"))
     return check_claims(read_claims(cheater_logs), stored_records(db))
 
 

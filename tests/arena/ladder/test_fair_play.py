@@ -1,20 +1,26 @@
-"""What a bot that only remembers can learn in the ladder as the arena is today, measured by the
-cheating bot's claims against the stored records (tests/arena/ladder/cheater_ladder.py).
+"""Fair play, proved by a bot that cheats: the cheating bot (tests/bots/cheating_bot.py) remembers every
+hand it sees and shares what it knows between the seats and processes it can reach; its claims of hidden
+cards are checked against the stored records (tests/fair_play.py, tests/arena/ladder/cheater_ladder.py).
 
-The arena keeps a bot's processes for its later matches, so the processes that played the first
-rotation of a duplicate set play the second, on the same deals, having seen every hand at each DealEnd.
-The tests of `command` and `upload` bots state that leak as it is today; once a started process never
-sees a deal twice, they flip (see the comments). Remote processes are the entrant's, not the arena's:
-whatever the arena does, they may remember and talk to each other, so that leak stays.
+Wherever the arena starts the bot (a command, an upload in the sandbox; 4 and 6 players; one or two
+matches at once; on Ray in test_ray.py) it learns nothing: no process sees a deal twice and partners are
+separate processes, so it never has a card to claim. The control switches the isolation off (the pool as
+it was: a process reused for the next rotation of its set) and the same check finds the leak. A remote
+bot is the entrant's own processes, which the arena cannot reset: they leak, and the arena labels them
+(and refuses them with --isolated-only).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from cheater_ladder import cheater_set_score, ladder_file, run_cheater_ladder
 
+from arena.cli import main
 from arena.ladder import LadderStore
+from arena.ladder.local_bots import LocalBots
 from tests.fair_play import LeakReport
 
 
@@ -27,6 +33,14 @@ def second_rotations(tmp_path: Path) -> set[str]:
         store.close()
 
 
+def stored_matches(tmp_path: Path) -> int:
+    store = LadderStore(str(ladder_file(tmp_path)))
+    try:
+        return len(store.matches())
+    finally:
+        store.close()
+
+
 def assert_true_claims(report: LeakReport) -> None:
     """The cheater never claims a card wrongly: what it says it knows, it knows."""
     assert report.total.claims > 0
@@ -34,31 +48,57 @@ def assert_true_claims(report: LeakReport) -> None:
     assert report.total.own == 0
 
 
-def test_command_bots_see_the_deals_of_a_set_twice_today(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("mode", "players", "concurrency", "sets"),
+    [
+        ("command", 4, 2, 3),
+        ("command", 6, 2, 1),
+        ("upload", 4, 2, 2),
+        ("upload", 6, 1, 1),
+    ],
+)
+def test_a_bot_the_arena_starts_learns_no_hidden_card(
+    tmp_path: Path, mode: Any, players: int, concurrency: int, sets: int
+) -> None:
+    report = run_cheater_ladder(tmp_path, mode, players=players, concurrency=concurrency, sets=sets)
+    assert stored_matches(tmp_path) == 2 * sets
+    assert report.total.claims == 0, report
+    assert report.leaks == 0
+
+
+def test_the_check_finds_the_leak_when_isolation_is_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The control: the pool as it was before (a process given any match) lets the second rotation's
+    processes know every hand, and the check of the records says so."""
+    started = LocalBots.__init__
+
+    def unisolated(self: LocalBots, *args: Any, **kwargs: Any) -> None:
+        started(self, *args, **{**kwargs, "isolate_deals": False})
+
+    monkeypatch.setattr(LocalBots, "__init__", unisolated)
     report = run_cheater_ladder(tmp_path, "command", players=4, concurrency=1, sets=2)
     assert_true_claims(report)
-    # Its processes share nothing but what each saw itself: every leak is a deal seen again.
-    assert report.via.keys() == {"memory"}
+    assert report.via.keys() == {"memory"}  # a process that saw the deal before
     assert report.matches.keys() <= second_rotations(tmp_path)
-    assert report.leaks > 0  # flips to == 0 with the isolation fix
+    assert report.leaks > 0
 
 
-def test_uploaded_bots_in_the_sandbox_see_the_deals_of_a_set_twice_today(tmp_path: Path) -> None:
-    report = run_cheater_ladder(tmp_path, "upload", players=4, concurrency=1, sets=1)
-    assert_true_claims(report)
-    # The sandbox's /tmp is private and the bot's folder read-only: nothing passes between its processes.
-    assert report.via.keys() == {"memory"}
-    assert report.leaks > 0  # flips to == 0 with the isolation fix
+def test_the_cheater_scores_even_against_its_honest_twin_over_40_sets(tmp_path: Path) -> None:
+    report = run_cheater_ladder(tmp_path, "command", players=4, concurrency=2, sets=40, twin=True)
+    assert stored_matches(tmp_path) == 80
+    assert report.total.claims == 0
+    assert abs(cheater_set_score(tmp_path) - 0.5) <= 0.05
 
 
-def test_remote_bots_that_talk_to_each_other_know_every_hand_and_win(tmp_path: Path) -> None:
+def test_remote_bots_that_talk_to_each_other_leak_and_are_labelled(tmp_path: Path) -> None:
     report = run_cheater_ladder(tmp_path, "remote-per-seat", players=4, concurrency=1, sets=2)
     assert_true_claims(report)
     # Partners' hands in the match they play, through the files, and the first rotation's hands in the
-    # second: the arena cannot stop either (its isolation fix leaves this test as it is).
+    # second: processes the arena does not start, which it can neither reset nor separate.
     assert report.via.keys() == {"memory", "files"}
     assert report.leaks > 0
-    # The first rotation it plays as the rule bot, the second it knows: a set's score between rule bots
-    # is 0.5 (the second rotation mirrors the first), and the cheater wins what it knows.
     assert cheater_set_score(tmp_path, rotations=(1,)) == 1.0
-    assert cheater_set_score(tmp_path) >= 0.75
+    # A run of isolated bots only does not pair it: the rule bot is left alone.
+    db = str(ladder_file(tmp_path))
+    assert main(["ladder", "run", "--matches", "2", "--isolated-only", "--db", db]) == 1

@@ -253,3 +253,23 @@ def test_ladder_run_on_ray_fails_in_one_line_when_nobody_listens(
     error = capsys.readouterr().err
     assert error.count("\n") == 1
     assert error.startswith(f"arena ladder run: error: cannot reach the Ray cluster at {address}: ")
+
+
+def test_a_cheating_bot_on_ray_workers_learns_no_hidden_card(cluster: str, tmp_path: Path) -> None:
+    """The pool of each Ray worker keeps the fair-play rule too: no process sees a deal twice."""
+    from tests.arena.ladder.cheater_ladder import run_cheater_ladder
+
+    report = run_cheater_ladder(
+        tmp_path, "command", players=4, concurrency=2, sets=2, ray=(cluster, _environment())
+    )
+    store = LadderStore(tmp_path / "arena.db")
+    try:
+        assert len(store.matches()) == 4
+    finally:
+        store.close()
+    # The cheater's processes ran on the workers, and their logs (where claims would be) were read.
+    logs = list((tmp_path / "arena.db-logs").rglob("cheater-*.log"))
+    assert logs
+    assert any(log.parent.name.startswith("worker-") for log in logs)  # the others: the runner's checks
+    assert report.total.claims == 0
+    assert report.leaks == 0

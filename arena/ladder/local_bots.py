@@ -73,7 +73,7 @@ from arena.ladder.bot_commands import (
 )
 from arena.ladder.entries import BotEntry
 from arena.runner import open_channel, split_addresses
-from arena.sandbox import bubblewrap
+from arena.sandbox import bubblewrap, folders
 from fiftysix.v1 import bot_pb2 as pb
 
 log = structlog.get_logger("local_bots")
@@ -483,7 +483,10 @@ class LocalBots:
         return await self._join(name, running, listening)
 
     def _forget_socket(self, socket_folder: Path, uid: int | None) -> None:
-        shutil.rmtree(socket_folder, ignore_errors=True)
+        """Remove a socket folder with whatever its bot left there (it may have closed folders to the
+        arena's user, which an arena running as an ordinary user shares with it)."""
+        if not folders.remove_folder(socket_folder):
+            log.warning("local_bot_folder_left", folder=str(socket_folder))
         self._uids.discard(uid or 0)
 
     async def _stop(self, running: _Running) -> None:
@@ -514,7 +517,7 @@ class LocalBots:
         started = time.monotonic()
         await asyncio.gather(*(self._stop(running) for running in everything), *stopping)
         if self._socket_root is not None:
-            shutil.rmtree(self._socket_root, ignore_errors=True)
+            folders.remove_folder(self._socket_root)
             self._socket_root = None
         if everything:
             log.info(

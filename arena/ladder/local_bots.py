@@ -406,12 +406,15 @@ class LocalBots:
         log_path: Path,
         sandboxed: bool = False,
         folder: Path | None = None,
+        filter_fd: int | None = None,
     ) -> asyncio.subprocess.Process:
         """Start `arguments` under a supervisor, in `folder` when given (a sandboxed bot with the sandbox's
-        environment alone and its output counted per match)."""
+        environment alone, its output counted per match, and `filter_fd` passed on to bwrap)."""
         supervisor = [sys.executable, "-I", str(SUPERVISOR)]
         if sandboxed:
             supervisor.append(f"--match-output={self.sandbox.limits.output_bytes}")
+        if filter_fd is not None:
+            supervisor.append(f"--pass-fd={filter_fd}")
         try:
             return await asyncio.create_subprocess_exec(
                 *supervisor,
@@ -426,6 +429,7 @@ class LocalBots:
                 start_new_session=True,
                 env=bubblewrap.ENVIRONMENT if sandboxed else None,
                 cwd=folder,
+                pass_fds=() if filter_fd is None else (filter_fd,),
             )
         except OSError as error:
             raise BotStartError(f"cannot start bot {name!r} ({' '.join(arguments)}): {error}") from None
@@ -460,10 +464,13 @@ class LocalBots:
         try:
             if launch.sandboxed:
                 arguments = command_arguments(launch.command, 0, socket=bubblewrap.SOCKET_PATH)
-                sandboxed = bubblewrap.command_line(
-                    self.sandbox, arguments, socket_folder, launch.folder, uid
-                )
-                process = await self._supervise(name, sandboxed, log_path, sandboxed=True)
+                with bubblewrap.filter_descriptor() as filter_fd:
+                    sandboxed = bubblewrap.command_line(
+                        self.sandbox, arguments, socket_folder, launch.folder, uid, filter_fd=filter_fd
+                    )
+                    process = await self._supervise(
+                        name, sandboxed, log_path, sandboxed=True, filter_fd=filter_fd
+                    )
             else:
                 arguments = command_arguments(launch.command, 0, socket=str(socket))
                 process = await self._supervise(name, arguments, log_path, folder=launch.folder)

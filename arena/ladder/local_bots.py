@@ -73,7 +73,7 @@ from arena.ladder.bot_commands import (
 )
 from arena.ladder.entries import BotEntry
 from arena.runner import open_channel, split_addresses
-from arena.sandbox import bubblewrap
+from arena.sandbox import bubblewrap, folders
 from fiftysix.v1 import bot_pb2 as pb
 
 log = structlog.get_logger("local_bots")
@@ -426,12 +426,15 @@ class LocalBots:
         log_path: Path,
         sandboxed: bool = False,
         folder: Path | None = None,
+        filter_fd: int | None = None,
     ) -> asyncio.subprocess.Process:
         """Start `arguments` under a supervisor, in `folder` when given (a sandboxed bot with the sandbox's
-        environment alone and its output counted per match)."""
+        environment alone, its output counted per match, and `filter_fd` passed on to bwrap)."""
         supervisor = [sys.executable, "-I", str(SUPERVISOR)]
         if sandboxed:
             supervisor.append(f"--match-output={self.sandbox.limits.output_bytes}")
+        if filter_fd is not None:
+            supervisor.append(f"--pass-fd={filter_fd}")
         try:
             return await asyncio.create_subprocess_exec(
                 *supervisor,
@@ -446,6 +449,7 @@ class LocalBots:
                 start_new_session=True,
                 env=bubblewrap.ENVIRONMENT if sandboxed else None,
                 cwd=folder,
+                pass_fds=() if filter_fd is None else (filter_fd,),
             )
         except OSError as error:
             raise BotStartError(f"cannot start bot {name!r} ({' '.join(arguments)}): {error}") from None
@@ -480,10 +484,13 @@ class LocalBots:
         try:
             if launch.sandboxed:
                 arguments = command_arguments(launch.command, 0, socket=bubblewrap.SOCKET_PATH)
-                sandboxed = bubblewrap.command_line(
-                    self.sandbox, arguments, socket_folder, launch.folder, uid
-                )
-                process = await self._supervise(name, sandboxed, log_path, sandboxed=True)
+                with bubblewrap.filter_descriptor() as filter_fd:
+                    sandboxed = bubblewrap.command_line(
+                        self.sandbox, arguments, socket_folder, launch.folder, uid, filter_fd=filter_fd
+                    )
+                    process = await self._supervise(
+                        name, sandboxed, log_path, sandboxed=True, filter_fd=filter_fd
+                    )
             else:
                 arguments = command_arguments(launch.command, 0, socket=str(socket))
                 process = await self._supervise(name, arguments, log_path, folder=launch.folder)
@@ -503,7 +510,10 @@ class LocalBots:
         return await self._join(name, running, listening)
 
     def _forget_socket(self, socket_folder: Path, uid: int | None) -> None:
-        shutil.rmtree(socket_folder, ignore_errors=True)
+        """Remove a socket folder with whatever its bot left there (it may have closed folders to the
+        arena's user, which an arena running as an ordinary user shares with it)."""
+        if not folders.remove_folder(socket_folder):
+            log.warning("local_bot_folder_left", folder=str(socket_folder))
         self._uids.discard(uid or 0)
 
     async def _stop(self, running: _Running) -> None:
@@ -534,7 +544,7 @@ class LocalBots:
         started = time.monotonic()
         await asyncio.gather(*(self._stop(running) for running in everything), *stopping)
         if self._socket_root is not None:
-            shutil.rmtree(self._socket_root, ignore_errors=True)
+            folders.remove_folder(self._socket_root)
             self._socket_root = None
         if everything:
             log.info(

@@ -1,10 +1,10 @@
 """The supervisor of one bot process the arena starts: it makes sure nothing the bot starts outlives it,
 and writes the bot's output to a log file of bounded size.
 
-local_bots.py (beside it) runs it by path as `python -I supervisor.py [--match-output=BYTES] ARENA_PID
-LOG_PATH LOG_LIMIT GRACE COMMAND...`, in a session of its own, with a pipe from the arena on standard
-input. It uses the standard library alone and nothing of the arena package: it must start fast, run as
-a plain script, and never fork with gRPC loaded. On Linux it
+local_bots.py (beside it) runs it by path as `python -I supervisor.py [--match-output=BYTES]
+[--pass-fd=FD] ARENA_PID LOG_PATH LOG_LIMIT GRACE COMMAND...`, in a session of its own, with a pipe from
+the arena on standard input. It uses the standard library alone and nothing of the arena package: it must
+start fast, run as a plain script, and never fork with gRPC loaded. On Linux it
 
 - asks for SIGTERM when the arena dies (PR_SET_PDEATHSIG), checks the arena is still its parent (the
   arena may have died before that request), and becomes a child subreaper (PR_SET_CHILD_SUBREAPER), so
@@ -22,7 +22,9 @@ Elsewhere it starts and stops the bot's group the same way, with no guarantee fo
 The log keeps the first half of LOG_LIMIT bytes and the last half, with a line between saying how many
 bytes were dropped; lines starting with `[arena]` are the supervisor's own. With `--match-output`, the
 arena writes a line `match` on the pipe as each match of the bot begins, and the bot's output past BYTES
-in one match is dropped, and noted, before it reaches the log.
+in one match is dropped, and noted, before it reaches the log. With `--pass-fd`, the bot's command gets
+the supervisor's descriptor FD, as FD (the sandbox reads its system call filter there); the supervisor
+closes its own copy once the bot has started.
 """
 
 from __future__ import annotations
@@ -193,8 +195,9 @@ class Supervisor:
 
         return handler
 
-    def start(self, command: list[str]) -> bool:
-        """Start the bot with its output on a pipe to us; False (and a note in the log) if it cannot."""
+    def start(self, command: list[str], pass_fds: tuple[int, ...] = ()) -> bool:
+        """Start the bot with its output on a pipe to us, and `pass_fds` open in it; False (and a note in the
+        log) if it cannot."""
         output_read, output_write = os.pipe()
         supervisor = os.getpid()
 
@@ -211,6 +214,7 @@ class Supervisor:
                 stdout=output_write,
                 stderr=output_write,
                 start_new_session=True,
+                pass_fds=pass_fds,
                 preexec_fn=die_with_supervisor if LINUX else None,  # safe: we have no threads
             )
         except (OSError, subprocess.SubprocessError) as error:
@@ -219,6 +223,8 @@ class Supervisor:
             return False
         finally:
             os.close(output_write)
+            for fd in pass_fds:
+                os.close(fd)
         self.bot_pid = bot.pid
         bot.returncode = 0  # reap() collects its status with waitpid: Popen must not reap it too
         os.set_blocking(output_read, False)
@@ -359,11 +365,17 @@ def _children_by_scan(parent: int) -> list[int]:
 def main(argv: list[str]) -> int:
     """Supervise the bot `argv` describes (see the module docstring); the exit status is the bot's."""
     match_output = None
-    if argv and argv[0].startswith("--match-output="):
-        match_output = int(argv.pop(0).partition("=")[2])
+    pass_fds: tuple[int, ...] = ()
+    while argv and argv[0].startswith(("--match-output=", "--pass-fd=")):
+        option, _, value = argv.pop(0).partition("=")
+        if option == "--match-output":
+            match_output = int(value)
+        else:
+            pass_fds += (int(value),)
     if len(argv) < 5:
         sys.stderr.write(
-            "usage: supervisor.py [--match-output=BYTES] ARENA_PID LOG_PATH LOG_LIMIT GRACE COMMAND...\n"
+            "usage: supervisor.py [--match-output=BYTES] [--pass-fd=FD] ARENA_PID LOG_PATH LOG_LIMIT GRACE "
+            "COMMAND...\n"
         )
         return 2
     arena_pid, log_path, limit, grace, command = int(argv[0]), Path(argv[1]), int(argv[2]), argv[3], argv[4:]
@@ -376,7 +388,7 @@ def main(argv: list[str]) -> int:
         if os.getppid() != arena_pid:
             log.note("the arena is gone; not starting the bot")
             return 1
-        if not supervisor.start(command):
+        if not supervisor.start(command, pass_fds):
             return 127
         supervisor.supervise()
     except BaseException:

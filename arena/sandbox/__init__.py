@@ -1,2 +1,3 @@
-"""Running strangers' bots: the bubblewrap sandbox and its limits (bubblewrap.py), and uploaded bundles
-unpacked safely (bundles.py). The ladder starts bots through it (arena/ladder/local_bots.py)."""
+"""Running strangers' bots: the bubblewrap sandbox and its limits (bubblewrap.py), uploaded bundles
+unpacked safely (bundles.py), and the folders a bot wrote in removed whatever it left there (folders.py).
+The ladder starts bots through it (arena/ladder/local_bots.py)."""

@@ -1,7 +1,32 @@
 """The sandbox of a bot the arena starts: the bubblewrap (`bwrap`) command line that runs it with a
 read-only view of the system, its own folder read-only, a private size-capped `/tmp`, no network, its own
-PID namespace, and limits on memory, CPU time, processes, file size and open files; and the check that
-bubblewrap can run here at all.
+namespaces, a filter of system calls, and limits on memory, CPU time, processes, file size and open files;
+and the check that bubblewrap can run here at all.
+
+Private to each process. Every process runs in a sandbox of its own, made anew, so that no process of a bot
+(before it, beside it or after it) can leave anything for another, nor find anything another left:
+
+- `/tmp` (its `HOME` and `TMPDIR` too) is a size-capped memory file system of the sandbox's own, gone with
+  it; there is no /var, and /dev is a read-only one of its own (/dev/shm an empty read-only folder);
+- /run/arena is a host folder made for that process alone (local_bots.py), which it may write in until it
+  made its socket (to the end, for an arena running as an ordinary user), removed with whatever is in it
+  when it stops (folders.py);
+- its namespaces: network (no network at all, and the abstract Unix sockets are per network namespace),
+  IPC (SysV message queues, semaphores and shared memory, POSIX message queues), PID (its /proc shows its
+  own processes alone), UTS (its host name is `bot`), mount, user and cgroup;
+- its environment is `ENVIRONMENT` alone, the same for every process; its output goes to a log file the
+  supervisor writes on the host, which the sandbox does not show.
+
+What every process sees is read-only: the system (`SYSTEM_FOLDERS`, `SYSTEM_FILES`), the arena's Python,
+its bundle at /bot, and the device nodes that bwrap binds in /dev (null, zero, full, random, urandom, tty;
+what goes in never comes out). The kernel shares more than the namespaces separate, so the system call
+filter (`system_call_filter`, installed by bwrap's `--seccomp`) refuses what would let one sandbox reach
+another through the files they share or the user id they share: the keyrings (a key outlives its process,
+and another process of the same user sees it), watches on files (inotify, fanotify, dnotify: a watch on a
+shared file sees the others' opens), and file locks (another sandbox would see a lock on a shared file:
+taking one succeeds without taking it, asking who holds one fails); and every system call of another ABI
+(32-bit, x32), whose numbers the filter does not check. What still crosses is what no filter can see: the
+timing of shared resources, such as the page cache of those read-only files and the machine's load.
 
 Two ways, one view. An arena running as an ordinary user runs bwrap unprivileged in a user namespace of
 its own (nested user namespaces refused). An arena running as root runs bwrap privileged (it can show the
@@ -15,12 +40,16 @@ namespace would count every process of the arena's user.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import functools
 import os
+import platform
 import shutil
+import struct
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -121,18 +150,157 @@ class Sandbox:
                     raise ValueError(f"the sandbox would show bots {folder}, which holds {path}")
 
 
+@dataclass(frozen=True, slots=True)
+class _Machine:
+    """What the system call filter needs to know of a machine: its audit architecture (a system call of
+    any other, such as a 32-bit one, is refused) and the numbers of the calls it filters."""
+
+    audit_arch: int
+    calls: Mapping[str, int]
+    x32: bool = False
+    """Whether numbers with bit 30 set are another ABI's (x86-64's x32), refused too."""
+
+
+_MACHINES: Final = {
+    "x86_64": _Machine(
+        0xC000003E,
+        {
+            "fcntl": 72,
+            "flock": 73,
+            "add_key": 248,
+            "request_key": 249,
+            "keyctl": 250,
+            "inotify_init": 253,
+            "inotify_init1": 294,
+            "fanotify_init": 300,
+        },
+        x32=True,
+    ),
+    "aarch64": _Machine(
+        0xC00000B7,
+        {
+            "fcntl": 25,
+            "inotify_init1": 26,
+            "flock": 32,
+            "add_key": 217,
+            "request_key": 218,
+            "keyctl": 219,
+            "fanotify_init": 262,
+        },
+    ),
+}
+
+REFUSED_CALLS: Final = {
+    # The kernel's keyrings belong to no namespace: a key outlives its process, and every process of the
+    # same user id sees its description in /proc/keys.
+    "add_key": errno.ENOSYS,
+    "request_key": errno.ENOSYS,
+    "keyctl": errno.ENOSYS,
+    # A watch on a file that every sandbox sees (its bundle, /usr, /dev/null) reports the opens of the
+    # others.
+    "inotify_init": errno.ENOSYS,
+    "inotify_init1": errno.ENOSYS,
+    "fanotify_init": errno.ENOSYS,
+    # Locks on such a file would be seen by the others: granted without being taken (0). Each sandbox
+    # runs alone, so a lock has nothing to keep out there, and programs that lock files (SQLite) work.
+    "flock": 0,
+}
+"""System calls the sandbox refuses, with the error number each returns (0: it succeeds, doing nothing)."""
+
+REFUSED_FCNTL: Final = {
+    5: errno.ENOLCK,  # F_GETLK: what locks others hold
+    6: 0,  # F_SETLK
+    7: 0,  # F_SETLKW
+    36: errno.ENOLCK,  # F_OFD_GETLK
+    37: 0,  # F_OFD_SETLK
+    38: 0,  # F_OFD_SETLKW
+    1024: errno.EINVAL,  # F_SETLEASE
+    1025: errno.EINVAL,  # F_GETLEASE
+    1026: errno.EINVAL,  # F_NOTIFY: dnotify, the older inotify
+}
+"""The commands of fcntl refused the same way: file locks, leases and directory notifications."""
+
+_LOAD_WORD, _JUMP_IF_EQUAL, _JUMP_IF_AT_LEAST, _RETURN = 0x20, 0x15, 0x35, 0x06
+_ALLOW: Final = 0x7FFF0000
+_ERRNO: Final = 0x00050000
+_NUMBER, _ARCH, _SECOND_ARGUMENT = 0, 4, 24
+"""Offsets in struct seccomp_data (the second argument's low half on a little-endian machine)."""
+
+
+@functools.cache
+def system_call_filter(machine: str | None = None) -> bytes:
+    """The classic BPF program (struct sock_filter, in the machine's byte order) that bwrap's `--seccomp`
+    installs for the bot: `REFUSED_CALLS` and `REFUSED_FCNTL`, and every system call of another ABI.
+
+    :raises ValueError: for a machine without a filter here (see `_MACHINES`).
+    """
+    name = platform.machine() if machine is None else machine
+    if name not in _MACHINES:
+        raise ValueError(f"the sandbox has no system call filter for {name} (only {', '.join(_MACHINES)})")
+    found = _MACHINES[name]
+    # (code, target if true, target if false, value): targets are labels, resolved to offsets below.
+    program: list[tuple[int, str | None, str | None, int]] = [
+        (_LOAD_WORD, None, None, _ARCH),
+        (_JUMP_IF_EQUAL, None, f"errno {errno.ENOSYS}", found.audit_arch),
+        (_LOAD_WORD, None, None, _NUMBER),
+    ]
+    if found.x32:
+        program.append((_JUMP_IF_AT_LEAST, f"errno {errno.ENOSYS}", None, 0x40000000))
+    for call, number in sorted(REFUSED_CALLS.items()):
+        if call in found.calls:
+            program.append((_JUMP_IF_EQUAL, f"errno {number}", None, found.calls[call]))
+    program.append((_JUMP_IF_EQUAL, "fcntl", None, found.calls["fcntl"]))
+    program.append((_RETURN, None, None, _ALLOW))
+    labels = {"fcntl": len(program)}
+    program.append((_LOAD_WORD, None, None, _SECOND_ARGUMENT))
+    for command, number in sorted(REFUSED_FCNTL.items()):
+        program.append((_JUMP_IF_EQUAL, f"errno {number}", None, command))
+    program.append((_RETURN, None, None, _ALLOW))
+    for number in sorted({errno.ENOSYS, *REFUSED_CALLS.values(), *REFUSED_FCNTL.values()}):
+        labels[f"errno {number}"] = len(program)
+        program.append((_RETURN, None, None, _ERRNO | number))
+    code = b""
+    for index, (operation, if_true, if_false, value) in enumerate(program):
+        true, false = (0 if label is None else labels[label] - index - 1 for label in (if_true, if_false))
+        code += struct.pack("=HBBI", operation, true, false, value)
+    return code
+
+
+@contextlib.contextmanager
+def filter_descriptor() -> Iterator[int]:
+    """A descriptor to read `system_call_filter()` from, for `command_line`'s `filter_fd`: the read end of
+    a pipe that holds it (bwrap reads it to the end); it is closed here afterwards.
+
+    :raises ValueError: as `system_call_filter`.
+    """
+    program = system_call_filter()
+    read, write = os.pipe()
+    try:
+        os.write(write, program)  # far less than a pipe holds
+    finally:
+        os.close(write)
+    try:
+        yield read
+    finally:
+        os.close(read)
+
+
 def command_line(
     sandbox: Sandbox,
     command: Sequence[str],
     socket_folder: Path,
     bot_folder: Path | None = None,
     uid: int | None = None,
+    *,
+    filter_fd: int,
 ) -> list[str]:
     """The argument list that runs `command` in the sandbox: `bot_folder` (if any) read-only at /bot, its
     working directory; `socket_folder` writable at /run/arena. `uid`: the user id to run as when the arena
-    is root (privileged bwrap, then `setpriv`); None when the arena is an ordinary user (a user namespace)."""
+    is root (privileged bwrap, then `setpriv`); None when the arena is an ordinary user (a user namespace).
+    `filter_fd`: the descriptor bwrap reads the system call filter from (`filter_descriptor`), which the
+    process running these arguments must have open."""
     limits = sandbox.limits
-    arguments = ["bwrap", "--die-with-parent", "--new-session"]
+    arguments = ["bwrap", "--die-with-parent", "--new-session", "--seccomp", str(filter_fd)]
     if uid is None:
         arguments += ["--unshare-all", "--unshare-user", "--disable-userns"]
     else:
@@ -226,12 +394,21 @@ def unavailable_reason(as_root: bool | None = None) -> str | None:
     for tool in ("prlimit", "setpriv"):
         if not Path("/usr/bin", tool).exists():
             return f"/usr/bin/{tool} is missing (it comes with util-linux)"
+    if platform.machine() not in _MACHINES:
+        return f"the sandbox has no system call filter for {platform.machine()} (only {', '.join(_MACHINES)})"
     folder = Path(os.environ.get("TMPDIR", "/tmp"))
-    probe = command_line(Sandbox(), ["true"], folder, uid=SANDBOX_UIDS[0] if as_root else None)
+    uid = SANDBOX_UIDS[0] if as_root else None
     try:
-        finished = subprocess.run(
-            probe, env=ENVIRONMENT, stdin=subprocess.DEVNULL, capture_output=True, timeout=30, check=False
-        )
+        with filter_descriptor() as filter_fd:
+            finished = subprocess.run(
+                command_line(Sandbox(), ["true"], folder, uid=uid, filter_fd=filter_fd),
+                env=ENVIRONMENT,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=30,
+                check=False,
+                pass_fds=(filter_fd,),
+            )
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"bubblewrap does not run: {error}"
     if finished.returncode != 0:

@@ -55,6 +55,34 @@ def user_namespace():
     if ctypes.CDLL(None, use_errno=True).unshare(0x10000000) != 0:  # CLONE_NEWUSER
         raise OSError(ctypes.get_errno(), "unshare")
 attempt("user namespace", user_namespace)
+import ctypes, fcntl, platform, sqlite3
+libc = ctypes.CDLL(None, use_errno=True)
+def succeeded(result):
+    if result < 0:
+        raise OSError(ctypes.get_errno(), "refused")
+# KEYCTL_GET_KEYRING_ID of the session keyring, by machine
+keyctl = {"x86_64": 250, "aarch64": 219}[platform.machine()]
+attempt("keyring", lambda: succeeded(libc.syscall(keyctl, 0, -3, 0)))
+attempt("inotify", lambda: succeeded(libc.inotify_init1(0)))
+if platform.machine() == "x86_64":
+    attempt("x32 system call", lambda: succeeded(libc.syscall(0x40000000 | 39)))  # getpid
+def lock():
+    with open("/bot/mine.txt") as file:
+        fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.lockf(file, fcntl.LOCK_SH | fcntl.LOCK_NB)
+attempt("lock", lock)
+def who_locks():
+    with open("/bot/mine.txt") as file:
+        fcntl.fcntl(file, fcntl.F_GETLK, bytes(32))
+attempt("who locks", who_locks)
+def database():
+    if os.path.exists("/tmp/big"):
+        os.remove("/tmp/big")  # the full /tmp of "fill /tmp"
+    with sqlite3.connect("/tmp/bot.db") as db:
+        db.execute("CREATE TABLE seen (card TEXT)")
+        db.execute("INSERT INTO seen VALUES ('JH')")
+    assert sqlite3.connect("/tmp/bot.db").execute("SELECT card FROM seen").fetchall() == [("JH",)]
+attempt("database", database)
 children = []
 try:
     for _ in range(100):
@@ -120,16 +148,17 @@ def test_inside_the_sandbox(
     listener.setblocking(False)
     sandbox = Sandbox(LIMITS, share_arena_python=False)
     probe = [str(SYSTEM_PYTHON), "-c", PROBE, str(listener.getsockname()[1])]
-    arguments = bubblewrap.command_line(sandbox, probe, sockets, bot, uid)
-    finished = subprocess.run(
-        arguments,
-        env={**bubblewrap.ENVIRONMENT, "SECRET_TOKEN": "x"} if become is None else bubblewrap.ENVIRONMENT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        preexec_fn=become,
-        check=False,
-    )
+    with bubblewrap.filter_descriptor() as filter_fd:
+        finished = subprocess.run(
+            bubblewrap.command_line(sandbox, probe, sockets, bot, uid, filter_fd=filter_fd),
+            env={**bubblewrap.ENVIRONMENT, "SECRET_TOKEN": "x"} if become is None else bubblewrap.ENVIRONMENT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            preexec_fn=become,
+            check=False,
+            pass_fds=(filter_fd,),
+        )
     assert finished.returncode == 0, finished.stderr
     results = json.loads(finished.stdout)
     with pytest.raises(BlockingIOError):
@@ -150,10 +179,16 @@ def test_inside_the_sandbox(
         "fill /tmp",
         "8 GB",
         "user namespace",
+        "keyring",
+        "inotify",
+        "who locks",
+        *(["x32 system call"] if "x32 system call" in results else []),
     ]
     assert {name: results[name] for name in refused if results[name] == "done"} == {}
     assert results["write /tmp"] == "done"
     assert results["own files"] == "done"
+    assert results["lock"] == "done"  # granted, though not taken: no other process sees it
+    assert results["database"] == "done"
     assert 0 < results["processes"] < LIMITS.processes
     assert results["pid"] < 10  # its own PID namespace
     assert results["uid"] != 0
@@ -171,9 +206,10 @@ def test_inside_the_sandbox(
 
 def test_the_command_line_keeps_the_bot_apart() -> None:
     """The parts of the bwrap command line that each guarantee rests on."""
-    arguments = bubblewrap.command_line(Sandbox(), ["run"], Path("/s"), Path("/b"), uid=None)
+    arguments = bubblewrap.command_line(Sandbox(), ["run"], Path("/s"), Path("/b"), uid=None, filter_fd=7)
     text = " ".join(arguments)
     for part in (
+        "--seccomp 7",
         "--unshare-all --unshare-user --disable-userns",
         "--die-with-parent",
         "--ro-bind /b /bot",
@@ -183,12 +219,17 @@ def test_the_command_line_keeps_the_bot_apart() -> None:
         "-- run",
     ):
         assert part in text
-    as_root = " ".join(bubblewrap.command_line(Sandbox(), ["run"], Path("/s"), None, uid=3_000_123))
+    as_root = " ".join(
+        bubblewrap.command_line(Sandbox(), ["run"], Path("/s"), None, uid=3_000_123, filter_fd=7)
+    )
+    assert "--seccomp 7" in as_root
     assert "--unshare-net" in as_root
     assert "setpriv --reuid=3000123 --regid=3000123 --clear-groups --inh-caps=-all --no-new-privs" in as_root
     assert "--unshare-user --disable-userns --die-with-parent --dev-bind / / -- prlimit" in as_root
     with pytest.raises(ValueError, match="processes"):
         Limits(processes=1)
+    with pytest.raises(ValueError, match="no system call filter for riscv64"):
+        bubblewrap.system_call_filter("riscv64")
 
 
 def test_a_shared_folder_may_not_show_the_ladder(tmp_path: Path) -> None:
@@ -271,13 +312,15 @@ def test_a_bot_past_its_cpu_seconds_is_killed(folders: tuple[Path, Path]) -> Non
     sandbox = Sandbox(Limits(cpu_seconds=1), share_arena_python=False)
     spin = ["/bin/sh", "-c", "while :; do :; done"]
     started = time.monotonic()
-    finished = subprocess.run(
-        bubblewrap.command_line(sandbox, spin, sockets, bot, uid),
-        env=bubblewrap.ENVIRONMENT,
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
+    with bubblewrap.filter_descriptor() as filter_fd:
+        finished = subprocess.run(
+            bubblewrap.command_line(sandbox, spin, sockets, bot, uid, filter_fd=filter_fd),
+            env=bubblewrap.ENVIRONMENT,
+            capture_output=True,
+            timeout=60,
+            check=False,
+            pass_fds=(filter_fd,),
+        )
     assert finished.returncode != 0
     assert time.monotonic() - started < 30
 
@@ -286,7 +329,8 @@ def test_a_python_installed_under_tmp_stays_seen_over_the_private_tmp(tmp_path: 
     """A virtualenv made in /tmp (as CI may make it) is bound after the private /tmp, not hidden by it."""
     venv = Path(tempfile.mkdtemp(prefix="arena-venv-", dir="/tmp"))
     try:
-        line = bubblewrap.command_line(Sandbox(shared=(venv,), share_arena_python=False), ["true"], tmp_path)
+        sandbox = Sandbox(shared=(venv,), share_arena_python=False)
+        line = bubblewrap.command_line(sandbox, ["true"], tmp_path, filter_fd=3)
         private_tmp = line.index("--tmpfs")
         bound = [
             index for index, word in enumerate(line) if word == "--ro-bind" and line[index + 1] == str(venv)

@@ -340,7 +340,7 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
     local_bots = LocalBots(
         Path(f"{store.files_stem}-logs"),
         idle_limit=(
-            idle_limit_for(settings.concurrency, settings.players)
+            idle_limit_for(settings.concurrency, settings.players, settings.rules.team_count)
             if args.idle_bots is None
             else args.idle_bots
         ),

@@ -173,7 +173,9 @@ def run_sprt(args: argparse.Namespace) -> int:
         )
         local_bots = LocalBots(
             Path(f"{store.files_stem}-logs"),
-            idle_limit=idle_limit_for(args.concurrency, ladder_settings.players),
+            idle_limit=idle_limit_for(
+                args.concurrency, ladder_settings.players, ladder_settings.rules.team_count
+            ),
             launch_of=Uploads(store).launch_of,
         )
         ladder = Ladder(store, ladder_settings, local_bots, on_match=progress.on_match, pairing=pairing)

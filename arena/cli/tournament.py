@@ -88,7 +88,7 @@ def run_tournament(args: argparse.Namespace) -> int:
         pairing = EventPairing(store, settings, args.bots, iter(plan))
         local_bots = LocalBots(
             Path(f"{store.files_stem}-logs"),
-            idle_limit=idle_limit_for(args.concurrency, settings.players),
+            idle_limit=idle_limit_for(args.concurrency, settings.players, settings.rules.team_count),
             launch_of=Uploads(store).launch_of,
         )
         progress = Progress(len(plan) * rules.team_count)

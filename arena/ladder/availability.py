@@ -36,10 +36,14 @@ class Availability:
         self.local_bots = local_bots
         self.report = report
 
-    async def check(self, bots: Sequence[BotEntry], duplicate: DuplicateSet) -> dict[str, str]:
+    async def check(
+        self, bots: Sequence[BotEntry], duplicate: DuplicateSet, rotations: int = 1
+    ) -> dict[str, str]:
         """Check the bots of a set about to start; those not reached, with why. Every bot's record of
-        failures in a row is brought up to date (and one that answers again is down no more)."""
-        seats = duplicate.players // len(duplicate.bots)
+        failures in a row is brought up to date (and one that answers again is down no more). A command
+        bot starts the processes of all `rotations` to be played (each rotation needs processes of its
+        own: local_bots.py), so that they begin together."""
+        seats = duplicate.players // len(duplicate.bots) * rotations
         reasons = await asyncio.gather(*(self.unreachable(bot, seats) for bot in bots))
         failed = {bot.name: reason for bot, reason in zip(bots, reasons, strict=True) if reason is not None}
         for bot in bots:

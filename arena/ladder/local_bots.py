@@ -90,10 +90,11 @@ IDLE_LIMIT: Final = 4
 """The default number of idle processes kept for later matches, over all bots."""
 
 
-def idle_limit_for(concurrency: int, players: int) -> int:
+def idle_limit_for(concurrency: int, players: int, teams: int = 2) -> int:
     """The idle processes a ladder keeps: room for a match's processes per worker, so that concurrent
-    matches do not stop and start them over and over (a start takes about a second)."""
-    return max(IDLE_LIMIT, concurrency * players)
+    matches do not stop and start them over and over (a start takes about a second), and for every
+    rotation of a set (each needs processes that have not played its deals: `teams` rotations)."""
+    return max(IDLE_LIMIT, max(concurrency, teams) * players)
 
 
 _BROKEN: Final = (grpc.ChannelConnectivity.TRANSIENT_FAILURE, grpc.ChannelConnectivity.SHUTDOWN)

@@ -127,7 +127,8 @@ class SetPlayer:
         if absent:
             self.void(in_play, f"{absent[0]} is not registered")
             return
-        failed = await self.availability.check([registered[name] for name in duplicate.bots], duplicate)
+        bots = [registered[name] for name in duplicate.bots]
+        failed = await self.availability.check(bots, duplicate, in_play.jobs)
         if failed:
             in_play.postponed = True
             wait = self.sets_held.release(in_play, retry=True)

@@ -246,8 +246,9 @@ def test_the_matches_of_a_process_share_one_connection(tmp_path: Path) -> None:
     asyncio.run(run())
     store.close()
     peers = peers_in(sorted((tmp_path / "logs").glob("*.log")))
-    assert [len(streams) for streams in peers] == [6, 6, 6, 6]  # a process a seat, in every match
-    assert all(len(set(streams)) == 1 for streams in peers)
+    # A process a seat, and one for each rotation of a set (no process plays a deal twice).
+    assert sum(len(streams) for streams in peers) == 6 * 4
+    assert all(len(set(streams)) <= 1 for streams in peers), peers  # some started for a check only
 
 
 def test_a_fault_drops_the_kept_connection(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, or_, select
+from sqlalchemy import ColumnElement, Select, func, not_, or_, select
 
 from arena.ladder import tables
 from arena.ladder.entries import StoredMatch, pool_name
@@ -117,6 +117,16 @@ class BrowseStore(MatchRows):
         return MatchSummary(
             self._stored_match(row[:10]), pool_name(players, ruleset), float(finished_at), bool(set_over)
         )
+
+    def held_back_matches(self) -> int:
+        """How many stored matches belong to sets that are not over (their records are held back)."""
+        sets, matches = tables.sets, tables.matches
+        count = self._conn.scalar(
+            select(func.count())
+            .select_from(matches.join(sets, sets.c.id == matches.c.set_id))
+            .where(not_(set_is_over()))
+        )
+        return int(count or 0)
 
     def rating_history(self, bot: str, pool: str, limit: int) -> list[RatingPoint]:
         """The bot's last `limit` rating events in `pool`, oldest first."""

@@ -54,9 +54,11 @@ def output(path: str) -> Iterator[TextIO]:
 
 
 def write_records(store: LadderStore, out: TextIO) -> int:
-    """Every stored game record, oldest first, one compact JSON document a line; returns how many."""
+    """Every stored game record of a set that is over, oldest first, one compact JSON document a line;
+    returns how many. The records of sets not over are held back, as the site holds them: their other
+    rotations replay the same deals."""
     count = 0
-    for _match_id, record in store.game_records():
+    for _match_id, record in store.game_records(sets_over_only=True):
         out.write(json.dumps(record, separators=(",", ":")) + "\n")
         count += 1
     return count

@@ -252,8 +252,12 @@ def list_matches(args: argparse.Namespace) -> int:
 
 
 def export_record(args: argparse.Namespace) -> int:
-    """Write a stored match's game record (for `arena replay`) to a file or standard output."""
+    """Write a stored match's game record (for `arena replay`) to a file or standard output, once its set
+    is over (as the site gives it)."""
     with open_store(args, writes=False) as store:
+        held_back = store.match_summary(args.match_id).held_back
+        if held_back is not None:
+            raise ArenaError(held_back)
         text = json.dumps(store.match_record(args.match_id), indent=1) + "\n"
     if args.output:
         try:
@@ -278,6 +282,11 @@ def export_data(args: argparse.Namespace) -> int:
             with export.output(args.jsonl) as out:
                 count = export.write_records(store, out)
             said = f"Exported {count} game records to {safe_text(args.jsonl)}"
+            held = store.held_back_matches()
+            if held and args.jsonl == "-":
+                print(f"{held} game records held back: their sets are not over", file=sys.stderr)
+            elif held:
+                said += f" ({held} held back: their sets are not over)"
         else:
             with export.output(args.csv) as out:
                 pool, count = export.write_standings(store, args.pool, out)

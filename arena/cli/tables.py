@@ -197,14 +197,15 @@ def print_crosstable(store: LadderStore, *, as_json: bool, pool: str | None = No
 
 
 def print_matches(store: LadderStore, bot: str | None, limit: int, *, as_json: bool) -> None:
-    """The newest finished matches (of one bot), newest first."""
-    matches = store.recent_matches(bot, limit)
+    """The newest finished matches (of one bot), newest first, as the site lists them: the faults'
+    details only of matches whose set is over (they may name cards of deals still to be replayed)."""
+    summaries, _more = store.match_page(bot, None, 0, limit)
     if as_json:
-        print(json.dumps([match.to_json() for match in matches], indent=1))
+        print(json.dumps([summary.to_json() for summary in summaries], indent=1))
         return
-    if not matches:
+    if not summaries:
         print("No finished matches.")
-    for match in matches:
+    for match in (summary.match for summary in summaries):
         order = sorted(match.bot_ranks.items(), key=lambda item: (item[1], item[0]))
         ranks = ", ".join(f"{rank}. {safe_text(name, 64)}" for name, rank in order)
         faults = f"  {len(match.faults)} faults" if match.faults else ""

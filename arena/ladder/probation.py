@@ -10,8 +10,12 @@ from arena.ladder.store import LadderStore
 
 def probation_reason(store: LadderStore, name: str, count: int, report: LadderReport) -> str | None:
     """Why `name` goes on probation now, or None: each of its last `count` matches (0: never) ended in a
-    forfeit of its own, and this run has not put it there already. The reason names the count and the
-    last fault."""
+    forfeit of its own, and this run has not put it there already.
+
+    The reason names the count, the cause of the last fault and its match, never the fault's detail: the
+    reason is public (the standings show it) from the moment it is given, while the detail may name cards
+    (an illegal move's message lists the seat's legal cards) of a set whose other rotations are still to
+    replay those deals. The detail is kept with the match and shown with it once its set is over."""
     if count < 1 or any(bot == name for bot, _ in report.probations):
         return None
     forfeits = store.recent_forfeits(name, count)
@@ -20,4 +24,4 @@ def probation_reason(store: LadderStore, name: str, count: int, report: LadderRe
     [newest] = store.recent_matches(name, 1)
     own = [fault for fault in newest.faults if newest.team_bots[fault.team] == name and not fault.substituted]
     last = own[-1]
-    return f"forfeited its last {count} matches (last: {last.cause.value}: {last.detail})"
+    return f"forfeited its last {count} matches (last: {last.cause.value} in match {newest.id})"

@@ -46,7 +46,7 @@ from arena.ladder.entries import (
     pool_name,
 )
 from arena.ladder.store_access import AccessStore
-from arena.ladder.store_browse import BrowseStore
+from arena.ladder.store_browse import BrowseStore, set_is_over
 from arena.ladder.store_file import (
     DATABASE_ERRORS,
     DuplicateMatchError,
@@ -400,23 +400,31 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
             raise self._damaged(f"the record of match {match_id!r}")
         return record
 
-    def game_records(self) -> Iterator[tuple[str, dict[str, Any]]]:
-        """Every stored match's id and game record, oldest first, read in pages of `RECORDS_PAGE` by the
-        index on (finished_at, id): the whole history never sits in memory, and no cursor stays open
-        between pages (a server-side cursor would hold a transaction). A damaged record, or a database
-        error while reading, is a StoreError (raised by the iteration)."""
-        return self._records_from(None)
+    def game_records(self, sets_over_only: bool = False) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Every stored match's id and game record (with `sets_over_only`, of the matches whose set is
+        over: what may be published), oldest first, read in pages of `RECORDS_PAGE` by the index on
+        (finished_at, id): the whole history never sits in memory, and no cursor stays open between pages
+        (a server-side cursor would hold a transaction). A damaged record, or a database error while
+        reading, is a StoreError (raised by the iteration)."""
+        return self._records_from(None, sets_over_only)
 
-    def _records_from(self, after: tuple[float, str] | None) -> Iterator[tuple[str, dict[str, Any]]]:
+    def _records_from(
+        self, after: tuple[float, str] | None, sets_over_only: bool
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
         # A generator runs after the method that made it returned: its database errors are turned into
         # StoreErrors here, not by the wrapper of every public method.
-        matches, records = tables.matches, tables.match_records
+        matches, records, sets = tables.matches, tables.match_records, tables.sets
+        joined = matches.join(records, records.c.match_id == matches.c.id)
+        if sets_over_only:
+            joined = joined.join(sets, sets.c.id == matches.c.set_id)
         statement = (
             select(matches.c.finished_at, matches.c.id, records.c.record)
-            .select_from(matches.join(records, records.c.match_id == matches.c.id))
+            .select_from(joined)
             .order_by(matches.c.finished_at, matches.c.id)
             .limit(RECORDS_PAGE)
         )
+        if sets_over_only:
+            statement = statement.where(set_is_over())
         while True:
             page = statement
             if after is not None:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Select, or_, select
+from sqlalchemy import ColumnElement, Select, func, not_, or_, select
 
 from arena.ladder import tables
 from arena.ladder.entries import StoredMatch, pool_name
@@ -15,12 +15,18 @@ from arena.ladder.store_file import StoreError, every_method_store_errors, is_in
 from arena.ladder.store_rows import MatchRows, match_columns
 
 
+def set_is_over() -> ColumnElement[bool]:
+    """Whether a set (of a query that joins `sets`) is over: rated or void. Until then its matches'
+    records and faults' details are not public: its other rotations replay the same deals."""
+    sets = tables.sets
+    return or_(sets.c.rated_at.is_not(None), sets.c.void_reason.is_not(None))
+
+
 def _summaries() -> Select[Any]:
     """A stored match's columns (`MatchRows._stored_match`), when it ended, its pool's players and
     ruleset, and whether its set is over."""
     sets, matches = tables.sets, tables.matches
-    set_over = or_(sets.c.rated_at.is_not(None), sets.c.void_reason.is_not(None))
-    return match_columns().add_columns(matches.c.finished_at, sets.c.players, sets.c.ruleset, set_over)
+    return match_columns().add_columns(matches.c.finished_at, sets.c.players, sets.c.ruleset, set_is_over())
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +38,26 @@ class MatchSummary:
     pool: str
     finished_at: float
     set_over: bool
+
+    @property
+    def held_back(self) -> str | None:
+        """Why the match's record is not given now (its set is not over), or None."""
+        if self.set_over:
+            return None
+        return (
+            f"match {self.match.id} is held back until set {self.match.set_id} is over: "
+            "its other rotations replay the same deals"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The match as everything public shows it (the site, its API, `arena ladder matches`): its
+        faults' details only once its set is over (an illegal move's message names the seat's legal
+        cards); before that, each fault's cause, seat and deal, its detail None."""
+        data = self.match.to_json()
+        if not self.set_over:
+            for fault in data["faults"]:
+                fault["detail"] = None
+        return {**data, "pool": self.pool, "finished_at": self.finished_at, "set_over": self.set_over}
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +117,16 @@ class BrowseStore(MatchRows):
         return MatchSummary(
             self._stored_match(row[:10]), pool_name(players, ruleset), float(finished_at), bool(set_over)
         )
+
+    def held_back_matches(self) -> int:
+        """How many stored matches belong to sets that are not over (their records are held back)."""
+        sets, matches = tables.sets, tables.matches
+        count = self._conn.scalar(
+            select(func.count())
+            .select_from(matches.join(sets, sets.c.id == matches.c.set_id))
+            .where(not_(set_is_over()))
+        )
+        return int(count or 0)
 
     def rating_history(self, bot: str, pool: str, limit: int) -> list[RatingPoint]:
         """The bot's last `limit` rating events in `pool`, oldest first."""

@@ -3,7 +3,9 @@ data of both the JSON API and the pages (the pages render these same dictionarie
 read is bounded (a page of matches, the last rating events, a bot's last matches).
 
 A finished match's record (and its faults' details) stays private until its set is over (rated or
-void): the set's other rotations replay the same deals, and a bot could read them while it plays.
+void): the set's other rotations replay the same deals, and a bot could read them while it plays. The
+rule is `MatchSummary.held_back` and `MatchSummary.to_json` (store_browse.py), which the command line
+follows too; probation reasons never quote a fault's detail (arena/ladder/probation.py).
 """
 
 from __future__ import annotations
@@ -65,15 +67,6 @@ def standings(store: LadderStore, pool: str | None) -> dict[str, Any]:
     return {"pool": shown, "pools": pools(store), "standings": lines}
 
 
-def match_summary(summary: MatchSummary) -> dict[str, Any]:
-    """One finished match in a list: its faults' details only once its set is over."""
-    data = summary.match.to_json()
-    if not summary.set_over:
-        for fault in data["faults"]:
-            fault["detail"] = None
-    return {**data, "pool": summary.pool, "finished_at": summary.finished_at, "set_over": summary.set_over}
-
-
 def matches(store: LadderStore, bot: str | None, pool: str | None, page: int) -> dict[str, Any]:
     """A page (from 1) of finished matches, newest first."""
     found, more = store.match_page(bot, pool, (page - 1) * PAGE_SIZE, PAGE_SIZE)
@@ -83,7 +76,7 @@ def matches(store: LadderStore, bot: str | None, pool: str | None, page: int) ->
         "page": page,
         "page_size": PAGE_SIZE,
         "has_next": more,
-        "matches": [match_summary(summary) for summary in found],
+        "matches": [summary.to_json() for summary in found],
     }
 
 
@@ -109,9 +102,9 @@ def bot(store: LadderStore, name: str, pool: str | None) -> dict[str, Any]:
             line["matches"] += 1
             line["ahead" if own < rank else "behind" if own > rank else "level"] += 1
         teams = [team for team, bot_name in enumerate(match.team_bots) if bot_name == name]
-        for fault in match_summary(summary)["faults"]:
+        for fault in summary.to_json()["faults"]:
             if fault["team"] in teams:
-                faults.append({**fault, "match_id": match.id})
+                faults.append({**fault, "match_id": match.id, "set_over": summary.set_over})
     history = store.rating_history(name, shown, HISTORY_POINTS)
     return {
         "name": name,
@@ -122,7 +115,7 @@ def bot(store: LadderStore, name: str, pool: str | None) -> dict[str, Any]:
             {"set_id": point.set_id, "at": point.at, "before": point.before, "after": point.after}
             for point in history
         ],
-        "recent_matches": [match_summary(summary) for summary in recent[:20]],
+        "recent_matches": [summary.to_json() for summary in recent[:20]],
         "head_to_head": [{"opponent": opponent, **line} for opponent, line in sorted(head_to_head.items())],
         "faults": faults,
     }
@@ -137,13 +130,9 @@ def _summary_or_404(store: LadderStore, match_id: str) -> MatchSummary:
 
 def record(store: LadderStore, match_id: str) -> dict[str, Any]:
     """A finished match's game record, once its set is over."""
-    summary = _summary_or_404(store, match_id)
-    if not summary.set_over:
-        raise SiteError(
-            403,
-            f"match {match_id} is held back until set {summary.match.set_id} is over: "
-            "its other rotations replay the same deals",
-        )
+    held_back = _summary_or_404(store, match_id).held_back
+    if held_back is not None:
+        raise SiteError(403, held_back)
     return store.match_record(match_id)
 
 
@@ -154,7 +143,7 @@ def match_view(store: LadderStore, match_id: str) -> dict[str, Any]:
         view = replay_view(document)
     except ViewError as error:
         raise SiteError(422, f"match {match_id}: {error}") from None
-    return {**view, "summary": match_summary(_summary_or_404(store, match_id))}
+    return {**view, "summary": _summary_or_404(store, match_id).to_json()}
 
 
 def live_matches(store: LadderStore, before: float) -> list[dict[str, Any]]:

@@ -326,7 +326,8 @@ def run_arena_without_root(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def ladder_file(path: Path) -> Path:
-    """A ladder file with two bots (one on probation, with escapes in its reason) and one stored match."""
+    """A ladder file with two bots (one on probation, with escapes in its reason) and one stored match,
+    of a set that is over (void)."""
     record_path = path.with_suffix(".json")
     with contextlib.redirect_stdout(io.StringIO()):
         assert main(["play", "--seed", "3", "--save", str(record_path)]) == 0
@@ -336,6 +337,7 @@ def ladder_file(path: Path) -> Path:
     duplicate = store.create_set(4, "pairs", None, 3, ["alpha", "beta"])
     record = json.loads(record_path.read_text())
     store.save_match("m1", duplicate, 0, "one_team_left", [1, 2], [], record, 10, 0.5)
+    store.void_set(duplicate.id, "over, so that its record is given")
     store.set_probation("beta", "\x1b[2Jcrashed\nforged line")
     store.close()
     return path
@@ -568,11 +570,11 @@ def test_an_arena_error_deep_in_a_command_is_one_line_with_its_status(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    def fails(self: LadderStore, bot: str | None, limit: int) -> None:
+    def fails(self: LadderStore, bot: str | None, pool: str | None, offset: int, limit: int) -> None:
         raise error("the disk \x1b[2Jis\nfull")
 
     db = ladder_file(tmp_path / "ladder.db")
-    monkeypatch.setattr(LadderStore, "recent_matches", fails)
+    monkeypatch.setattr(LadderStore, "match_page", fails)
     assert main(["ladder", "--db", str(db), "matches"]) == status
     captured = capsys.readouterr()
     assert one_line_error(captured.err) == "arena ladder matches: error: the disk \\x1b[2Jis\\nfull"

@@ -107,16 +107,32 @@ def test_concurrent_matches_in_process(tmp_path: Path) -> None:
 
 
 def test_ladder_matches_json_shows_the_faults(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """With their details once the set is over; before that (its other rotation is still to replay the
+    deals, and a detail may name cards), their causes only, and `ladder record` refuses the record."""
     db = tmp_path / "ladder.db"
     store = LadderStore(db)
     duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
-    fault = FaultRecord(seat=1, team=1, cause=FaultCause.TIMEOUT, detail="late", deal_number=2)
+    fault = FaultRecord(seat=1, team=1, cause=FaultCause.ILLEGAL_MOVE, detail="legal: JD KD", deal_number=2)
     store.save_match("m1", duplicate, 0, "forfeit", [1, 2], [fault], {}, 3, 0.5)
     store.close()
     assert main(["ladder", "--db", str(db), "matches", "--json"]) == 0
     [shown] = json.loads(capsys.readouterr().out)
-    assert shown["faults"] == [fault.to_json()]
+    assert shown["faults"] == [{**fault.to_json(), "detail": None}]
     assert shown["team_bots"] == ["a", "b"]
+    assert shown["set_over"] is False
+    assert main(["ladder", "--db", str(db), "record", "m1"]) == 1
+    refused = capsys.readouterr()
+    assert refused.out == ""
+    assert "match m1 is held back until set 1 is over" in refused.err
+    store = LadderStore(db)
+    store.void_set(duplicate.id, "a bot was removed")
+    store.close()
+    assert main(["ladder", "--db", str(db), "matches", "--json"]) == 0
+    [shown] = json.loads(capsys.readouterr().out)
+    assert shown["faults"] == [fault.to_json()]
+    assert shown["set_over"] is True
+    assert main(["ladder", "--db", str(db), "record", "m1"]) == 0
+    assert json.loads(capsys.readouterr().out) == {}
 
 
 def _children(pid: int) -> list[int]:

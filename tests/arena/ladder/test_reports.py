@@ -99,6 +99,31 @@ def test_export_jsonl_writes_every_game_record_a_line(
     assert capsys.readouterr().out.splitlines() == lines
 
 
+def test_export_jsonl_holds_back_the_records_of_sets_not_over(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As the site holds them back: a set's other rotations replay the same deals."""
+    db = tmp_path / "ladder.db"
+    store = LadderStore(db)
+    over = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    store.save_match("over-0", over, 0, "forfeit", [1, 2], [], {"match_id": "over-0"}, 3, 0.5)
+    store.void_set(over.id, "a bot was removed")
+    in_play = store.create_set(4, "pairs", None, 2, ["a", "b"])
+    store.save_match("held-0", in_play, 0, "forfeit", [1, 2], [], {"match_id": "held-0"}, 3, 0.5)
+    store.close()
+    out = tmp_path / "records.jsonl"
+    assert main(["ladder", "--db", str(db), "export", "--jsonl", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert said == f"Exported 1 game records to {out} (1 held back: their sets are not over)\n"
+    assert [json.loads(line)["match_id"] for line in out.read_text(encoding="utf-8").splitlines()] == [
+        "over-0"
+    ]
+    assert main(["ladder", "--db", str(db), "export", "--jsonl", "-"]) == 0
+    printed = capsys.readouterr()
+    assert [json.loads(line)["match_id"] for line in printed.out.splitlines()] == ["over-0"]
+    assert printed.err == "1 game records held back: their sets are not over\n"
+
+
 def test_export_csv_writes_the_standings(
     played: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -156,7 +181,9 @@ def test_export_streams_the_records_in_constant_memory(tmp_path: Path) -> None:
     """3,000 records of about 4 KB (12 MB) go through with a peak of well under 1 MB allocated: a record
     page at a time (store.RECORDS_PAGE), never the history."""
     path = tmp_path / "big.db"
-    LadderStore(path).close()
+    store = LadderStore(path)
+    store.void_set(store.create_set(4, "pairs", None, 1, ["a", "b"]).id, "over, so its records are exported")
+    store.close()
     db = sqlite3.connect(path)
     record = json.dumps({"padding": "x" * 4000})
     db.executemany(

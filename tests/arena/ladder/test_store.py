@@ -366,6 +366,7 @@ PUBLIC_CALLS: dict[str, Any] = {
     "audit_log": lambda s: s.audit_log(10),
     "match_page": lambda s: s.match_page(None, None, 0, 10),
     "match_summary": lambda s: s.match_summary("m"),
+    "held_back_matches": lambda s: s.held_back_matches(),
     "rating_history": lambda s: s.rating_history("a", "4p-pairs", 10),
     "add_upload": lambda s: s.add_upload("a", "0" * 64, "python bot.py"),
     "set_launch": lambda s: s.set_launch("a", "run", True, None),

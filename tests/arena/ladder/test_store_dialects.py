@@ -104,9 +104,15 @@ def test_every_game_record_is_streamed_oldest_first_in_pages(
             store.save_match(
                 f"m{seed}{rotation}", duplicate, rotation, "score", [0, 1], [], {"n": seed}, 1, 0.1
             )
+        if seed != 1:
+            store.void_set(duplicate.id, "over")
     streamed = list(store.game_records())
     assert [match_id for match_id, _record in streamed] == [f"m{s}{r}" for s in range(3) for r in range(2)]
     assert [record for _id, record in streamed][::2] == [{"n": 0}, {"n": 1}, {"n": 2}]
+    # Only the sets that are over (the middle set is not: its page of records is skipped, not the rest).
+    over = [match_id for match_id, _record in store.game_records(sets_over_only=True)]
+    assert over == ["m00", "m01", "m20", "m21"]
+    assert store.held_back_matches() == 2
     store._conn.execute(
         update(tables.match_records).where(tables.match_records.c.match_id == "m21").values(record="[1]")
     )
@@ -293,9 +299,13 @@ def test_the_sites_pages_of_history_and_rating_history(store: LadderStore) -> No
     assert [summary.match.id for summary in page] == ["m1"]
     assert more
     assert not page[0].set_over
+    assert (
+        page[0].held_back
+        == "match m1 is held back until set 1 is over: its other rotations replay the same deals"
+    )
     assert rate_set(store, duplicate) is not None
     summary = store.match_summary("m0")
-    assert (summary.pool, summary.set_over) == ("4p-pairs", True)
+    assert (summary.pool, summary.set_over, summary.held_back) == ("4p-pairs", True, None)
     assert [point.set_id for point in store.rating_history("a", "4p-pairs", 10)] == [duplicate.id]
     assert store.match_page(None, "6p-pairs", 0, 10) == ([], False)
 

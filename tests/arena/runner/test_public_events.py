@@ -4,10 +4,12 @@ end the match."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from bad_bots import IllegalBot
 
 from arena.runner import BotAddress, MatchSettings, run_match, seats_for_teams
 from arena.runner.public_events import PUBLIC_KEYS, public_only
@@ -25,12 +27,12 @@ def bots() -> Iterator[list[BotServer]]:
         server.stop(0)
 
 
-def play(bots: list[BotServer], on_event: Any) -> Any:
+def play(bots: list[BotServer], on_event: Any, strikes: int = 0) -> Any:
     rules = MatchRules(4)
     seats = seats_for_teams(
         rules, [BotAddress(f"b{i}", f"127.0.0.1:{bot.port}") for i, bot in enumerate(bots)]
     )
-    settings = MatchSettings(rules, seed=11, time_control=TimeControl(500, 500))
+    settings = MatchSettings(rules, seed=11, time_control=TimeControl(500, 500), strikes=strikes)
     return asyncio.run(run_match(settings, seats, on_event=on_event))
 
 
@@ -52,6 +54,30 @@ def test_every_move_is_an_event_in_the_records_order(bots: list[BotServer]) -> N
     for event in events:
         assert set(event) <= PUBLIC_KEYS[event["type"]]
         assert public_only(event) == event
+
+
+def test_a_fault_event_names_its_cause_never_its_detail(bots: list[BotServer]) -> None:
+    """An illegal move's detail lists the seat's legal cards: a spectator gets the seat and the cause."""
+    illegal = start(IllegalBot)
+    try:
+        events: list[dict[str, Any]] = []
+        outcome = play([bots[0], illegal], events.append, strikes=1)
+    finally:
+        illegal.stop(0)
+    assert [fault.substituted for fault in outcome.faults] == [True, False]
+    assert all(re.search(r"legal: [JQKAT987][SHDC]", fault.detail) for fault in outcome.faults)
+    shown = [event for event in events if event["type"] == "fault"]
+    assert shown == [
+        {
+            "type": "fault",
+            "deal": fault.deal_number,
+            "seat": fault.seat,
+            "cause": fault.cause.value,
+            "substituted": fault.substituted,
+        }
+        for fault in outcome.faults
+    ]
+    assert [public_only(event) for event in shown] == shown
 
 
 def test_a_failing_hook_is_switched_off_and_the_match_goes_on(bots: list[BotServer]) -> None:

@@ -71,6 +71,7 @@ def format_standings(standings: Sequence[Standing]) -> list[str]:
         superiority = "-" if line.superiority is None else f"{100 * line.superiority:.0f}%"
         name = safe_text(line.bot, 64) + (" (probation)" if line.probation else "")
         name += " (down)" if line.down_since is not None else ""
+        name += "" if line.isolated else " (not isolated)"
         rows.append(
             (
                 str(line.rank),
@@ -158,6 +159,12 @@ def print_standings(store: LadderStore, *, as_json: bool, pool: str | None = Non
     else:
         print(pools_line(pools, shown))
         print("\n".join(format_standings(standings)))
+        if not all(line.isolated for line in standings):
+            print(
+                "not isolated: a remote bot; the arena can neither restart nor separate its processes, so "
+                "it may remember the rotations of a set (docs/hosting.md, fair play; --isolated-only "
+                "leaves such bots out)"
+            )
         for line in standings:
             if line.probation:
                 print(f"{safe_text(line.bot, 64)} is on probation: {safe_text(line.probation)}")

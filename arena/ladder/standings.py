@@ -19,6 +19,7 @@ from arena.ladder.entries import (
     PairResult,
     StoredMatch,
 )
+from arena.ladder.isolation import is_isolated
 from arena.ladder.store import LadderStore
 from arena.ladder.tally import CRASH_CAUSES, ILLEGAL_MOVE_CAUSES, TIMEOUT_CAUSES
 
@@ -58,6 +59,9 @@ class Standing:
     down_since: float | None = None
     """When the bot was marked down (the host could not reach or start it; the ladder skips it until it
     answers), in seconds since the epoch; None when it is up."""
+    isolated: bool = True
+    """Whether the arena starts the bot itself and so isolates its seats and sets (isolation.py); a remote
+    bot is not isolated: it may remember the rotations of a set."""
 
     def to_json(self) -> dict[str, Any]:
         """The standing as a JSON-ready dictionary (an infinite interval becomes null)."""
@@ -79,6 +83,7 @@ class Standing:
             "probation": self.probation,
             "down": self.down_since is not None,
             "down_since": self.down_since,
+            "isolated": self.isolated,
         }
 
 
@@ -130,6 +135,7 @@ def rank_bots(
                 probation=entry.probation,
                 pool=pool,
                 down_since=(down or {}).get(entry.name),
+                isolated=is_isolated(entry),
             )
         )
     lines.sort(key=lambda line: (-line.rating, line.bot))

@@ -4,11 +4,13 @@ refused at registration), remote bots skipped by a run of isolated bots only."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from pathlib import Path
 
 import pytest
 
+from arena.cli import main
 from arena.ladder import LadderError, LadderSettings, LadderStore
 from arena.ladder.entries import BotEntry
 from arena.ladder.isolation import all_isolated, check_distinct_endpoints, shares_seats, unfit_reason
@@ -97,3 +99,22 @@ def test_a_run_of_isolated_bots_only_never_pairs_a_remote_bot(tmp_path: Path) ->
     with pytest.raises(LadderError, match="remote bot"):
         EventPairing(store, strict, ["one", "remote"], iter([])).check()
     EventPairing(store, LadderSettings(event="e"), ["one", "remote"], iter([])).check()
+
+
+def test_the_standings_mark_the_bots_the_arena_cannot_isolate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "ladder.db")
+    store = LadderStore(db)
+    store.add_bot("started", command="python -m sample_bots.random_bot --port {port}")
+    store.add_bot("remote", address="127.0.0.1:5000,127.0.0.1:5001")
+    store.close()
+    assert main(["ladder", "show", "--db", db]) == 0
+    shown = capsys.readouterr().out
+    [started] = [line for line in shown.splitlines() if " started" in line]
+    assert len([line for line in shown.splitlines() if " remote" in line and "(not isolated)" in line]) == 1
+    assert "not isolated" not in started
+    assert "not isolated: a remote bot" in shown
+    assert main(["ladder", "show", "--json", "--db", db]) == 0
+    lines = {line["bot"]: line["isolated"] for line in json.loads(capsys.readouterr().out)}
+    assert lines == {"started": True, "remote": False}

@@ -49,11 +49,14 @@ def test_the_leaderboard_lists_every_bot_with_its_status(client: TestClient) -> 
     assert by_bot["bot0"]["matches"] == 8
     assert by_bot["illegal"]["faults"]["illegal_moves"] == 4  # a strike played on, a forfeit; twice
     assert by_bot[EVIL]["status"] == "probation"
+    assert not any(line["isolated"] for line in by_bot.values())  # served by the tests: remote
     assert client.get("/api/pools").json() == [{"pool": "4p-pairs", "matches": 8}]
     page = client.get("/")
     assert page.status_code == 200
     assert "bot0" in page.text
     assert "probation" in page.text
+    assert page.text.count('class="not-isolated"') == 4
+    assert 'class="not-isolated"' in client.get("/bots/bot0").text
 
 
 @pytest.mark.parametrize("path", ["/", "/?pool=4p-pairs", "/bots/bot0", "/matches", "/matches?bot=bot0"])

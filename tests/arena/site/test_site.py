@@ -117,7 +117,7 @@ def test_a_match_of_a_set_in_play_is_held_back(ladder: Ladder56, client: TestCli
     store = LadderStore(ladder.path)
     try:
         source = store.matches()[0]
-        duplicate = store.create_set(4, "pairs", None, 9, ["bot0", "bot1"])
+        duplicate = store.create_set(4, "pairs", None, 9, ["bot0", "bot1"], isolated=False)
         record = store.match_record(source.id)
         store.save_match("held-1", duplicate, 0, "one_team_left", (1, 2), (), record, 10, 0.1)
     finally:

@@ -50,7 +50,7 @@ def record(rng: random.Random) -> dict[str, object]:
 
 def store_set(store: LadderStore, ladder: Ladder, rng: random.Random, bots: list[str]) -> DuplicateSet:
     """Create a set of `bots`, store its matches with the probation check of each, and rate it."""
-    duplicate = store.create_set(4, "pairs", None, rng.randrange(2**31), bots)
+    duplicate = store.create_set(4, "pairs", None, rng.randrange(2**31), bots, isolated=False)
     for rotation in range(duplicate.rotations):
         ranking = [1, 2] if rng.random() < 0.5 else [2, 1]
         faults = []

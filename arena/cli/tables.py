@@ -72,6 +72,7 @@ def format_standings(standings: Sequence[Standing]) -> list[str]:
         name = safe_text(line.bot, 64) + (" (probation)" if line.probation else "")
         name += " (down)" if line.down_since is not None else ""
         name += "" if line.isolated else " (not isolated)"
+        name += " (partners share a process)" if line.shares_seats else ""
         rows.append(
             (
                 str(line.rank),

@@ -24,8 +24,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import NullPool
+from sqlalchemy.schema import CreateColumn
 
-from arena.ladder.schema import SCHEMA_VERSION
+from arena.ladder.schema import _ADDED_COLUMNS, SCHEMA_VERSION
 from arena.ladder.tables import LADDER_TABLES, METADATA, meta
 
 _URL: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
@@ -242,34 +243,65 @@ def schema_version(connection: Connection, name: str) -> int | None:
     return int(text)
 
 
+SERVER_FIRST_VERSION: Final = 4
+"""The first schema version a PostgreSQL database had: later ones only add columns (schema.py's
+`_ADDED_COLUMNS`), which `prepare_schema` adds on either dialect; the data moves of earlier versions are
+SQLite's (store_file.py upgrades such a file before it gets here)."""
+
+
 def prepare_schema(connection: Connection, name: str) -> None:
     """Create the tables of an empty database, and those missing from a database of this version (the
-    site's, the uploads'); check that every table has the columns this arena reads. One transaction,
-    under the write lock: another runner may be doing the same. A complete database of this version is
-    only read (no lock: opening it does not wait for another program's write)."""
+    site's, the uploads'); bring a database of an older version that only lacks columns (from
+    SERVER_FIRST_VERSION on) to this one; check that every table has the columns this arena reads. One
+    transaction, under the write lock: another runner may be doing the same. A complete database of this
+    version is only read (no lock: opening it does not wait for another program's write)."""
     if schema_version(connection, name) == SCHEMA_VERSION and set(METADATA.tables) <= table_names(connection):
         check_columns(connection, name)
         return
     with begin_writing(connection):
         version = schema_version(connection, name)
+        if version is not None and version < SERVER_FIRST_VERSION:
+            raise DatabaseError(f"{name} has schema {version}: open it with this arena's SQLite store")
         METADATA.create_all(connection, checkfirst=True)
         if version is None:
             connection.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
         elif version < SCHEMA_VERSION:
-            # Only a SQLite file can be older (the server databases began at version 4): store_file.py
-            # upgrades it (its data moves are SQLite's) before this runs.
-            raise DatabaseError(f"{name} has schema {version}: open it with this arena's SQLite store")
+            _add_columns(connection, version)
+            connection.execute(
+                meta.update().where(meta.c.key == "schema_version").values(value=str(SCHEMA_VERSION))
+            )
         check_columns(connection, name)
 
 
-def check_columns(connection: Connection, name: str) -> None:
+def _add_columns(connection: Connection, version: int) -> None:
+    """Add the columns of the versions after `version` that the database lacks, each declared as its
+    `Table` declares it in the connection's dialect."""
+    present = columns_by_table(connection)
+    for step in range(version + 1, SCHEMA_VERSION + 1):
+        for table, column, _sqlite_declaration in _ADDED_COLUMNS.get(step, ()):
+            if column not in present.get(table, set()):
+                declared = CreateColumn(METADATA.tables[table].c[column]).compile(dialect=connection.dialect)
+                connection.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {declared}")
+
+
+def check_columns(connection: Connection, name: str, version: int = SCHEMA_VERSION) -> set[tuple[str, str]]:
     """Refuse a database whose tables lack a column this arena reads (CREATE TABLE IF NOT EXISTS keeps a
-    table of another shape)."""
+    table of another shape). A database of an older `version` (read-only, so not upgraded) may lack the
+    columns added after it: returns those it lacks, which reads take as NULL."""
+    later = {
+        (table, column)
+        for step in range(version + 1, SCHEMA_VERSION + 1)
+        for table, column, _declaration in _ADDED_COLUMNS.get(step, ())
+    }
     present_by_table = columns_by_table(connection)
+    absent = set()
     for table_name in sorted(LADDER_TABLES):
         present = present_by_table.get(table_name, set())
         columns = METADATA.tables[table_name].columns
         missing = [column.name for column in columns if column.name not in present]
+        absent |= {(table_name, column) for column in missing if (table_name, column) in later}
+        missing = [column for column in missing if (table_name, column) not in later]
         if missing:
             lacking = f"table {table_name!r} has no column {', '.join(missing)}"
             raise DatabaseError(f"{name} is not a ladder database ({lacking})")
+    return absent

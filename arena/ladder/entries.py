@@ -6,6 +6,7 @@ scheduler, the ratings and the standings work on them."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -79,11 +80,21 @@ class BotEntry:
     command: str | None
     rating: float
     probation: str | None
+    owner: str | None = None
+    """The bot's author (the participant whose token registered it, or as the host set it), None when
+    unknown: the ladder never puts two bots of one owner in a set."""
 
     @property
     def where(self) -> str:
         """The address, or the command that starts the bot."""
         return self.address if self.address is not None else f"command: {self.command}"
+
+
+def isolated(bots: Iterable[BotEntry]) -> bool:
+    """Whether a set of these bots is isolated: every one a bot the arena starts itself (a command or an
+    upload, one process a seat), none reached at a remote address (whose processes the arena cannot see,
+    nor keep apart: one of them may play every seat and remember every deal)."""
+    return all(bot.address is None for bot in bots)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +110,17 @@ class DuplicateSet:
     rotations: int
     event: str | None = None
     """The event the set was played for (an SPRT, a tournament), None for the ladder's sets."""
+    isolated: bool | None = None
+    """Whether every bot of the set was one the arena starts itself (a command or an upload, a process a
+    seat) rather than a remote address (`isolated`); None for a set stored before schema 5."""
+    shown_at: float | None = None
+    """When a move of the set was first made public on the live page (seconds since the epoch), None
+    when never (`LadderStore.mark_set_shown`)."""
+
+    @property
+    def shown(self) -> bool:
+        """Whether a move of the set was ever made public on the live page."""
+        return self.shown_at is not None
 
     @property
     def pool(self) -> str:

@@ -1,15 +1,16 @@
 """What the arena can isolate, and what a run asks of a bot it cannot.
 
-A bot the arena starts itself (a `--command` or an uploaded bot) is *isolated*: each seat of a match is
-a process of its own, and no process plays two matches on the same deals (local_bots.py), so what it
+A bot the arena starts itself (a `--command` or an uploaded bot) is *isolated*: each seat of a match is a
+process of its own, and no process plays two matches on the same deals (local_bots.py), so what it
 remembers of a hand can never serve it, nor its partner. A remote bot (an address) is not: the arena can
 neither restart nor separate processes it did not start. Distinct addresses do not prove distinct
 processes (one process may listen on many ports, and it may remember the rotations of a set), so a remote
-bot is never counted as isolated, however many addresses it gives: every set it plays is recorded as not
-isolated, the standings mark it, and a run may refuse such bots altogether (`--isolated-only`). What
-registration asks of it is addresses that are distinct endpoints (aliases of one refused), so that an
-honest entrant's partners are separate programs; one address for a whole team is allowed and marked
-(`shares_seats`), since it is the host's choice and no worse than a process behind two ports.
+bot is never counted as isolated, however many addresses it gives (`entries.isolated`): every set it plays
+is recorded as not isolated, the standings mark it, and a run may refuse such bots altogether
+(`--isolated-only`). What registration asks of it is addresses that are distinct endpoints (aliases of one
+refused), so that an honest entrant's partners are separate programs; one address for a whole team is
+allowed and marked (`shares_seats`), since it is the host's choice and no worse than a process behind two
+ports.
 """
 
 from __future__ import annotations
@@ -17,22 +18,11 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
-from collections.abc import Iterable
 
 from arena.ladder.entries import BotEntry
 from arena.runner import split_addresses
 from arena.runner.seating import UNIX_PREFIX
 from fiftysix.engine import MatchRules
-
-
-def is_isolated(bot: BotEntry) -> bool:
-    """Whether the arena starts `bot` itself (and so isolates its seats and its sets)."""
-    return bot.address is None
-
-
-def all_isolated(bots: Iterable[BotEntry]) -> bool:
-    """Whether every bot of a set is one the arena isolates."""
-    return all(is_isolated(bot) for bot in bots)
 
 
 def unfit_reason(bot: BotEntry, isolated_only: bool) -> str | None:

@@ -31,6 +31,7 @@ from typing import Final
 
 import structlog
 
+from arena.ladder.entries import isolated
 from arena.ladder.held_sets import HeldSets, Job
 from arena.ladder.local_bots import LocalBots
 from arena.ladder.match_play import MatchPlayer
@@ -102,6 +103,8 @@ class Ladder:
                 log.info("ladder_out_of_sets", reason="no more sets to start (too few bots up, or done)")
                 return
             rules = self.settings.rules
+            registered = {bot.name: bot for bot in self.store.bots()}
+            entries = [registered[name] for name in bots if name in registered]  # one removed: voided
             duplicate = self.store.create_set(
                 rules.players,
                 rules.ruleset.value,
@@ -110,6 +113,7 @@ class Ladder:
                 bots,
                 lease=(self.sets_held.owner, self.settings.lease_s),
                 event=self.settings.event,
+                isolated=len(entries) == len(bots) and isolated(entries),
             )
             yield self.sets_held.hold(duplicate, range(duplicate.rotations))
 

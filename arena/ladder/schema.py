@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Final
 
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 DEFAULT_DB: Final = "arena.db"
 
 _TABLES: Final = """
@@ -170,10 +170,22 @@ _ADDED_COLUMNS: Final = {
         ("ratings", "superiority", "REAL"),
         ("pools", "rated_sets", "INTEGER NOT NULL DEFAULT 0"),
     ),
+    # Version 5, fair play: a set's seed of 128 bits (its upper 64 in `seed_high`, NULL for an older set,
+    # whose `seed` is all of it), whether every bot of the set was one the arena started itself
+    # (`isolated`, NULL when unknown), when a move of the set was first shown live (`shown_at`), and the
+    # author of each bot (`owner`).
+    5: (
+        ("sets", "seed_high", "INTEGER"),
+        ("sets", "isolated", "INTEGER"),
+        ("sets", "shown_at", "REAL"),
+        ("bots", "owner", "TEXT"),
+    ),
 }
 """For each schema version, the columns it added to tables of the version before: `_upgrade` adds them
 (to a new file too, when its CREATE TABLE does not have them), and a read-only file of an older version
-is read without them."""
+is read without them (NULL in their place). These are ALTER TABLE ... ADD COLUMN on both dialects: a
+PostgreSQL database of version 4 or later is upgraded by adding them (database.prepare_schema, with the
+declaration of the `Table`s), a SQLite file of any version by `_upgrade` with the declaration here."""
 
 _ADDED_TABLES: Final = {
     3: ("match_records", "match_bots", "bot_totals", "ratings", "pools"),

@@ -18,10 +18,12 @@ from arena.ladder.entries import (
     FittedRating,
     PairResult,
     StoredMatch,
+    isolated,
 )
-from arena.ladder.isolation import is_isolated
+from arena.ladder.isolation import shares_seats
 from arena.ladder.store import LadderStore
 from arena.ladder.tally import CRASH_CAUSES, ILLEGAL_MOVE_CAUSES, TIMEOUT_CAUSES
+from fiftysix.engine import MatchRules, Ruleset
 
 __all__ = [
     "CRASH_CAUSES",
@@ -62,6 +64,9 @@ class Standing:
     isolated: bool = True
     """Whether the arena starts the bot itself and so isolates its seats and sets (isolation.py); a remote
     bot is not isolated: it may remember the rotations of a set."""
+    shares_seats: bool = False
+    """A remote bot with fewer addresses than the seats of a team in this pool: one process plays
+    partners (isolation.shares_seats)."""
 
     def to_json(self) -> dict[str, Any]:
         """The standing as a JSON-ready dictionary (an infinite interval becomes null)."""
@@ -84,6 +89,7 @@ class Standing:
             "down": self.down_since is not None,
             "down_since": self.down_since,
             "isolated": self.isolated,
+            "shares_seats": self.shares_seats,
         }
 
 
@@ -116,6 +122,7 @@ def rank_bots(
     `totals` (none for a bot without any) and its fitted rating in `fitted` (an infinite interval for a
     bot not rated yet); the bots of `down` (name: since when) are shown down."""
     lines = []
+    rules = _rules_of(pool)
     for entry in bots:
         counted = totals.get(entry.name, BotTotals())
         fit = fitted.get(entry.name)
@@ -135,7 +142,8 @@ def rank_bots(
                 probation=entry.probation,
                 pool=pool,
                 down_since=(down or {}).get(entry.name),
-                isolated=is_isolated(entry),
+                isolated=isolated([entry]),
+                shares_seats=shares_seats(entry, rules),
             )
         )
     lines.sort(key=lambda line: (-line.rating, line.bot))
@@ -144,6 +152,12 @@ def rank_bots(
         tied = index > 0 and line.rating == lines[index - 1].rating
         ranked.append(replace(line, rank=ranked[-1].rank if tied else index + 1))
     return ranked
+
+
+def _rules_of(pool: str) -> MatchRules:
+    """The format of a pool (`4p-pairs`, `6p-partnership@EVENT`)."""
+    players, _, ruleset = pool.partition("@")[0].partition("p-")
+    return MatchRules(int(players), Ruleset.parse(ruleset))
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
-from sqlalchemy import Select, and_, delete, func, null, or_, select, tuple_, update
+from sqlalchemy import Select, and_, delete, func, or_, select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 
 from arena.ladder import tables
@@ -58,7 +58,7 @@ from arena.ladder.store_file import (
 )
 from arena.ladder.store_leases import LeaseStore
 from arena.ladder.store_live import LiveStore
-from arena.ladder.store_rows import MatchRows, match_columns
+from arena.ladder.store_rows import MatchRows, joined_seed, match_columns, split_seed
 from arena.ladder.store_totals import TotalsStore
 from arena.ladder.store_uploads import UploadStore
 from arena.ladder.tally import add_match, add_set, match_tallies
@@ -96,9 +96,12 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
 
     # Bots (ported to SQLAlchemy Core: SQLite and PostgreSQL alike).
 
-    def add_bot(self, name: str, address: str | None = None, command: str | None = None) -> BotEntry:
-        """Register a bot by address or by command; a name already taken is refused. It starts with the
-        starting rating in every pool (a removed bot's name registered again starts over)."""
+    def add_bot(
+        self, name: str, address: str | None = None, command: str | None = None, owner: str | None = None
+    ) -> BotEntry:
+        """Register a bot by address or by command, with its author (`owner`, None: unknown); a name
+        already taken is refused. It starts with the starting rating in every pool (a removed bot's name
+        registered again starts over)."""
         if (address is None) == (command is None):
             raise StoreError("a bot has either an address or a command")
         now = time.time()
@@ -106,7 +109,12 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
             with self._transaction():
                 self._conn.execute(
                     tables.bots.insert().values(
-                        name=name, address=address, command=command, created_at=now, updated_at=now
+                        name=name,
+                        address=address,
+                        command=command,
+                        owner=owner,
+                        created_at=now,
+                        updated_at=now,
                     )
                 )
                 self._conn.execute(delete(tables.ratings).where(tables.ratings.c.bot == name))
@@ -114,8 +122,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
             raise StoreError(f"a bot named {name!r} is already registered") from None
         return self.bot(name)
 
-    @staticmethod
-    def _bot_rows(pool: str) -> Select[Any]:
+    def _bot_rows(self, pool: str) -> Select[Any]:
         """The registered bots with their rating in `pool` (the starting rating where they have none)."""
         in_pool = and_(tables.ratings.c.bot == tables.bots.c.name, tables.ratings.c.pool == pool)
         return select(
@@ -124,6 +131,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
             tables.bots.c.command,
             func.coalesce(tables.ratings.c.rating, START_RATING),
             tables.bots.c.probation,
+            self._column(tables.bots.c.owner),
         ).select_from(tables.bots.outerjoin(tables.ratings, in_pool))
 
     def bot(self, name: str, pool: str = DEFAULT_POOL) -> BotEntry:
@@ -153,14 +161,14 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         return ratings_by_bot
 
     def _bot_entry(self, row: Sequence[Any]) -> BotEntry:
-        name, address, command, rating, probation = row
+        name, address, command, rating, probation, owner = row
         if not (
             isinstance(name, str)
-            and all(value is None or isinstance(value, str) for value in (address, command, probation))
+            and all(value is None or isinstance(value, str) for value in (address, command, probation, owner))
             and is_number(rating)
         ):
             raise self._damaged(f"the row of bot {name!r}")
-        return BotEntry(name, address, command, float(rating), probation)
+        return BotEntry(name, address, command, float(rating), probation, owner)
 
     def update_bot(self, name: str, address: str | None = None, command: str | None = None) -> BotEntry:
         """Give a bot a new address or command (its rating and history stay)."""
@@ -210,10 +218,17 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         bots: Sequence[str],
         lease: tuple[str, float] | None = None,
         event: str | None = None,
+        *,
+        isolated: bool,
     ) -> DuplicateSet:
-        """Record a new duplicate set before its first match is played; with `lease` (owner, seconds),
-        claimed by that owner already (see `claim_set`); with `event`, played for that event and rated
-        in its pool."""
+        """Record a new duplicate set before its first match is played: its `seed` (0 to 2^128 - 1, kept
+        in two columns: `split_seed`), and whether its bots are all ones the arena starts itself
+        (`isolated`: entries.isolated of their BotEntries); with `lease` (owner, seconds), claimed by that
+        owner already (see `claim_set`); with `event`, played for that event and rated in its pool.
+
+        :raises ValueError: for a seed outside 0 to 2^128 - 1.
+        """
+        low, high = split_seed(seed)
         now = time.time()
         owner, until = (None, None) if lease is None else (lease[0], now + lease[1])
         with self._transaction():
@@ -223,53 +238,80 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
                     players=players,
                     ruleset=ruleset,
                     deal_cap=deal_cap,
-                    seed=seed,
+                    seed=low,
+                    seed_high=high,
                     bots=json.dumps(list(bots)),
                     rotations=len(bots),
                     lease_owner=owner,
                     lease_until=until,
                     event=event,
+                    isolated=int(isolated),
                 )
             )
         key = inserted.inserted_primary_key
         assert key is not None
-        return DuplicateSet(int(key[0]), players, ruleset, deal_cap, seed, tuple(bots), len(bots), event)
+        return DuplicateSet(
+            int(key[0]), players, ruleset, deal_cap, seed, tuple(bots), len(bots), event, isolated
+        )
+
+    def mark_set_shown(self, set_id: int) -> None:
+        """Note that a move of the set was made public on the live page now: the first time is kept
+        (calling it again changes nothing), and an unknown set is left alone, as `void_set` does."""
+        sets = tables.sets
+        first_time = and_(sets.c.id == set_id, sets.c.shown_at.is_(None))
+        with self._transaction():
+            self._conn.execute(update(sets).where(first_time).values(shown_at=time.time()))
 
     def unfinished_sets(self) -> list[tuple[DuplicateSet, list[int]]]:
         """Sets not rated yet, each with the rotations still to play (possibly none)."""
-        # A read-only file of an older version has no events (a writable one was upgraded on opening, so
-        # the runner's frequent calls need not read the catalogue).
-        older = self.read_only and not self._has_column("sets", "event")
-        event_column = null() if older else tables.sets.c.event
+        # A read-only file of an older version lacks the later columns: read as NULL (`_column`).
+        sets = tables.sets
         rows = self._conn.execute(
             select(
-                tables.sets.c.id,
-                tables.sets.c.players,
-                tables.sets.c.ruleset,
-                tables.sets.c.deal_cap,
-                tables.sets.c.seed,
-                tables.sets.c.bots,
-                tables.sets.c.rotations,
-                event_column,
+                sets.c.id,
+                sets.c.players,
+                sets.c.ruleset,
+                sets.c.deal_cap,
+                sets.c.seed,
+                self._column(sets.c.seed_high),
+                sets.c.bots,
+                sets.c.rotations,
+                self._column(sets.c.event),
+                self._column(sets.c.isolated),
+                self._column(sets.c.shown_at),
             )
-            .where(tables.sets.c.rated_at.is_(None), tables.sets.c.void_reason.is_(None))
-            .order_by(tables.sets.c.id)
+            .where(sets.c.rated_at.is_(None), sets.c.void_reason.is_(None))
+            .order_by(sets.c.id)
         ).all()
         unfinished = []
-        for set_id, players, ruleset, deal_cap, seed, bots_json, rotations, event in rows:
+        for row in rows:
+            set_id, players, ruleset, deal_cap, seed, seed_high, bots_json, rotations, event = row[:9]
+            isolated, shown_at = row[9:]
             bot_names = self._decoded(bots_json, f"the bots of set {set_id}")
             if not (
                 all(is_integer(value) for value in (set_id, players, seed, rotations))
                 and isinstance(ruleset, str)
                 and (deal_cap is None or is_integer(deal_cap))
+                and (seed_high is None or is_integer(seed_high))
                 and _is_list_of(bot_names, str)
                 and rotations == len(bot_names)
                 and _are_rules(players, ruleset, deal_cap)
                 and (event is None or isinstance(event, str))
+                and isolated in (None, 0, 1)
+                and (shown_at is None or is_number(shown_at))
             ):
                 raise self._damaged(f"set {set_id}")
             duplicate = DuplicateSet(
-                set_id, players, ruleset, deal_cap, seed, tuple(bot_names), rotations, event
+                set_id,
+                players,
+                ruleset,
+                deal_cap,
+                joined_seed(seed, seed_high),
+                tuple(bot_names),
+                rotations,
+                event,
+                None if isolated is None else bool(isolated),
+                None if shown_at is None else float(shown_at),
             )
             played = select(tables.matches.c.rotation).where(tables.matches.c.set_id == set_id)
             done = set(self._conn.scalars(played))

@@ -11,7 +11,10 @@ Schema versions: 1 (first release); 2 adds `sets.void_reason`; 3 keeps game reco
 each match's bots in an indexed membership table, running totals per bot and pool, and ratings per pool
 (see `_SCALE_TABLES`), and adds the leases of sets (several runners on one file) and the health of bots
 (see `_ADDED_COLUMNS`); 4 keeps the sums the ratings are fitted from (`_FIT_TABLES`) and each rating's
-interval and likelihood of superiority, and drops the moments of pairwise scores. A file of an older
+interval and likelihood of superiority, and drops the moments of pairwise scores; 5 (fair play) adds a
+set's seed of 128 bits (`sets.seed_high`), whether its bots were all started by the arena
+(`sets.isolated`), when it was first shown live (`sets.shown_at`), and each bot's author (`bots.owner`).
+A file of an older
 version is upgraded in place when it is opened for writing, and read as it is when opened read-only (the
 tables it lacks are then computed from it into temporary tables, at a cost that grows with its history:
 upgrading it once makes reads cheap).
@@ -33,7 +36,7 @@ from dataclasses import astuple
 from pathlib import Path
 from typing import Any, Final, TypeVar, cast
 
-from sqlalchemy import delete
+from sqlalchemy import Column, ColumnElement, Table, delete, null
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
 from arena.errors import ArenaError
@@ -144,6 +147,9 @@ class StoreFile:
         self.timeout = timeout
         """Seconds to wait for another program's write to finish before giving up."""
         self._db: sqlite3.Connection
+        self._absent: set[tuple[str, str]] = set()
+        """The (table, column) pairs of later versions that a read-only database of an older version
+        lacks: reads take them as NULL (`_column`). A writable one is upgraded on opening: none."""
         """A SQLite file's own connection, which `_conn` runs over; the upgrades of older files use it
         directly. A server database has none."""
         if isinstance(path, str) and is_server_url(path):
@@ -186,8 +192,9 @@ class StoreFile:
         self._conn = server_connection(url, self.timeout)
         try:
             if self.read_only:
-                if schema_version(self._conn, self.name) is not None:
-                    check_columns(self._conn, self.name)
+                version = schema_version(self._conn, self.name)
+                if version is not None:
+                    self._absent = check_columns(self._conn, self.name, version)
             else:
                 prepare_schema(self._conn, self.name)
         except BaseException:
@@ -238,8 +245,9 @@ class StoreFile:
         older version when allowed, and create what is missing by the one path of both dialects
         (database.prepare_schema)."""
         version = self._version()
-        self._check_columns(version, all_tables=self.read_only)
+        absent = self._check_columns(version, all_tables=self.read_only)
         if self.read_only:
+            self._absent = absent
             if version is not None and version < SCHEMA_VERSION:
                 self._derive_for_reading(version)
             return
@@ -252,6 +260,14 @@ class StoreFile:
                 if version is not None and version < SCHEMA_VERSION:
                     self._upgrade(version)
         prepare_schema(self._conn, self.name)
+
+    def _column(self, column: Column[Any]) -> ColumnElement[Any]:
+        """`column` in a SELECT: NULL for a read-only database of an older version that lacks it."""
+        table = column.table
+        assert isinstance(table, Table)
+        if (table.name, column.name) in self._absent:
+            return null().label(column.name)
+        return column
 
     def _has_column(self, table: str, column: str) -> bool:
         """Whether the file has `column` (a read-only file of an older version may lack it)."""
@@ -266,33 +282,35 @@ class StoreFile:
         a newer arena's."""
         return schema_version(self._conn, self.name)
 
-    def _check_columns(self, version: int | None, all_tables: bool) -> None:
+    def _check_columns(self, version: int | None, all_tables: bool) -> set[tuple[str, str]]:
         """Refuse a file whose tables lack columns that this version reads (CREATE TABLE IF NOT EXISTS
         keeps a table of another shape); with `all_tables`, refuse a missing table too. Columns added
-        after the file's version are not needed yet: the upgrade adds them."""
+        after the file's version are not needed yet (the upgrade adds them): returns those it lacks."""
         later = range((version or 0) + 1, SCHEMA_VERSION + 1)
         excused = {
             (table, column) for step in later for table, column, _declaration in _ADDED_COLUMNS.get(step, ())
         }
         added_tables = {table for step in later for table in _ADDED_TABLES.get(step, ())}
         present_by_table = columns_by_table(self._conn)
+        absent = set()
         for table, columns in _COLUMNS.items():
             present = present_by_table.get(table, set())
             if not present:
                 if all_tables and table not in added_tables:
                     raise StoreError(f"{self.name} is not a ladder database (it has no table {table!r})")
                 continue
-            missing = [
-                column for column in columns if column not in present and (table, column) not in excused
-            ]
-            if missing:
-                lacking = f"table {table!r} has no column {', '.join(missing)}"
+            lacking_here = [column for column in columns if column not in present]
+            absent |= {(table, column) for column in lacking_here}
+            refused = [column for column in lacking_here if (table, column) not in excused]
+            if refused:
+                lacking = f"table {table!r} has no column {', '.join(refused)}"
                 raise StoreError(f"{self.name} is not a ladder database ({lacking})")
+        return absent
 
     def _upgrade(self, version: int) -> None:
-        """Bring a file of an older schema version (only a SQLite file can be one: the server databases
-        began at version 4) to this one, inside the opening transaction: the tables it lacks created as
-        their version first had them, the columns added since, the data moved, the indexes made."""
+        """Bring a file of an older schema version to this one, inside the opening transaction: the tables
+        it lacks created as their version first had them, the columns added since, the data moved, the
+        indexes made. (A server database began at version 4; prepare_schema adds the later columns.)"""
         for statement in _SCHEMA.split(";"):
             if statement.strip():
                 self._db.execute(statement)
@@ -340,6 +358,8 @@ class StoreFile:
                 if "match_records" not in statement and statement.strip():
                     self._db.execute(statement.replace("CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE"))
             self._fill_scale_tables()
+        if version >= 4:
+            return  # a version-4 file lacks columns only (read as NULL: `_column`)
         for statement in (_RATINGS_TABLE + _FIT_TABLES).split(";"):
             if statement.strip():
                 self._db.execute(statement.replace("CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE"))

@@ -4,7 +4,7 @@ arena wrote (a file edited by hand, a damaged one) is a StoreError, never a cras
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import Select, select
 
@@ -12,6 +12,47 @@ from arena.ladder import tables
 from arena.ladder.entries import StoredMatch
 from arena.ladder.store_file import StoreFile, is_integer, is_number
 from fiftysix.wire import FaultRecord
+
+SEED_BITS: Final = 128
+"""A set's seed is a whole number of this many bits (0 to 2^128 - 1), stored in two signed 64-bit
+columns (`split_seed`)."""
+
+_HALF: Final = 1 << 64
+
+
+def _signed(half: int) -> int:
+    """An unsigned 64-bit value as the signed one of the same bits (what a BIGINT column holds)."""
+    return half - _HALF if half >= _HALF >> 1 else half
+
+
+def split_seed(seed: int) -> tuple[int, int]:
+    """A set's seed as its two columns, `seed` (the lower 64 bits) and `seed_high` (the upper 64), each
+    as the signed 64-bit value of the same bits.
+
+    >>> split_seed(5)
+    (5, 0)
+    >>> split_seed(2**128 - 1)
+    (-1, -1)
+
+    :raises ValueError: for a seed outside 0 to 2^128 - 1.
+    """
+    if not 0 <= seed < 1 << SEED_BITS:
+        raise ValueError(f"a set's seed is a whole number from 0 to 2^{SEED_BITS} - 1, got {seed}")
+    return _signed(seed % _HALF), _signed(seed >> 64)
+
+
+def joined_seed(low: int, high: int | None) -> int:
+    """A set's seed from its two columns (`split_seed`'s inverse); a set stored before schema 5 has no
+    upper half (None), and its `seed` column is the whole seed as it was given (possibly negative).
+
+    >>> joined_seed(-1, -1) == 2**128 - 1
+    True
+    >>> joined_seed(-7, None)
+    -7
+    """
+    if high is None:
+        return low
+    return (high % _HALF) << 64 | low % _HALF
 
 
 def match_columns() -> Select[Any]:

@@ -1,4 +1,4 @@
-"""The ladder's tables as SQLAlchemy Core `Table`s (schema version 4): one definition that SQLite and
+"""The ladder's tables as SQLAlchemy Core `Table`s (schema version 5): one definition that SQLite and
 PostgreSQL both create from, and that the ported store modules query through (no SQL text per dialect).
 
 A new database (either dialect) is created from these; schema.py's CREATE TABLE text is what an older
@@ -51,8 +51,11 @@ bots: Final = Table(
     Column("updated_at", Double, nullable=False),
     Column("down_since", Double),
     Column("host_failures", Integer, nullable=False, server_default=text("0")),
+    Column("owner", Text),
     CheckConstraint("(address IS NULL) <> (command IS NULL)", name="bots_address_or_command"),
 )
+"""`owner` (version 5): the bot's author (the participant's token that registered it, or the host's
+`--owner`), NULL when unknown; the ladder never puts two bots of one owner in a set."""
 
 sets: Final = Table(
     "sets",
@@ -72,7 +75,15 @@ sets: Final = Table(
     Column("not_before", Double),
     Column("start_failures", Integer, nullable=False, server_default=text("0")),
     Column("event", Text),
+    Column("seed_high", BigInteger),
+    Column("isolated", Integer),
+    Column("shown_at", Double),
 )
+"""`seed` holds the lower 64 bits of the set's seed and `seed_high` the upper 64 (each as a signed 64-bit
+value; a set stored before version 5 has no `seed_high`, and its `seed` is the whole seed): see
+store_rows.split_seed. `isolated`: 1 when every bot of the set was one the arena starts itself, 0 when
+one was a remote bot, NULL before version 5. `shown_at`: when a move of the set was first shown on the
+live page (NULL: never)."""
 
 matches: Final = Table(
     "matches",

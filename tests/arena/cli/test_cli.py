@@ -334,7 +334,7 @@ def ladder_file(path: Path) -> Path:
     store = LadderStore(path)
     store.add_bot("alpha", address="127.0.0.1:1")
     store.add_bot("beta", address="127.0.0.1:2")
-    duplicate = store.create_set(4, "pairs", None, 3, ["alpha", "beta"])
+    duplicate = store.create_set(4, "pairs", None, 3, ["alpha", "beta"], isolated=False)
     record = json.loads(record_path.read_text())
     store.save_match("m1", duplicate, 0, "one_team_left", [1, 2], [], record, 10, 0.5)
     store.void_set(duplicate.id, "over, so that its record is given")
@@ -479,7 +479,7 @@ def damaged_ladder_file(path: Path) -> Path:
     for number in range(120):
         name = f"bot-{number:04}"
         store.add_bot(name, command=f"run --port {{port}} {padding}")
-        duplicate = store.create_set(4, "pairs", None, number, [name, "bot-0000"])
+        duplicate = store.create_set(4, "pairs", None, number, [name, "bot-0000"], isolated=False)
         store.save_match(f"m{number:04}", duplicate, 0, padding, [1, 2], [], {"padding": padding}, 1, 0.1)
     store.close()
     data = bytearray(path.read_bytes())

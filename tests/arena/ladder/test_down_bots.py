@@ -38,7 +38,7 @@ def test_a_bot_that_does_not_answer_is_not_rated_goes_down_and_comes_back(
         store.add_bot(name, address=f"127.0.0.1:{server.port}")
     port_of_c = servers[2].port
     servers[2].stop(0)  # c's server is down before its set starts
-    waiting = store.create_set(4, "pairs", 2, 5, ["a", "c"])  # left by an earlier run
+    waiting = store.create_set(4, "pairs", 2, 5, ["a", "c"], isolated=False)  # left by an earlier run
     try:
         settings = quick(8, 3)
         with capture_logs() as logs:

@@ -12,8 +12,8 @@ import pytest
 
 from arena.cli import main
 from arena.ladder import LadderError, LadderSettings, LadderStore
-from arena.ladder.entries import BotEntry
-from arena.ladder.isolation import all_isolated, check_distinct_endpoints, shares_seats, unfit_reason
+from arena.ladder.entries import BotEntry, isolated
+from arena.ladder.isolation import check_distinct_endpoints, shares_seats, unfit_reason
 from arena.ladder.pairing import EventPairing, RatingPairing
 from arena.ladder.registration import Registration, SharedAddressError, register_bot
 from fiftysix.engine import MatchRules, Ruleset
@@ -78,8 +78,8 @@ def test_a_remote_bot_with_fewer_addresses_than_seats_shares_a_process(
 
 
 def test_only_bots_the_arena_starts_are_isolated() -> None:
-    assert all_isolated([entry("a"), entry("b")])
-    assert not all_isolated([entry("a"), entry("b", "10.0.0.1:1,10.0.0.2:1")])
+    assert isolated([entry("a"), entry("b")])
+    assert not isolated([entry("a"), entry("b", "10.0.0.1:1,10.0.0.2:1")])
     assert unfit_reason(entry("b", "10.0.0.1:1,10.0.0.2:1"), isolated_only=True) is not None
     assert unfit_reason(entry("b", "10.0.0.1:1,10.0.0.2:1"), isolated_only=False) is None
     assert unfit_reason(entry("a"), isolated_only=True) is None
@@ -108,6 +108,7 @@ def test_the_standings_mark_the_bots_the_arena_cannot_isolate(
     store = LadderStore(db)
     store.add_bot("started", command="python -m sample_bots.random_bot --port {port}")
     store.add_bot("remote", address="127.0.0.1:5000,127.0.0.1:5001")
+    store.add_bot("shared", address="127.0.0.1:5002")
     store.close()
     assert main(["ladder", "show", "--db", db]) == 0
     shown = capsys.readouterr().out
@@ -115,6 +116,9 @@ def test_the_standings_mark_the_bots_the_arena_cannot_isolate(
     assert len([line for line in shown.splitlines() if " remote" in line and "(not isolated)" in line]) == 1
     assert "not isolated" not in started
     assert "not isolated: a remote bot" in shown
+    assert len([line for line in shown.splitlines() if "(partners share a process)" in line]) == 1
     assert main(["ladder", "show", "--json", "--db", db]) == 0
-    lines = {line["bot"]: line["isolated"] for line in json.loads(capsys.readouterr().out)}
-    assert lines == {"started": True, "remote": False}
+    lines = {
+        line["bot"]: (line["isolated"], line["shares_seats"]) for line in json.loads(capsys.readouterr().out)
+    }
+    assert lines == {"started": (True, False), "remote": (False, False), "shared": (False, True)}

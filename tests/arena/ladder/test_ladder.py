@@ -13,9 +13,10 @@ import time
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
 from arena.cli import main
-from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, free_port
+from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, free_port, tables
 from fiftysix.record import from_json
 from fiftysix.replay import replay
 from fiftysix.wire import FaultCause, FaultRecord
@@ -64,6 +65,8 @@ def test_ladder_ranks_the_rule_bot_above_the_random_bot(tmp_path: Path) -> None:
     try:
         for match in store.matches():
             assert replay(from_json(store.match_record(match.id))).complete
+        # Command bots, started by the arena: every set is isolated.
+        assert store._conn.scalars(select(tables.sets.c.isolated)).all() == [1] * 6
     finally:
         store.close()
     listed = arena("ladder", "matches", "--bot", "rules", "--limit", "50", "--json", db=db)
@@ -99,6 +102,7 @@ def test_concurrent_matches_in_process(tmp_path: Path) -> None:
         assert report.sets_rated == 3
         assert store.unfinished_sets() == []
         assert sum(len(store.matches(s)) for s in range(1, 4)) == 9
+        assert store._conn.scalars(select(tables.sets.c.isolated)).all() == [0] * 3  # remote bots
         ratings = [bot.rating for bot in store.bots()]
         assert sum(ratings) == pytest.approx(1500 * 3)
     finally:
@@ -111,7 +115,7 @@ def test_ladder_matches_json_shows_the_faults(tmp_path: Path, capsys: pytest.Cap
     deals, and a detail may name cards), their causes only, and `ladder record` refuses the record."""
     db = tmp_path / "ladder.db"
     store = LadderStore(db)
-    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
     fault = FaultRecord(seat=1, team=1, cause=FaultCause.ILLEGAL_MOVE, detail="legal: JD KD", deal_number=2)
     store.save_match("m1", duplicate, 0, "forfeit", [1, 2], [fault], {}, 3, 0.5)
     store.close()

@@ -59,7 +59,7 @@ def test_two_runners_on_one_file_both_finish_and_share_the_unfinished_set(
     path = tmp_path / "ladder.db"
     registered(path, servers).close()
     first, second = LadderStore(path), LadderStore(path)
-    unfinished = first.create_set(4, "pairs", 2, 77, ["bot0", "bot1"])
+    unfinished = first.create_set(4, "pairs", 2, 77, ["bot0", "bot1"], isolated=False)
 
     async def both() -> list[LadderReport]:
         settings = LadderSettings(matches=2, deal_cap=2, time_control=FAST, seed=1)

@@ -22,7 +22,7 @@ from sdk import BotServer
 
 def test_a_set_is_claimed_by_one_runner_at_a_time(tmp_path: Path) -> None:
     store = LadderStore(tmp_path / "ladder.db")
-    free = store.create_set(4, "pairs", 2, 1, ["a", "b"])
+    free = store.create_set(4, "pairs", 2, 1, ["a", "b"], isolated=False)
     assert store.claim_set(free.id, "one", 60.0)
     assert not store.claim_set(free.id, "two", 60.0)  # held
     assert store.claim_set(free.id, "one", 60.0)  # its own: renewed
@@ -35,7 +35,7 @@ def test_a_set_is_claimed_by_one_runner_at_a_time(tmp_path: Path) -> None:
     assert store.release_set(free.id, "one") == 0.0  # not its own: nothing changes
     assert not store.claim_set(free.id, "one", 60.0)
 
-    created = store.create_set(4, "pairs", 2, 2, ["a", "b"], lease=("one", 60.0))
+    created = store.create_set(4, "pairs", 2, 2, ["a", "b"], lease=("one", 60.0), isolated=False)
     assert not store.claim_set(created.id, "two", 60.0)  # a new set is created claimed
     store.release_set(created.id, "one")
     assert store.claim_set(created.id, "two", 60.0)  # released: anybody may claim it
@@ -62,7 +62,7 @@ def test_two_runners_share_forty_matches_and_rate_every_set_once(
     registered(path, servers).close()
     first, second = LadderStore(path), LadderStore(path)
     left_over = first.create_set(
-        4, "pairs", 2, 77, ["bot0", "bot1"]
+        4, "pairs", 2, 77, ["bot0", "bot1"], isolated=False
     )  # an earlier run's: one of them plays it
 
     async def both() -> list[LadderReport]:

@@ -39,8 +39,12 @@ def test_a_run_with_a_pairing_of_its_own_plays_only_its_sets(
     tmp_path: Path, servers: list[BotServer]
 ) -> None:
     store = registered(tmp_path / "ladder.db", servers)
-    other = store.create_set(4, "pairs", 2, 7, ["bot0", "bot2"])  # an unfinished ladder set: not ours
-    mine = store.create_set(4, "pairs", 2, 8, ["bot1", "bot0"])  # an unfinished set of ours: finished first
+    other = store.create_set(
+        4, "pairs", 2, 7, ["bot0", "bot2"], isolated=False
+    )  # an unfinished ladder set: not ours
+    mine = store.create_set(
+        4, "pairs", 2, 8, ["bot1", "bot0"], isolated=False
+    )  # an unfinished set of ours: finished first
     settings = LadderSettings(matches=None, deal_cap=2, time_control=FAST, seed=3)
     ladder = Ladder(store, settings, LocalBots(tmp_path), pairing=FixedPairing(["bot0", "bot1"], sets=2))
     report = asyncio.run(ladder.run())

@@ -27,7 +27,7 @@ def store(tmp_path: Path) -> Iterator[LadderStore]:
 
 def played(store: LadderStore, bots: list[str], rankings: list[list[int]], players: int = 4) -> DuplicateSet:
     """A set of `bots`, with one stored match per ranking given (a ranking by team)."""
-    duplicate = store.create_set(players, "pairs", None, 1, bots)
+    duplicate = store.create_set(players, "pairs", None, 1, bots, isolated=False)
     for rotation, ranking in enumerate(rankings):
         store.save_match(f"m{duplicate.id}-{rotation}", duplicate, rotation, "done", ranking, [], {}, 1, 0.1)
     return duplicate
@@ -69,7 +69,7 @@ def test_the_fit_does_not_depend_on_the_order_of_the_sets(tmp_path: Path) -> Non
 
 def test_three_team_sets_are_fitted_on_their_finishing_order(store: LadderStore) -> None:
     # a first in every rotation, then c, then b: the order a > c > b.
-    duplicate = store.create_set(6, "pairs", None, 1, ["a", "b", "c"])
+    duplicate = store.create_set(6, "pairs", None, 1, ["a", "b", "c"], isolated=False)
     ranks = {"a": 1, "c": 2, "b": 3}
     for rotation in range(3):
         ranking = [ranks[bot] for bot in duplicate.team_bots(rotation)]

@@ -51,7 +51,7 @@ def test_a_report_names_the_first_voided_sets_and_counts_the_rest(
     store = registered(tmp_path / "ladder.db", servers[:2])
     ladder = Ladder(store, LadderSettings(), LocalBots(tmp_path))
     for seed in range(VOIDED_SETS_KEPT + 5):
-        in_play = SetInPlay(store.create_set(4, "pairs", 2, seed, ["bot0", "bot1"]))
+        in_play = SetInPlay(store.create_set(4, "pairs", 2, seed, ["bot0", "bot1"], isolated=False))
         ladder.player.void(in_play, "arena error")
         ladder.player.void(in_play, "arena error again")  # a set is made void once
     assert ladder.report.sets_voided == VOIDED_SETS_KEPT + 5
@@ -97,7 +97,7 @@ def test_the_progress_total_grows_with_a_resumed_set(
     (never 2/1)."""
     db = tmp_path / "ladder.db"
     store = registered(db, servers)
-    unfinished = store.create_set(4, "pairs", 2, 8, ["bot0", "bot1"])
+    unfinished = store.create_set(4, "pairs", 2, 8, ["bot0", "bot1"], isolated=False)
     store.close()
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)

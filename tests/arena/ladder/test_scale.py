@@ -53,7 +53,7 @@ def test_running_totals_equal_the_scan_of_the_whole_history(
             store.add_bot(name, address="h:1")
         rated: set[int] = set()
         for bots, rankings, faults, rate in sets:
-            duplicate = store.create_set(6, "pairs", None, 1, bots)
+            duplicate = store.create_set(6, "pairs", None, 1, bots, isolated=False)
             for rotation in range(3):
                 match_id = f"m{duplicate.id}-{rotation}"
                 ranking = rankings[rotation]
@@ -94,7 +94,7 @@ def test_running_totals_equal_the_scan_of_the_whole_history(
 
 def played(store: LadderStore, players: int, ranks: dict[str, int]) -> DuplicateSet:
     """A set of the bots of `ranks`, each ranked the same in every rotation."""
-    duplicate = store.create_set(players, "pairs", None, 1, list(ranks))
+    duplicate = store.create_set(players, "pairs", None, 1, list(ranks), isolated=False)
     for rotation in range(duplicate.rotations):
         ranking = [ranks[bot] for bot in duplicate.team_bots(rotation)]
         store.save_match(f"m{duplicate.id}-{rotation}", duplicate, rotation, "r", ranking, [], {}, 1, 0.1)

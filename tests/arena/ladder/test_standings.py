@@ -145,7 +145,7 @@ def test_the_standings_of_a_store_list_every_registered_bot(tmp_path: Path) -> N
     store.add_bot("a", address="h:1")
     store.add_bot("b", address="h:2")
     store.set_probation("b", "crashed")
-    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b", "gone"])
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b", "gone"], isolated=False)
     store.save_match("m1", duplicate, 0, "one_team_left", [1, 2, 3], [], {}, 1, 0.1)
     lines = ladder_standings(store)
     assert [(line.bot, line.matches, line.wins, line.probation) for line in lines] == [

@@ -119,7 +119,7 @@ def rating_events(store: LadderStore) -> list[tuple[int, str, float, float]]:
 def test_a_set_is_unfinished_until_its_rating_event_is_saved_once(store: LadderStore) -> None:
     store.add_bot("a", address="h:1")
     store.add_bot("b", address="h:2")
-    duplicate = store.create_set(4, "pairs", None, 99, ["a", "b"])
+    duplicate = store.create_set(4, "pairs", None, 99, ["a", "b"], isolated=False)
     assert duplicate.team_bots(0) == ("a", "b")
     assert duplicate.team_bots(1) == ("b", "a")
     save(store, duplicate, 0, [1, 2])
@@ -142,8 +142,8 @@ def test_a_set_is_unfinished_until_its_rating_event_is_saved_once(store: LadderS
 def test_a_rating_event_from_ratings_that_changed_is_refused(store: LadderStore) -> None:
     store.add_bot("a", address="h:1")
     store.add_bot("b", address="h:2")
-    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
-    other = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
+    other = store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
     assert save_event(store, other.id) is True  # another runner rated a set of the pool meanwhile
     with pytest.raises(RatingsChangedError, match=r"while set 1 was being rated \(1 other sets of 4p-pairs"):
         save_event(store, duplicate.id)
@@ -168,7 +168,7 @@ def test_a_rating_event_is_saved_whole_or_not_at_all(store: LadderStore) -> None
     anywhere before the commit) leaves none of them, and the set can be rated later, once."""
     store.add_bot("a", address="h:1")
     store.add_bot("b", address="h:2")
-    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
     for statement in FAILING_TRIGGER[store._conn.dialect.name]:
         edit(store, statement)
     with pytest.raises(StoreError, match="disk gone"):
@@ -186,7 +186,7 @@ def test_the_ratings_of_registered_removed_and_unknown_bots(store: LadderStore) 
     store.add_bot("a", address="h:1")
     store.add_bot("b", address="h:2")
     store.add_bot("new", address="h:3")
-    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
     save_event(store, duplicate.id)
     store.remove_bot("b")
     assert store.fitted_ratings("4p-pairs").keys() == {"a", "b"}  # b, removed, stays in the fit
@@ -196,13 +196,13 @@ def test_the_ratings_of_registered_removed_and_unknown_bots(store: LadderStore) 
 def test_removing_a_bot_voids_its_unfinished_sets_only(store: LadderStore) -> None:
     for name in "abc":
         store.add_bot(name, address="h:1")
-    rated = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    rated = store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
     save(store, rated, 0, [1, 2])
     save(store, rated, 1, [2, 1])
     save_event(store, rated.id)
-    begun = store.create_set(4, "pairs", None, 2, ["b", "a"])
+    begun = store.create_set(4, "pairs", None, 2, ["b", "a"], isolated=False)
     save(store, begun, 0, [1, 2])
-    other = store.create_set(4, "pairs", None, 3, ["a", "c"])
+    other = store.create_set(4, "pairs", None, 3, ["a", "c"], isolated=False)
     store.remove_bot("b")
     assert [duplicate.id for duplicate, _missing in store.unfinished_sets()] == [other.id]
     assert store.void_reason(begun.id) == "b was removed"
@@ -213,7 +213,7 @@ def test_removing_a_bot_voids_its_unfinished_sets_only(store: LadderStore) -> No
 def test_a_rotation_is_stored_once(store: LadderStore) -> None:
     store.add_bot("a", address="h:1")
     store.add_bot("b", address="h:2")
-    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
     save(store, duplicate, 0, [1, 2])
     with pytest.raises(DuplicateMatchError, match="set 1 rotation 0 is stored already"):
         store.save_match("other-id", duplicate, 0, "one_team_left", [1, 2], [], {}, 1, 0.1)
@@ -223,7 +223,7 @@ def test_a_rotation_is_stored_once(store: LadderStore) -> None:
 def test_a_void_set_is_never_rated_nor_resumed(store: LadderStore) -> None:
     store.add_bot("a", address="h:1")
     store.add_bot("b", address="h:2")
-    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
     save(store, duplicate, 0, [1, 2])
     store.void_set(duplicate.id, "arena error in rotation 1")
     assert store.unfinished_sets() == []
@@ -239,7 +239,7 @@ FAULT = '[{"seat": 1, "team": 1, "cause": "timeout", "detail": "", "deal_number"
 
 
 def test_faults_are_stored_and_read_back_typed(store: LadderStore) -> None:
-    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
     faults = [
         FaultRecord(seat=1, team=1, cause=FaultCause.TIMEOUT, detail="late", deal_number=2),
         FaultRecord(
@@ -256,7 +256,7 @@ def test_faults_are_stored_and_read_back_typed(store: LadderStore) -> None:
 
 
 def test_a_fault_stored_by_the_first_release_reads_as_a_forfeit(store: LadderStore) -> None:
-    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
     save(store, duplicate, 0, [1, 2])
     edit(store, "UPDATE matches SET faults = :faults", faults=FAULT)
     [match] = store.matches()
@@ -287,7 +287,7 @@ def test_a_fault_stored_by_the_first_release_reads_as_a_forfeit(store: LadderSto
 def test_a_damaged_row_is_a_store_error(store: LadderStore, column: str, value: str, what: str) -> None:
     store.add_bot("a", address="h:1")
     store.add_bot("b", address="h:2")
-    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
     save(store, duplicate, 0, [1, 2])
     edit(store, f"UPDATE matches SET {column} = :value", value=value)
     for read in (store.matches, lambda: store.recent_matches("a", 5)):
@@ -302,7 +302,7 @@ def test_a_set_the_ladder_could_not_play_is_a_store_error(store: LadderStore, ch
     """The ladder resumes unfinished sets: one it cannot play must stop it with a clear message."""
     if "'x'" in change:
         on_sqlite_only(store, "a PostgreSQL column holds only values of its type")
-    store.create_set(4, "pairs", None, 1, ["a", "b"])
+    store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
     edit(store, f"UPDATE sets SET {change}")
     with pytest.raises(StoreError, match=r"is damaged: set 1 does not hold what the arena wrote"):
         store.unfinished_sets()
@@ -325,7 +325,8 @@ PUBLIC_CALLS: dict[str, Any] = {
     "update_bot": lambda s: s.update_bot("a", address="h:9"),
     "remove_bot": lambda s: s.remove_bot("a"),
     "set_probation": lambda s: s.set_probation("a", "why"),
-    "create_set": lambda s: s.create_set(4, "pairs", None, 1, ["a", "b"]),
+    "create_set": lambda s: s.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False),
+    "mark_set_shown": lambda s: s.mark_set_shown(1),
     "unfinished_sets": lambda s: s.unfinished_sets(),
     "save_match": lambda s: s.save_match(
         "m", DuplicateSet(1, 4, "pairs", None, 1, ("a", "b"), 2), 0, "r", [1, 2], [], {}, 1, 0.1

@@ -6,20 +6,25 @@ StoreErrors. test_store.py takes the same fixture."""
 
 from __future__ import annotations
 
+import doctest
 import time
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from postgres_support import PostgresServer
 from sqlalchemy import text, update
 
 from arena.ladder import store as store_module
-from arena.ladder import tables
-from arena.ladder.entries import BotTotals
+from arena.ladder import store_rows, tables
+from arena.ladder.entries import BotEntry, BotTotals, isolated
 from arena.ladder.ratings import rate_set
 from arena.ladder.schema import SCHEMA_VERSION
 from arena.ladder.store import LadderStore
 from arena.ladder.store_access import TokenHolder
 from arena.ladder.store_file import DuplicateMatchError, StoreError
+from arena.ladder.store_rows import joined_seed, split_seed
 from arena.ladder.store_uploads import LaunchRow
 from arena.ladder.tables import bots, meta, pools, sets
 
@@ -99,7 +104,7 @@ def test_every_game_record_is_streamed_oldest_first_in_pages(
     store.add_bot("a", address="h:1")
     store.add_bot("b", address="h:2")
     for seed in range(3):
-        duplicate = store.create_set(4, "pairs", None, seed, ["a", "b"])
+        duplicate = store.create_set(4, "pairs", None, seed, ["a", "b"], isolated=False)
         for rotation in range(2):
             store.save_match(
                 f"m{seed}{rotation}", duplicate, rotation, "score", [0, 1], [], {"n": seed}, 1, 0.1
@@ -202,8 +207,8 @@ def test_bots_are_registered_updated_put_on_probation_and_removed(store: LadderS
 def test_a_removed_bots_unfinished_sets_are_made_void(store: LadderStore) -> None:
     store.add_bot("alpha", address="localhost:1")
     store.add_bot("beta", address="localhost:2")
-    with_alpha = store.create_set(4, "pairs", 2, 7, ["alpha", "beta"], lease=("runner", 60.0))
-    other = store.create_set(6, "pairs", None, 8, ["beta", "beta", "beta"], event="cup")
+    with_alpha = store.create_set(4, "pairs", 2, 7, ["alpha", "beta"], lease=("runner", 60.0), isolated=False)
+    other = store.create_set(6, "pairs", None, 8, ["beta", "beta", "beta"], event="cup", isolated=False)
     assert store.unfinished_sets() == [(with_alpha, [0, 1]), (other, [0, 1, 2])]
     assert not store.claim_set(with_alpha.id, "another", 60.0)  # created claimed
     store.remove_bot("alpha")
@@ -211,10 +216,114 @@ def test_a_removed_bots_unfinished_sets_are_made_void(store: LadderStore) -> Non
     assert other.event == "cup"
 
 
+def test_a_sets_seed_of_128_bits_isolation_and_first_showing_read_back(store: LadderStore) -> None:
+    store.add_bot("alpha", address="localhost:1", owner="ann")
+    store.add_bot("beta", command="run --port {port}")
+    assert [(bot.name, bot.owner) for bot in store.bots()] == [("alpha", "ann"), ("beta", None)]
+    seeds = [0, 1, 2**63, 2**64 - 1, 2**64, 2**127 + 5, 2**128 - 1]
+    for seed in seeds:
+        store.create_set(4, "pairs", None, seed, ["alpha", "beta"], isolated=seed % 2 == 0)
+    legacy = _new_set(store, seed=-(2**63 - 1))  # stored before version 5: no upper half, isolation unknown
+    for wrong in (-1, 2**128):
+        with pytest.raises(ValueError, match=r"from 0 to 2\^128 - 1"):
+            store.create_set(4, "pairs", None, wrong, ["alpha", "beta"], isolated=True)
+    read = {duplicate.id: duplicate for duplicate, _missing in store.unfinished_sets()}
+    assert [read[set_id].seed for set_id in sorted(read)] == [*seeds, -(2**63 - 1)]
+    assert [read[set_id].isolated for set_id in sorted(read)] == [seed % 2 == 0 for seed in seeds] + [None]
+    assert not any(duplicate.shown for duplicate in read.values())
+    store.mark_set_shown(legacy)
+    first = store.unfinished_sets()[-1][0].shown_at
+    assert first is not None
+    time.sleep(0.01)
+    store.mark_set_shown(legacy)  # the first time is kept
+    store.mark_set_shown(10**6)  # no such set: nothing happens
+    assert [duplicate.shown_at for duplicate, _ in store.unfinished_sets()] == [None] * len(seeds) + [first]
+
+
+@given(st.integers(0, 2**128 - 1))
+def test_a_seed_splits_into_two_signed_64_bit_columns_and_joins_back(seed: int) -> None:
+    low, high = split_seed(seed)
+    assert -(2**63) <= low < 2**63
+    assert -(2**63) <= high < 2**63
+    assert joined_seed(low, high) == seed
+
+
+def test_the_seed_helpers_examples_hold() -> None:
+    results = doctest.testmod(store_rows)
+    assert results.failed == 0
+    assert results.attempted >= 4
+    assert joined_seed(2**31 - 1, None) == 2**31 - 1  # a set stored before version 5
+    assert split_seed(2**64) == (0, 1)
+    assert split_seed(2**63) == (-(2**63), 0)
+
+
+@pytest.mark.parametrize(
+    ("addresses", "expected"),
+    [((None, None), True), ((None, "h:1"), False), (("h:1", "h:2"), False), ((), True)],
+)
+def test_a_set_is_isolated_when_the_arena_starts_every_bot(
+    addresses: tuple[str | None, ...], expected: bool
+) -> None:
+    bots = [
+        BotEntry(f"b{n}", address, "run" if address is None else None, 1500.0, None)
+        for n, address in enumerate(addresses)
+    ]
+    assert isolated(bots) is expected
+
+
+def _as_version_4(database: str) -> None:
+    """Make `database` what the version-4 arena left: today's tables without version 5's columns."""
+    store = LadderStore(database)
+    store.add_bot("alpha", address="localhost:1")
+    store.create_set(4, "pairs", None, 2**63 - 1, ["alpha", "alpha"], isolated=False)
+    with store._transaction():
+        for table, column in (("sets", "seed_high"), ("sets", "isolated"), ("sets", "shown_at")):
+            store._conn.execute(text(f"ALTER TABLE {table} DROP COLUMN {column}"))
+        store._conn.execute(text("ALTER TABLE bots DROP COLUMN owner"))
+        store._conn.execute(update(meta).values(value="4"))
+    store.close()
+
+
+def test_a_version_4_database_is_read_as_it_is_read_only_and_upgraded_otherwise(database: str) -> None:
+    """A PostgreSQL database of version 4 is upgraded like a SQLite file: the columns added, then the
+    version, in one transaction; read-only, the missing columns read as unknown."""
+    _as_version_4(database)
+    reader = LadderStore(database, read_only=True)
+    try:
+        [(duplicate, _missing)] = reader.unfinished_sets()
+        assert (duplicate.seed, duplicate.isolated, duplicate.shown_at) == (2**63 - 1, None, None)
+        assert reader.bot("alpha").owner is None
+        assert reader._conn.scalar(meta.select().with_only_columns(meta.c.value)) == "4"
+    finally:
+        reader.close()
+    upgraded = LadderStore(database)
+    try:
+        assert upgraded._conn.scalar(meta.select().with_only_columns(meta.c.value)) == str(SCHEMA_VERSION)
+        [(duplicate, _missing)] = upgraded.unfinished_sets()
+        assert (duplicate.seed, duplicate.isolated) == (2**63 - 1, None)
+        upgraded.add_bot("beta", address="localhost:2", owner="bea")
+        assert upgraded.bot("beta").owner == "bea"
+        created = upgraded.create_set(4, "pairs", None, 2**100, ["alpha", "beta"], isolated=False)
+        assert upgraded.unfinished_sets()[-1][0] == created
+    finally:
+        upgraded.close()
+
+
+def test_a_server_database_older_than_version_4_is_refused(postgres: PostgresServer) -> None:
+    """Versions before 4 moved data in ways only the SQLite store does; no server database had them."""
+    database = postgres.new_database()
+    store = LadderStore(database)
+    with store._transaction():
+        store._conn.execute(update(meta).values(value="3"))
+    store.close()
+    with pytest.raises(StoreError, match=r"has schema 3: open it with this arena's SQLite store$"):
+        LadderStore(database)
+
+
 def test_a_match_is_saved_once_with_its_totals_and_pool(store: LadderStore) -> None:
     store.add_bot("alpha", address="localhost:1")
     store.add_bot("beta", address="localhost:2")
-    duplicate = store.create_set(4, "pairs", 2, 7, ["alpha", "beta"])
+    duplicate = store.create_set(4, "pairs", 2, 7, ["alpha", "beta"], isolated=False)
     for rotation in (0, 1):
         store.save_match(f"m{rotation}", duplicate, rotation, "score", [0, 1], [], {"deals": []}, 10, 0.5)
     with pytest.raises(DuplicateMatchError, match=r"^set \d+ rotation 1 is stored already"):
@@ -242,7 +351,7 @@ def test_a_match_is_saved_once_with_its_totals_and_pool(store: LadderStore) -> N
 def test_a_set_is_rated_once_and_its_ratings_read_back(store: LadderStore) -> None:
     store.add_bot("alpha", address="localhost:1")
     store.add_bot("beta", address="localhost:2")
-    duplicate = store.create_set(4, "pairs", 2, 7, ["alpha", "beta"])
+    duplicate = store.create_set(4, "pairs", 2, 7, ["alpha", "beta"], isolated=False)
     for rotation in (0, 1):  # alpha's team wins both rotations
         ranking = [0, 1] if rotation == 0 else [1, 0]
         store.save_match(f"m{rotation}", duplicate, rotation, "score", ranking, [], {}, 10, 0.5)
@@ -292,7 +401,7 @@ def test_tokens_are_kept_as_digests_and_every_write_is_audited(store: LadderStor
 def test_the_sites_pages_of_history_and_rating_history(store: LadderStore) -> None:
     store.add_bot("a", address="h:1")
     store.add_bot("b", address="h:2")
-    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"])
+    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
     for rotation, ranking in enumerate([[1, 2], [2, 1]]):
         store.save_match(f"m{rotation}", duplicate, rotation, "score", ranking, [], {}, 10, 0.5)
     page, more = store.match_page("a", "4p-pairs", 0, 1)

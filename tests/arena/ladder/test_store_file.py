@@ -226,7 +226,7 @@ def test_a_version_3_file_keeps_its_history_and_is_rated_by_the_fit(tmp_path: Pa
         ]
         db.close()
         again = LadderStore(path)  # rating goes on from the sums
-        duplicate = again.create_set(4, "pairs", None, 1, ["a", "b"])
+        duplicate = again.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
         for rotation in range(2):
             again.save_match(
                 f"n{rotation}", duplicate, rotation, "r", [2, 1], [], {}, 1, 0.1
@@ -234,6 +234,49 @@ def test_a_version_3_file_keeps_its_history_and_is_rated_by_the_fit(tmp_path: Pa
         assert rate_set(again, duplicate) is not None
         assert again.pool_sums("4p-pairs").pairs[("a", "b")] == PairResult(3, 2.0, 1.5)
         again.close()
+
+
+VERSION_4 = Path(__file__).parent / "fixtures" / "ladder-v4.sql"
+"""A file written by the version-4 arena: see its first lines."""
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+def test_a_version_4_file_gets_the_columns_of_version_5(tmp_path: Path, read_only: bool) -> None:
+    """Read-write, it is upgraded in place (the columns added, the version raised); read-only, it is read
+    as it is, the new columns taken as unknown. Either way its old seeds (negative, 31-bit, 64-bit) read
+    back as stored."""
+    path = tmp_path / "v4.db"
+    db = sqlite3.connect(path)
+    db.executescript(VERSION_4.read_text(encoding="utf-8"))
+    db.close()
+    store = LadderStore(path, read_only=read_only)
+    [(unfinished, missing), (event_set, _)] = store.unfinished_sets()
+    assert (unfinished.seed, unfinished.deal_cap, missing) == (2**63 - 1, 3, [1])
+    assert (event_set.seed, event_set.event) == (12345, "cup")
+    assert (unfinished.isolated, unfinished.shown, event_set.isolated) == (None, False, None)
+    assert [(bot.name, bot.owner) for bot in store.bots()] == [("a", None), ("b", None), ("c", None)]
+    assert store.match_record("m1-1") == {"r": 11}
+    assert [line.bot for line in ladder_standings(store)] == ["a", "b", "c"]  # a beat b, b beat c
+    store.close()
+    db = sqlite3.connect(path)
+    columns = {row[1] for row in db.execute("PRAGMA table_info(sets)")}
+    seeds = db.execute("SELECT seed FROM sets ORDER BY id").fetchall()
+    db.close()
+    assert seeds == [(-(2**63 - 1),), (2**31 - 1,), (2**63 - 1,), (12345,)]
+    if read_only:
+        assert schema_version(path) == "4"
+        assert "seed_high" not in columns
+        return
+    assert schema_version(path) == str(SCHEMA_VERSION)
+    assert {"seed_high", "isolated", "shown_at"} <= columns
+    again = LadderStore(path)
+    again.update_bot("a", command="run-a")
+    duplicate = again.create_set(4, "pairs", None, 2**128 - 1, ["a", "b"], isolated=True)
+    again.mark_set_shown(unfinished.id)
+    sets = {line.id: line for line, _missing in again.unfinished_sets()}
+    assert (sets[duplicate.id].seed, sets[duplicate.id].isolated) == (2**128 - 1, True)
+    assert (sets[unfinished.id].shown, sets[unfinished.id].seed) == (True, 2**63 - 1)
+    again.close()
 
 
 # Files the store cannot use: every SQLite error is a StoreError that names the file.
@@ -339,7 +382,7 @@ def test_read_only_reads_and_refuses_every_write(tmp_path: Path) -> None:
     writable = LadderStore(path)
     writable.add_bot("a", address="h:1")
     writable.add_bot("b", address="h:2")
-    duplicate = writable.create_set(4, "pairs", None, 1, ["a", "b"])
+    duplicate = writable.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
     writable.save_match("m1-0", duplicate, 0, "one_team_left", [1, 2], [], {"r": 1}, 10, 0.5)
     writable.close()
     store = LadderStore(path, read_only=True)
@@ -350,7 +393,7 @@ def test_read_only_reads_and_refuses_every_write(tmp_path: Path) -> None:
         lambda: store.add_bot("c", address="h:3"),
         lambda: store.set_probation("a", "why"),
         lambda: store.remove_bot("a"),
-        lambda: store.create_set(4, "pairs", None, 1, ["a", "b"]),
+        lambda: store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False),
         lambda: store.save_match("m1-1", duplicate, 1, "one_team_left", [2, 1], [], {}, 10, 0.5),
         lambda: store.void_set(duplicate.id, "why"),
         lambda: store.save_rating_event(duplicate.id, 0, SetResult({}, {}, {}), [], []),

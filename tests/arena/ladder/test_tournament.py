@@ -155,6 +155,8 @@ def test_an_event_stops_when_a_bot_of_its_next_set_is_down(tmp_path: Path) -> No
     assert store.record_host_failure("c", down_after=1)  # c is marked down
     assert pairing.next_bots() is None
     assert pairing.down == ["c"]
-    assert pairing.may_resume(store.create_set(4, "pairs", None, 1, ["a", "b"], event="e"))
-    assert not pairing.may_resume(store.create_set(4, "pairs", None, 1, ["a", "b"]))  # the ladder's
+    assert pairing.may_resume(store.create_set(4, "pairs", None, 1, ["a", "b"], event="e", isolated=False))
+    assert not pairing.may_resume(
+        store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
+    )  # the ladder's
     store.close()

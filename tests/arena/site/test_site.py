@@ -55,7 +55,8 @@ def test_the_leaderboard_lists_every_bot_with_its_status(client: TestClient) -> 
     assert page.status_code == 200
     assert "bot0" in page.text
     assert "probation" in page.text
-    assert page.text.count('class="not-isolated"') == 4
+    assert page.text.count("not isolated</span>") == 4
+    assert page.text.count(">partners share a process<") == 4  # one address each
     assert 'class="not-isolated"' in client.get("/bots/bot0").text
 
 
@@ -120,7 +121,7 @@ def test_a_match_of_a_set_in_play_is_held_back(ladder: Ladder56, client: TestCli
     store = LadderStore(ladder.path)
     try:
         source = store.matches()[0]
-        duplicate = store.create_set(4, "pairs", None, 9, ["bot0", "bot1"])
+        duplicate = store.create_set(4, "pairs", None, 9, ["bot0", "bot1"], isolated=False)
         record = store.match_record(source.id)
         store.save_match("held-1", duplicate, 0, "one_team_left", (1, 2), (), record, 10, 0.1)
     finally:

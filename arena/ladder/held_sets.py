@@ -75,11 +75,18 @@ class HeldSets:
     def hold(self, duplicate: DuplicateSet, rotations: Iterable[int]) -> list[Job]:
         """The jobs of a set this run has claimed; its lease is renewed until they are done."""
         rotations = list(rotations)
-        in_play = SetInPlay(duplicate, gate=LiveGate(rotations))
+        in_play = SetInPlay(duplicate, gate=LiveGate(rotations, lambda: self._shown(duplicate.id)))
         jobs = [Job(in_play, rotation) for rotation in rotations]
         in_play.jobs = len(jobs)
         self.held[duplicate.id] = in_play
         return jobs
+
+    def _shown(self, set_id: int) -> None:
+        """A move of the set went live: noted in the store, so that no runner replays its deals."""
+        try:
+            self.store.mark_set_shown(set_id)
+        except StoreError as error:  # the live feed's own writes will fail too; the set goes on
+            log.warning("set_shown_not_noted", set_id=set_id, error=str(error))
 
     def job_done(self, in_play: SetInPlay, count: int = 1) -> None:
         """`count` of a set's jobs finished or dropped; after the last, its lease is given up."""

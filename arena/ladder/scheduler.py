@@ -135,6 +135,14 @@ class Ladder:
                 continue
             if not self.store.claim_set(duplicate.id, self.sets_held.owner, self.settings.lease_s):
                 continue  # another runner was first
+            if duplicate.shown and missing:
+                # Its deals were shown live before a rotation was stored (its runner died): never replayed.
+                reason = "interrupted after its deals were shown live"
+                self.store.void_set(duplicate.id, reason)
+                self.store.release_set(duplicate.id, self.sets_held.owner)
+                self.report.sets_voided += 1
+                log.warning("set_voided", set_id=duplicate.id, reason=reason)
+                continue
             if not missing:
                 self.player.rate(duplicate)
                 self.store.release_set(duplicate.id, self.sets_held.owner)

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
-from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
+from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, tables
 from arena.ladder.match_play import LocalMatches, MatchOrder, NotStarted
 from arena.runner import MatchOutcome
 from tests.arena.ladder.ladder_support import FAST
@@ -120,3 +121,49 @@ def test_no_move_is_live_before_every_rotation_has_ended_its_deal(tmp_path: Path
         document["deals"] = [deal for deal in document["deals"] if deal["number"] in shown_deals]
         if shown_deals:
             check_public_stream(events, document)
+
+
+def test_a_set_shown_live_and_left_unfinished_is_void_not_replayed(tmp_path: Path) -> None:
+    """A runner died after a deal of the set went live (its rotation 1 never stored): replaying rotation 1
+    would deal those cards to players who may have watched them, so the next run makes the set void."""
+    store = LadderStore(tmp_path / "ladder.db")
+    store.add_bot("left", command=RANDOM)
+    store.add_bot("right", command=RANDOM)
+    interrupted = store.create_set(4, "pairs", None, 12345, ["left", "right"], isolated=True)
+    store.save_match("early", interrupted, 0, "one_team_left", [1, 2], [], {"match_id": "early"}, 3, 0.5)
+    store.mark_set_shown(interrupted.id)
+    untouched = store.create_set(4, "pairs", None, 678, ["left", "right"], isolated=True)
+    settings = LadderSettings(matches=2, concurrency=2, time_control=FAST, seed=5)
+
+    async def run() -> None:
+        local_bots = LocalBots(tmp_path / "logs", grace=1.0, idle_limit=8)
+        try:
+            await Ladder(store, settings, local_bots).run()
+        finally:
+            await local_bots.stop_all()
+
+    asyncio.run(run())
+    assert store.void_reason(interrupted.id) == "interrupted after its deals were shown live"
+    assert [match.rotation for match in store.matches(interrupted.id)] == [0]
+    assert sorted(match.rotation for match in store.matches(untouched.id)) == [0, 1]  # resumed as ever
+
+
+def test_a_set_is_noted_as_shown_when_its_first_move_goes_live(tmp_path: Path) -> None:
+    store = LadderStore(tmp_path / "ladder.db")
+    store.add_bot("left", command=RANDOM)
+    store.add_bot("right", command=RANDOM)
+    settings = LadderSettings(matches=4, concurrency=2, time_control=FAST, seed=5, deal_cap=3)
+
+    async def run() -> None:
+        local_bots = LocalBots(tmp_path / "logs", grace=1.0, idle_limit=8)
+        try:
+            await Ladder(store, settings, local_bots).run()
+        finally:
+            await local_bots.stop_all()
+
+    asyncio.run(run())
+    shown = store._conn.execute(select(tables.sets.c.created_at, tables.sets.c.shown_at)).all()
+    assert len(shown) == 2
+    # Every set shows a move live at some point: when the last rotation's deal ends, or once the others
+    # are stored; never before its creation.
+    assert all(at is not None and at >= created for created, at in shown)

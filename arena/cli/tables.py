@@ -160,6 +160,12 @@ def print_standings(store: LadderStore, *, as_json: bool, pool: str | None = Non
     else:
         print(pools_line(pools, shown))
         print("\n".join(format_standings(standings)))
+        not_isolated = store.sets_not_isolated().get(shown, 0)
+        if not_isolated:
+            print(
+                f"{not_isolated} rated sets of {shown} had a bot the arena could not isolate (a remote bot, "
+                "or a set stored before the arena recorded it)"
+            )
         if not all(line.isolated for line in standings):
             print(
                 "not isolated: a remote bot; the arena can neither restart nor separate its processes, so "

@@ -262,6 +262,22 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         with self._transaction():
             self._conn.execute(update(sets).where(first_time).values(shown_at=time.time()))
 
+    def sets_not_isolated(self) -> dict[str, int]:
+        """Per pool, its rated sets with a bot the arena could not isolate (a remote bot), counting the
+        sets stored before schema 5 (not known to be isolated); pools without any are left out."""
+        sets = tables.sets
+        isolated = self._column(sets.c.isolated)
+        rows = self._conn.execute(
+            select(sets.c.players, sets.c.ruleset, sets.c.event, func.count())
+            .where(sets.c.rated_at.is_not(None), or_(isolated.is_(None), isolated != 1))
+            .group_by(sets.c.players, sets.c.ruleset, sets.c.event)
+        )
+        counts: dict[str, int] = {}
+        for players, ruleset, event, count in rows:
+            pool = pool_name(int(players), str(ruleset), event)
+            counts[pool] = counts.get(pool, 0) + int(count)
+        return counts
+
     def unfinished_sets(self) -> list[tuple[DuplicateSet, list[int]]]:
         """Sets not rated yet, each with the rotations still to play (possibly none)."""
         # A read-only file of an older version lacks the later columns: read as NULL (`_column`).

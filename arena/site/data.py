@@ -56,8 +56,13 @@ def checked_pool(text: str | None) -> str | None:
 
 
 def pools(store: LadderStore) -> list[dict[str, Any]]:
-    """Every pool with its matches, most matches first."""
-    return [{"pool": name, "matches": count} for name, count in store.pools().items()]
+    """Every pool with its matches, most matches first, and its rated sets with a bot the arena could not
+    isolate (a remote bot: docs/hosting.md, fair play)."""
+    not_isolated = store.sets_not_isolated()
+    return [
+        {"pool": name, "matches": count, "sets_not_isolated": not_isolated.get(name, 0)}
+        for name, count in store.pools().items()
+    ]
 
 
 def standings(store: LadderStore, pool: str | None) -> dict[str, Any]:

@@ -99,6 +99,12 @@ def test_remote_bots_that_talk_to_each_other_leak_and_are_labelled(tmp_path: Pat
     assert report.via.keys() == {"memory", "files"}
     assert report.leaks > 0
     assert cheater_set_score(tmp_path, rotations=(1,)) == 1.0
-    # A run of isolated bots only does not pair it: the rule bot is left alone.
+    # Its sets are recorded as not isolated, and its pool and line say so.
     db = str(ladder_file(tmp_path))
+    store = LadderStore(db)
+    try:
+        assert store.sets_not_isolated() == {"4p-pairs": 2}
+    finally:
+        store.close()
+    # A run of isolated bots only does not pair it: the rule bot is left alone.
     assert main(["ladder", "run", "--matches", "2", "--isolated-only", "--db", db]) == 1

@@ -50,7 +50,7 @@ def test_the_leaderboard_lists_every_bot_with_its_status(client: TestClient) -> 
     assert by_bot["illegal"]["faults"]["illegal_moves"] == 4  # a strike played on, a forfeit; twice
     assert by_bot[EVIL]["status"] == "probation"
     assert not any(line["isolated"] for line in by_bot.values())  # served by the tests: remote
-    assert client.get("/api/pools").json() == [{"pool": "4p-pairs", "matches": 8}]
+    assert client.get("/api/pools").json() == [{"pool": "4p-pairs", "matches": 8, "sets_not_isolated": 4}]
     page = client.get("/")
     assert page.status_code == 200
     assert "bot0" in page.text

@@ -50,14 +50,14 @@ def record(rng: random.Random) -> dict[str, object]:
 
 def store_set(store: LadderStore, ladder: Ladder, rng: random.Random, bots: list[str]) -> DuplicateSet:
     """Create a set of `bots`, store its matches with the probation check of each, and rate it."""
-    duplicate = store.create_set(4, "pairs", None, rng.randrange(2**31), bots, isolated=False)
+    duplicate = store.create_set(4, "pairs", None, rng.getrandbits(128), bots, isolated=False)
     for rotation in range(duplicate.rotations):
         ranking = [1, 2] if rng.random() < 0.5 else [2, 1]
         faults = []
         if rng.random() < 0.1:
             # Mostly played on by a substitute: no bot goes on probation in a long fill.
             faults.append(FaultRecord(1, 1, FaultCause.TIMEOUT, "slow", 1, substituted=rng.random() < 0.9))
-        match_id = f"set{duplicate.id}-rot{rotation}-{rng.randrange(16**6):06x}"
+        match_id = f"{rng.getrandbits(64):016x}"  # as random as the ladder's (new_match_id), but seeded
         store.save_match(
             match_id, duplicate, rotation, "one_team_left", ranking, faults, record(rng), 900, 1.0
         )

@@ -16,10 +16,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from fiftysix.engine import Card, Contract, DealResult, EndReason, Match, MatchRules, Ruleset
+from fiftysix.engine import (
+    MAX_SEED,
+    MIN_SEED,
+    SEED_RANGE,
+    Card,
+    Contract,
+    DealResult,
+    EndReason,
+    Match,
+    MatchRules,
+    Ruleset,
+)
 
 FORMAT: Final = "fiftysix-game-record"
-VERSION: Final = 1
+VERSION: Final = 2
+"""The format version written. Version 2 is version 1 with seeds of up to 128 bits dealt by the engine's
+keyed shuffle (fiftysix/engine/seeds.py); a version-1 record's seed dealt by Python's Mersenne Twister,
+so a record keeps the version it was read as (`GameRecord.version`), and replay checks its hands
+against the deal function of that version."""
 
 
 class RecordError(ValueError):
@@ -61,12 +76,15 @@ class GameRecord:
     result: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     """Fields written by the arena beside the game itself (match id, faults, timings)."""
+    version: int = VERSION
+    """The format version the record was read as and is written as: 1 for a record whose seed dealt by
+    the first arena's Mersenne Twister shuffle, 2 (VERSION) for the keyed shuffle of today's engine."""
 
     def to_json(self) -> dict[str, Any]:
         """The record as a JSON-ready dictionary."""
         document: dict[str, Any] = {
             "format": FORMAT,
-            "version": VERSION,
+            "version": self.version,
             "ruleset": self.rules.ruleset.value,
             "players": self.rules.players,
             "deal_cap": self.rules.deal_cap,
@@ -187,16 +205,15 @@ def _upgrade_nothing(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
-_UPGRADES: Final = {1: _upgrade_nothing}
-"""For each version, the function that brings a document of that version to the current one."""
+_UPGRADES: Final = {1: _upgrade_nothing, 2: _upgrade_nothing}
+"""For each version, what loading does to a document of that version or an older one on its way to the
+current version: nothing yet (version 2 changed what a seed deals, not the document, and a version-1
+record keeps its version: see VERSION)."""
 
 
 MAX_DEPTH: Final = 64
 """How deeply a record's JSON may nest: a record the arena writes nests 5 levels; a file nested thousands
 deep is an attack on the parser (or on anything that walks the document recursively later)."""
-
-MAX_SEED: Final = 2**63 - 1
-"""A record's seed is a signed 64-bit integer, as the command line and the ladder's store take it."""
 
 
 def loads(text: str) -> GameRecord:
@@ -280,8 +297,8 @@ def from_json(document: Any) -> GameRecord:
     ):
         raise RecordError(f"'seats' must be a list of {rules.players} names")
     seed = _optional_integer(document, "seed")
-    if seed is not None and not -MAX_SEED <= seed <= MAX_SEED:
-        raise RecordError("'seed' must be a whole number from -(2^63-1) to 2^63-1, or null")
+    if seed is not None and not MIN_SEED <= seed <= MAX_SEED:
+        raise RecordError(f"'seed' must be a whole number from {SEED_RANGE}, or null")
     first_dealer = _seat(document.get("first_dealer"), "first_dealer", rules.players)
     raw_deals = document.get("deals")
     if not isinstance(raw_deals, list):
@@ -293,7 +310,7 @@ def from_json(document: Any) -> GameRecord:
     known = {"format", "version", "ruleset", "players", "deal_cap", "seats", "seed", "first_dealer"}
     known |= {"deals", "result"}
     extra = {key: value for key, value in document.items() if key not in known}
-    return GameRecord(rules, list(seats), seed, first_dealer, deals, result, extra)
+    return GameRecord(rules, list(seats), seed, first_dealer, deals, result, extra, version)
 
 
 def _deal_from_json(raw: Any, number: int, players: int) -> DealRecord:

@@ -6,6 +6,7 @@ server"). Every problem is reported with the deal and move number (both from 1).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -21,6 +22,7 @@ from fiftysix.engine import (
     Phase,
     ShuffledDeals,
     first_dealer_for,
+    pack_for,
     parse_call,
     parse_card,
 )
@@ -44,18 +46,56 @@ class Replayed:
     """Whether the match was played to its end by the rules (not stopped by a forfeit)."""
 
 
+class VersionOneDeals:
+    """The deals a seed gave in records of version 1, before the engine's keyed shuffle: Python's
+    Mersenne Twister seeded with the text `fiftysix/{seed}/deal/{number}/{players}`. Kept only to check
+    such records (one deal seen gave away that seed and every later deal: nothing deals this way now)."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def hands(self, deal_number: int, seats: tuple[int, ...], dealer: int) -> dict[int, list[Card]]:
+        """The hands version 1 dealt: the pack shuffled, dealt one card at a time from the dealer's right."""
+        pack = list(pack_for(len(seats)))
+        random.Random(f"fiftysix/{self.seed}/deal/{deal_number}/{len(seats)}").shuffle(pack)
+        start = seats.index(dealer) + 1
+        order = [seats[(start + i) % len(seats)] for i in range(len(seats))]
+        return {seat: pack[i :: len(seats)] for i, seat in enumerate(order)}
+
+
+def version_one_first_dealer(seed: int, players: int) -> int:
+    """The first dealer a seed chose in records of version 1."""
+    return random.Random(f"fiftysix/{seed}/first-dealer").randrange(players)
+
+
+def _seeded_deals(record: GameRecord) -> VersionOneDeals | ShuffledDeals | None:
+    """The deals the record's seed gives, by the deal function of the record's version."""
+    if record.seed is None:
+        return None
+    return VersionOneDeals(record.seed) if record.version == 1 else ShuffledDeals(record.seed)
+
+
+def _seeded_first_dealer(record: GameRecord) -> int | None:
+    """The first dealer the record's seed chooses, by the deal function of the record's version."""
+    if record.seed is None:
+        return None
+    if record.version == 1:
+        return version_one_first_dealer(record.seed, record.rules.players)
+    return first_dealer_for(record.seed, record.rules.players)
+
+
 class _RecordedDeals:
     """Hands taken from the record, checked against the seed when the record has one."""
 
     def __init__(self, record: GameRecord) -> None:
         self._record = record
-        self._seeded = ShuffledDeals(record.seed) if record.seed is not None else None
+        self._seeded = _seeded_deals(record)
 
     def hands(self, deal_number: int, seats: tuple[int, ...], dealer: int) -> dict[int, list[Card]]:
         if deal_number > len(self._record.deals):
             # The match goes on past the record: only allowed when the record stops early, which
             # replay() checks; deal from the seed (or a placeholder shuffle) so the match can exist.
-            return ShuffledDeals(self._record.seed or 0).hands(deal_number, seats, dealer)
+            return (self._seeded or ShuffledDeals(0)).hands(deal_number, seats, dealer)
         deal = self._record.deals[deal_number - 1]
         hands: dict[int, list[Card]] = {}
         for seat, hand in enumerate(deal.hands):
@@ -90,7 +130,7 @@ def replay(record: GameRecord) -> Replayed:
     :raises ReplayError: for an illegal move, a result that does not follow from the moves, or deals
         recorded after the match ended.
     """
-    if record.seed is not None and record.first_dealer != first_dealer_for(record.seed, record.rules.players):
+    if record.seed is not None and record.first_dealer != _seeded_first_dealer(record):
         raise ReplayError(f"first dealer {record.first_dealer} is not the one seed {record.seed} chooses")
     if not record.deals:
         raise RecordError("the record has no deals")

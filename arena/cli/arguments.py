@@ -18,7 +18,7 @@ from arena.ladder.bot_commands import command_arguments
 from arena.ladder.entries import event_name
 from arena.runner import BotAddress, check_address, split_addresses
 from arena.untrusted import safe_text
-from fiftysix.engine import MAX_DEAL_CAP, Ruleset
+from fiftysix.engine import MAX_DEAL_CAP, MAX_SEED, MIN_SEED, SEED_RANGE, Ruleset
 
 _SHOWN_CHARS: Final = 60
 """How much of a bad argument an error repeats: enough to recognise it, never a screenful."""
@@ -63,8 +63,8 @@ decision_ms: Final = Bounded(1, 3_600_000, " ms")
 bank_ms: Final = Bounded(0, 86_400_000, " ms")
 """A match's time bank: up to a day."""
 deal_cap: Final = Bounded(1, MAX_DEAL_CAP)
-seed: Final = Bounded(-(2**63 - 1), 2**63 - 1, range_text="-(2^63-1) to 2^63-1")
-"""Any seed a signed 64-bit integer holds (what SQLite stores)."""
+seed: Final = Bounded(MIN_SEED, MAX_SEED, range_text=SEED_RANGE)
+"""Any seed the engine deals from: 128 bits, or a signed 64-bit one as older records hold."""
 matches: Final = Bounded(1, 1_000_000_000)
 concurrency: Final = Bounded(1, 256)
 strikes: Final = Bounded(0, 10_000)

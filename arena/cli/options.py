@@ -59,7 +59,8 @@ def match_settings(*, seed: int | None) -> argparse.ArgumentParser:
         "--ruleset", type=arguments.ruleset, default=Ruleset.PAIRS, help="pairs (default) or partnership"
     )
     seed_help = (
-        f"seed the pairings and deals, {arguments.seed.range} (default: random)"
+        f"seed the run's pairings and its sets' seeds, {arguments.seed.range}, to reproduce a run (whoever "
+        "knows it knows every deal; default: each set's seed is 128 bits from the OS's secure source)"
         if seed is None
         else f"match seed, {arguments.seed.range}: fixes every deal (default {seed})"
     )

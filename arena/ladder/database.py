@@ -19,13 +19,14 @@ from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Final
 
-from sqlalchemy import Connection, Engine, Table, create_engine, select
+from sqlalchemy import Connection, Engine, Table, create_engine, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import NullPool
 from sqlalchemy.schema import CreateColumn
 
+from arena.ladder import tables
 from arena.ladder.schema import _ADDED_COLUMNS, SCHEMA_VERSION
 from arena.ladder.tables import LADDER_TABLES, METADATA, meta
 
@@ -267,6 +268,7 @@ def prepare_schema(connection: Connection, name: str) -> None:
             connection.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
         elif version < SCHEMA_VERSION:
             _add_columns(connection, version)
+            void_sets_dealt_before_version_5(connection)
             connection.execute(
                 meta.update().where(meta.c.key == "schema_version").values(value=str(SCHEMA_VERSION))
             )
@@ -282,6 +284,24 @@ def _add_columns(connection: Connection, version: int) -> None:
             if column not in present.get(table, set()):
                 declared = CreateColumn(METADATA.tables[table].c[column]).compile(dialect=connection.dialect)
                 connection.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {declared}")
+
+
+OLD_DEALS: Final = "left unfinished by an arena before schema 5, which dealt other packs for its seed"
+"""Why `void_sets_dealt_before_version_5` made a set void."""
+
+
+def void_sets_dealt_before_version_5(connection: Connection) -> None:
+    """Version 5 changed what a seed deals (the keyed shuffle of fiftysix/engine/seeds.py): a set left
+    unfinished before it could not deal its rotations still to play what its first ones were dealt, and
+    its seed was small enough to guess from a deal. So it is made void, as a set is when a bot is
+    removed (one whose every rotation was played is still rated: it deals nothing more)."""
+    sets, matches = tables.sets, tables.matches
+    played = select(func.count()).where(matches.c.set_id == sets.c.id).scalar_subquery()
+    connection.execute(
+        update(sets)
+        .where(sets.c.rated_at.is_(None), sets.c.void_reason.is_(None), played < sets.c.rotations)
+        .values(void_reason=OLD_DEALS)
+    )
 
 
 def check_columns(connection: Connection, name: str, version: int = SCHEMA_VERSION) -> set[tuple[str, str]]:

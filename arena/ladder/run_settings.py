@@ -32,6 +32,9 @@ class LadderSettings:
     deal_cap: int | None = None
     time_control: TimeControl = field(default_factory=TimeControl)
     seed: int | None = None
+    """None (the default): every new set's seed is 128 bits from the OS's secure source and the pairing's
+    draws are random. A seed makes the run reproducible: the pairing's draws and the sets' seeds come from
+    generators seeded by it (scheduler.set_seeds), so whoever knows it knows every deal."""
     strikes: int = 0
     """The fault policy of every match (see MatchSettings.strikes)."""
     probation_after: int = 3

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import secrets
 import time
 from collections.abc import Callable, Iterator
 from typing import Final
@@ -41,6 +42,7 @@ from arena.ladder.set_play import SetPlayer
 from arena.ladder.store import LadderStore
 from arena.ladder.store_file import StoreError
 from arena.runner import MatchOutcome
+from fiftysix.engine import SEED_BITS
 
 log = structlog.get_logger("ladder")
 
@@ -53,6 +55,17 @@ WAIT: Final = _Wait()
 
 STALE_LIVE_S: Final = 3600.0
 """A match in play whose newest live event is older than this has lost its runner."""
+
+
+def set_seeds(seed: int | None) -> Callable[[], int]:
+    """Where a run's new sets get their seeds (SEED_BITS each). Without a run seed: the OS's secure
+    source (`secrets`), so that nobody can know a deal before it is dealt, nor work the seed out from the
+    deals made public. With one (`--seed`, to reproduce a run): a generator seeded by it, the same
+    seeds every time, known to whoever knows that seed (so not for a competition with stakes)."""
+    if seed is None:
+        return lambda: secrets.randbits(SEED_BITS)
+    generator = random.Random(f"fiftysix/set-seeds/{seed}")
+    return lambda: generator.getrandbits(SEED_BITS)
 
 
 class Ladder:
@@ -72,13 +85,16 @@ class Ladder:
         self.store = store
         self.settings = settings
         self.rng = random.Random(settings.seed)
+        """The run's own chance (the pairing's draws): seeded by `settings.seed` when given."""
+        self.new_seed = set_seeds(settings.seed)
+        """The seed of each new set (`set_seeds`)."""
         self.scheduled: dict[str, int] = {}
         """Matches of each bot launched and not finished yet."""
         self.pairing = pairing or RatingPairing(store, settings, self.rng, self.scheduled)
         self.sets_held = HeldSets(store, settings)
         """The sets this run holds a lease of (and the owner name of its leases)."""
         self.player = SetPlayer(
-            store, settings, local_bots, self.sets_held, self.scheduled, self.rng, on_match, matches
+            store, settings, local_bots, self.sets_held, self.scheduled, on_match, matches
         )
         self.report = self.player.report
         self.stopping = False
@@ -109,7 +125,7 @@ class Ladder:
                 rules.players,
                 rules.ruleset.value,
                 rules.deal_cap,
-                self.rng.randrange(2**31),
+                self.new_seed(),
                 bots,
                 lease=(self.sets_held.owner, self.settings.lease_s),
                 event=self.settings.event,

@@ -19,7 +19,6 @@ file that cannot be written, or that does not hold what the arena wrote) is rais
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from collections.abc import Callable
 from typing import Any
@@ -37,7 +36,7 @@ from arena.ladder.ratings import rate_set
 from arena.ladder.run_settings import VOIDED_SETS_KEPT, LadderReport, LadderSettings
 from arena.ladder.store import LadderStore
 from arena.ladder.store_file import DuplicateMatchError, StoreError
-from arena.runner import MatchOutcome, MatchSettings
+from arena.runner import MatchOutcome, MatchSettings, new_match_id
 from fiftysix.engine import EndReason, MatchRules, Ruleset
 
 log = structlog.get_logger("ladder")
@@ -53,7 +52,6 @@ class SetPlayer:
         local_bots: LocalBots,
         sets_held: HeldSets,
         scheduled: dict[str, int],
-        rng: random.Random,
         on_match: Callable[[MatchOutcome, LadderReport], None] | None = None,
         matches: MatchPlayer | None = None,
     ) -> None:
@@ -63,7 +61,6 @@ class SetPlayer:
         self.local_bots = local_bots
         self.sets_held = sets_held
         self.scheduled = scheduled
-        self.rng = rng
         self.on_match = on_match
         self.report = LadderReport()
         self.availability = Availability(store, settings, local_bots, self.report)
@@ -140,7 +137,7 @@ class SetPlayer:
         started)."""
         duplicate = job.duplicate
         team_bots = duplicate.team_bots(job.rotation)
-        match_id = f"set{duplicate.id}-rot{job.rotation}-{self.rng.randrange(16**6):06x}"
+        match_id = new_match_id()  # random: a bot is told it, so it says nothing of the set or rotation
         feed = LiveFeed(self.store, match_id)
         gate = job.set_in_play.gate
         on_event = gate.attach(job.rotation, feed.publish)

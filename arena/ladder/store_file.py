@@ -55,6 +55,7 @@ from arena.ladder.database import (
     server_url,
     shown,
     table_names,
+    void_sets_dealt_before_version_5,
 )
 from arena.ladder.entries import BotTotals, FittedRating, PoolSums, pool_name
 from arena.ladder.fit import fit_pool
@@ -553,6 +554,7 @@ class StoreFile:
 _DATA_UPGRADES: Final[dict[int, tuple[Callable[[StoreFile], None], ...]]] = {
     3: (StoreFile._upgrade_scale,),
     4: (StoreFile._upgrade_fit,),
+    5: (lambda store: void_sets_dealt_before_version_5(store._conn),),
 }
 """For each schema version, what `_upgrade` does after adding its columns: moving data into new tables."""
 

@@ -11,11 +11,8 @@ from sqlalchemy import Select, select
 from arena.ladder import tables
 from arena.ladder.entries import StoredMatch
 from arena.ladder.store_file import StoreFile, is_integer, is_number
+from fiftysix.engine import SEED_BITS
 from fiftysix.wire import FaultRecord
-
-SEED_BITS: Final = 128
-"""A set's seed is a whole number of this many bits (0 to 2^128 - 1), stored in two signed 64-bit
-columns (`split_seed`)."""
 
 _HALF: Final = 1 << 64
 
@@ -26,8 +23,8 @@ def _signed(half: int) -> int:
 
 
 def split_seed(seed: int) -> tuple[int, int]:
-    """A set's seed as its two columns, `seed` (the lower 64 bits) and `seed_high` (the upper 64), each
-    as the signed 64-bit value of the same bits.
+    """A set's seed (of SEED_BITS at most) as its two columns, `seed` (the lower 64 bits) and
+    `seed_high` (the upper 64), each as the signed 64-bit value of the same bits.
 
     >>> split_seed(5)
     (5, 0)

@@ -16,11 +16,11 @@ of the arena's own ends the match with reason `arena_error`, logged with its tra
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import grpc.aio
 import structlog
@@ -57,6 +57,18 @@ from fiftysix.wire import (
 log = structlog.get_logger("arena")
 
 
+MATCH_ID_BYTES: Final = 8
+"""A match id is this many random bytes from the OS's secure source, in hex (16 characters)."""
+
+
+def new_match_id() -> str:
+    """A new match's id: random, and nothing else. Every bot of the match is told it (MatchStart), so it
+    holds nothing the bot could use: not the set, the rotation, the seed nor a count (the ladder's store
+    keeps which set and rotation each match id played). Hex digits only: safe in a URL and a file
+    name."""
+    return secrets.token_hex(MATCH_ID_BYTES)
+
+
 @dataclass
 class MatchSettings:
     """Everything that fixes a match besides the bots."""
@@ -64,7 +76,7 @@ class MatchSettings:
     rules: MatchRules
     seed: int
     time_control: TimeControl = field(default_factory=TimeControl)
-    match_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    match_id: str = field(default_factory=new_match_id)
     connect_timeout_s: float = 5.0
     """Time for each bot's handshake (all attempts) and for its Ready answer."""
     strikes: int = 0
@@ -374,12 +386,11 @@ async def run_match(
     arena_error: str | None = None
     with structlog.contextvars.bound_contextvars(match_id=settings.match_id):
         log.info(
-            "match_started",
-            players=settings.rules.players,
-            ruleset=settings.rules.ruleset.value,
-            seed=settings.seed,
-            bots=names,
+            "match_started", players=settings.rules.players, ruleset=settings.rules.ruleset.value, bots=names
         )
+        # The seed fixes every hand of the match (and of its set's other rotations): debug level only,
+        # like the hands.
+        log.debug("match_seeded", seed=settings.seed)
         if on_event is not None:
             on_event(public_events.match_start(settings.match_id, settings.rules, names))
         for seat, detail in (absent or {}).items():

@@ -51,6 +51,7 @@ from fiftysix.engine.rules import (
     table_amount,
 )
 from fiftysix.engine.sampling import sample_hands
+from fiftysix.engine.seeds import MAX_SEED, MIN_SEED, SEED_BITS, SEED_RANGE
 from fiftysix.engine.values import Bid, CallMade, Contract, Move, Phase, Play, Trick
 from fiftysix.engine.view import View
 
@@ -59,10 +60,14 @@ __all__ = [
     "DOUBLE",
     "MAX_BID",
     "MAX_DEAL_CAP",
+    "MAX_SEED",
     "MIN_BID",
+    "MIN_SEED",
     "PASS",
     "POINTS_PER_DEAL",
     "REDOUBLE",
+    "SEED_BITS",
+    "SEED_RANGE",
     "STARTING_TABLES",
     "Bid",
     "BidForm",

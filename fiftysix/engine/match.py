@@ -7,7 +7,6 @@ docs/rules.md#the-end-of-the-match. The match deals each hand itself from a `Dea
 
 from __future__ import annotations
 
-import random
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -16,6 +15,7 @@ from fiftysix.engine.cards import Card, pack_for
 from fiftysix.engine.deal import Deal
 from fiftysix.engine.errors import MatchOverError
 from fiftysix.engine.rules import STARTING_TABLES, EndReason, MatchRules, table_amount
+from fiftysix.engine.seeds import deal_stream, first_dealer_stream, seed_key
 from fiftysix.engine.values import CallMade, Contract, Move, Phase, Trick
 from fiftysix.engine.view import View
 
@@ -32,17 +32,22 @@ class ShuffledDeals:
     """Seeded shuffles: the same seed gives the same deals in every run and on every machine.
 
     Each deal's shuffle depends only on the seed, the deal number and the players at the table, so a
-    deal does not change when an earlier deal is played differently (what duplicate play needs).
-    The dealer deals the whole pack one card at a time, starting with the player to their right.
+    deal does not change when an earlier deal is played differently (what duplicate play needs). It is
+    drawn by a keyed cryptographic function of those (seeds.py), so a deal seen tells nothing of the
+    seed or of any other deal. The dealer deals the whole pack one card at a time, starting with the
+    player to their right.
+
+    :raises ValueError: for a seed outside MIN_SEED to MAX_SEED.
     """
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
+        self._key = seed_key(seed)
 
     def hands(self, deal_number: int, seats: tuple[int, ...], dealer: int) -> dict[int, list[Card]]:
         """Shuffle the pack for `len(seats)` players and deal it from the dealer's right."""
         pack = list(pack_for(len(seats)))
-        random.Random(f"fiftysix/{self.seed}/deal/{deal_number}/{len(seats)}").shuffle(pack)
+        deal_stream(self._key, deal_number, len(seats)).shuffle(pack)
         start = seats.index(dealer) + 1
         order = [seats[(start + i) % len(seats)] for i in range(len(seats))]
         return {seat: pack[i :: len(seats)] for i, seat in enumerate(order)}
@@ -63,8 +68,11 @@ class FixedFirstDeal:
 
 
 def first_dealer_for(seed: int, players: int) -> int:
-    """The first dealer of a match with this seed, chosen at random from the seed."""
-    return random.Random(f"fiftysix/{seed}/first-dealer").randrange(players)
+    """The first dealer of a match with this seed, chosen at random from the seed (seeds.py).
+
+    :raises ValueError: for a seed outside MIN_SEED to MAX_SEED.
+    """
+    return first_dealer_stream(seed_key(seed)).below(players)
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,7 +73,8 @@ def test_json_that_breaks_the_parser_is_a_record_error(text: str, message: str) 
     [
         (("players",), 10**30, "4, 6 or 8"),
         (("deal_cap",), 10**20, "deal cap must be 1 to 10,000"),
-        (("seed",), 2**63, "'seed' must be a whole number"),
+        (("seed",), 2**128, r"'seed' must be a whole number from -\(2\^63-1\) to 2\^128-1"),
+        (("seed",), -(2**63), "'seed' must be a whole number"),
         (("seed",), -(10**300), "'seed' must be a whole number"),
         (("first_dealer",), 10**30, "'first_dealer' must be a seat number, 0 to 3"),
         (("first_dealer",), -1, "'first_dealer' must be a seat number"),

@@ -200,3 +200,31 @@ def test_a_version_1_record_still_loads_and_replays() -> None:
     replayed = replay(record)
     assert replayed.complete
     assert len(replayed.results) == 2
+    assert record.version == 1
+    assert record.to_json()["version"] == 1  # written back as it was read: its seed dealt by version 1
+
+
+@pytest.mark.parametrize("deal", [0, 1])
+def test_a_version_1_records_hands_are_checked_against_its_seeds_old_deals(deal: int) -> None:
+    """Version 1's seeds dealt by Python's Mersenne Twister; replay checks a version-1 record against
+    those deals (today's engine deals another pack for the same seed), and a version-2 record against
+    the keyed shuffle."""
+    document = json.loads((Path(__file__).with_name("fixtures") / "record-v1-6p.json").read_text())
+    assert document["seed"] == 11
+    swapped = copy.deepcopy(document)
+    hands = swapped["deals"][deal]["hands"]
+    hands[0][0], hands[1][0] = hands[1][0], hands[0][0]
+    assert hands[0][0] != hands[1][0]
+    with pytest.raises(RecordError, match=rf"deal {deal + 1}: the hand of seat 0 is not the one seed 11"):
+        replay_json(swapped)
+    with pytest.raises(RecordError, match="not the one seed 11"):
+        replay_json(dict(document, version=2))  # the same hands are not what seed 11 deals now
+
+
+def test_a_seed_of_128_bits_records_and_replays() -> None:
+    seed = 2**128 - 1
+    document = recorded(MatchRules(4, Ruleset.PAIRS, deal_cap=1), seed)
+    assert (document["seed"], document["version"]) == (seed, VERSION)
+    replay_json(document)
+    with pytest.raises(RecordError, match=r"'seed' must be a whole number from -\(2\^63-1\) to 2\^128-1"):
+        loads(json.dumps(dict(document, seed=seed + 1)))

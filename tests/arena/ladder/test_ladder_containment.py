@@ -31,7 +31,8 @@ def test_an_arena_error_voids_its_set_and_the_run_goes_on(
         return real(result)  # type: ignore[arg-type]
 
     monkeypatch.setattr(arena.runner.match, "deal_end_message", failing_once)
-    settings = LadderSettings(matches=6, deal_cap=2, time_control=FAST, seed=4)
+    # One deal a match, whatever the deals: the second deal's end is in the first set's second match.
+    settings = LadderSettings(matches=6, deal_cap=1, time_control=FAST, seed=4)
     ladder = Ladder(store, settings, LocalBots(tmp_path))
     with capture_logs() as logs:
         report = asyncio.run(ladder.run())
@@ -41,7 +42,7 @@ def test_an_arena_error_voids_its_set_and_the_run_goes_on(
     assert report.matches == 6
     assert report.arena_errors == 1
     [(void_set, reason)] = report.voided_sets
-    assert "RuntimeError: a bug of the arena's own" in reason
+    assert "arena error in rotation 1: RuntimeError: a bug of the arena's own" in reason
     stored = store.matches()
     assert [match.reason for match in stored].count("arena_error") == 1
     errored = next(match for match in stored if match.reason == "arena_error")

@@ -18,6 +18,7 @@ from sqlalchemy import text, update
 
 from arena.ladder import store as store_module
 from arena.ladder import store_rows, tables
+from arena.ladder.database import OLD_DEALS
 from arena.ladder.entries import BotEntry, BotTotals, isolated
 from arena.ladder.ratings import rate_set
 from arena.ladder.schema import SCHEMA_VERSION
@@ -272,10 +273,15 @@ def test_a_set_is_isolated_when_the_arena_starts_every_bot(
 
 
 def _as_version_4(database: str) -> None:
-    """Make `database` what the version-4 arena left: today's tables without version 5's columns."""
+    """Make `database` what the version-4 arena left: today's tables without version 5's columns, a set
+    played whole but not rated yet (seed 2^63 - 1) and one with its rotations still to play (seed 5)."""
     store = LadderStore(database)
     store.add_bot("alpha", address="localhost:1")
-    store.create_set(4, "pairs", None, 2**63 - 1, ["alpha", "alpha"], isolated=False)
+    store.add_bot("beta", address="localhost:2")
+    whole = store.create_set(4, "pairs", None, 2**63 - 1, ["alpha", "beta"], isolated=False)
+    for rotation in range(2):
+        store.save_match(f"m{rotation}", whole, rotation, "score", [1, 2], [], {}, 1, 0.1)
+    store.create_set(4, "pairs", None, 5, ["beta", "alpha"], isolated=False)
     with store._transaction():
         for table, column in (("sets", "seed_high"), ("sets", "isolated"), ("sets", "shown_at")):
             store._conn.execute(text(f"ALTER TABLE {table} DROP COLUMN {column}"))
@@ -285,13 +291,15 @@ def _as_version_4(database: str) -> None:
 
 
 def test_a_version_4_database_is_read_as_it_is_read_only_and_upgraded_otherwise(database: str) -> None:
-    """A PostgreSQL database of version 4 is upgraded like a SQLite file: the columns added, then the
-    version, in one transaction; read-only, the missing columns read as unknown."""
+    """A PostgreSQL database of version 4 is upgraded like a SQLite file, in one transaction: the columns
+    added, its sets with rotations still to play made void (today's engine deals other packs for their
+    seeds), then the version; read-only, it is read as it is, the missing columns as unknown."""
     _as_version_4(database)
     reader = LadderStore(database, read_only=True)
     try:
-        [(duplicate, _missing)] = reader.unfinished_sets()
-        assert (duplicate.seed, duplicate.isolated, duplicate.shown_at) == (2**63 - 1, None, None)
+        [(whole, missing), (begun, _)] = reader.unfinished_sets()
+        assert (whole.seed, whole.isolated, whole.shown_at, missing) == (2**63 - 1, None, None, [])
+        assert begun.seed == 5
         assert reader.bot("alpha").owner is None
         assert reader._conn.scalar(meta.select().with_only_columns(meta.c.value)) == "4"
     finally:
@@ -299,12 +307,13 @@ def test_a_version_4_database_is_read_as_it_is_read_only_and_upgraded_otherwise(
     upgraded = LadderStore(database)
     try:
         assert upgraded._conn.scalar(meta.select().with_only_columns(meta.c.value)) == str(SCHEMA_VERSION)
-        [(duplicate, _missing)] = upgraded.unfinished_sets()
-        assert (duplicate.seed, duplicate.isolated) == (2**63 - 1, None)
-        upgraded.add_bot("beta", address="localhost:2", owner="bea")
-        assert upgraded.bot("beta").owner == "bea"
-        created = upgraded.create_set(4, "pairs", None, 2**100, ["alpha", "beta"], isolated=False)
-        assert upgraded.unfinished_sets()[-1][0] == created
+        assert upgraded.unfinished_sets() == [(whole, [])]  # played whole: still rated
+        assert upgraded.void_reason(begun.id) == OLD_DEALS
+        assert rate_set(upgraded, whole) is not None
+        upgraded.add_bot("gamma", address="localhost:3", owner="gil")
+        assert upgraded.bot("gamma").owner == "gil"
+        created = upgraded.create_set(4, "pairs", None, 2**100, ["alpha", "gamma"], isolated=False)
+        assert upgraded.unfinished_sets() == [(created, [0, 1])]
     finally:
         upgraded.close()
 

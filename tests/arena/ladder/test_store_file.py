@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from arena.ladder.database import OLD_DEALS
 from arena.ladder.entries import PairResult, PoolSums, SetResult
 from arena.ladder.fit import fit_pool
 from arena.ladder.ratings import rate_set
@@ -50,10 +51,11 @@ def test_a_version_1_file_is_upgraded_in_place(tmp_path: Path) -> None:
     db.commit()
     db.close()
     store = LadderStore(path)
-    [(duplicate, missing)] = store.unfinished_sets()
-    assert (duplicate.seed, missing) == (5, [0, 1])
-    assert store.void_reason(1) is None
-    assert store.claim_set(1, "me", 60.0)  # the columns of version 3 were added
+    # Its set had every rotation to play, on deals today's engine no longer deals from its seed.
+    assert store.unfinished_sets() == []
+    assert store.void_reason(1) == OLD_DEALS
+    created = store.create_set(4, "pairs", None, 5, ["a", "b"], isolated=False)
+    assert store.claim_set(created.id, "me", 60.0)  # the columns of version 3 were added
     assert store.down_bots() == {}
     store.close()
     version = sqlite3.connect(path).execute("SELECT value FROM meta WHERE key = 'schema_version'")
@@ -242,40 +244,47 @@ VERSION_4 = Path(__file__).parent / "fixtures" / "ladder-v4.sql"
 
 @pytest.mark.parametrize("read_only", [False, True])
 def test_a_version_4_file_gets_the_columns_of_version_5(tmp_path: Path, read_only: bool) -> None:
-    """Read-write, it is upgraded in place (the columns added, the version raised); read-only, it is read
-    as it is, the new columns taken as unknown. Either way its old seeds (negative, 31-bit, 64-bit) read
-    back as stored."""
+    """Read-write, it is upgraded in place (the columns added, the version raised, its sets that still
+    had rotations to play made void: today's engine deals other packs for their seeds); read-only, it is
+    read as it is, the new columns taken as unknown. Either way its old seeds (negative, 31-bit, 64-bit)
+    read back as stored."""
     path = tmp_path / "v4.db"
     db = sqlite3.connect(path)
     db.executescript(VERSION_4.read_text(encoding="utf-8"))
     db.close()
     store = LadderStore(path, read_only=read_only)
-    [(unfinished, missing), (event_set, _)] = store.unfinished_sets()
-    assert (unfinished.seed, unfinished.deal_cap, missing) == (2**63 - 1, 3, [1])
-    assert (event_set.seed, event_set.event) == (12345, "cup")
-    assert (unfinished.isolated, unfinished.shown, event_set.isolated) == (None, False, None)
     assert [(bot.name, bot.owner) for bot in store.bots()] == [("a", None), ("b", None), ("c", None)]
     assert store.match_record("m1-1") == {"r": 11}
     assert [line.bot for line in ladder_standings(store)] == ["a", "b", "c"]  # a beat b, b beat c
+    unfinished = {duplicate.id: (duplicate, missing) for duplicate, missing in store.unfinished_sets()}
     store.close()
     db = sqlite3.connect(path)
     columns = {row[1] for row in db.execute("PRAGMA table_info(sets)")}
     seeds = db.execute("SELECT seed FROM sets ORDER BY id").fetchall()
     db.close()
-    assert seeds == [(-(2**63 - 1),), (2**31 - 1,), (2**63 - 1,), (12345,)]
+    assert seeds == [(-(2**63 - 1),), (2**31 - 1,), (2**63 - 1,), (12345,), (77,)]
     if read_only:
         assert schema_version(path) == "4"
         assert "seed_high" not in columns
+        assert sorted(unfinished) == [3, 4, 5]
+        third, missing = unfinished[3]
+        assert (third.seed, third.deal_cap, missing) == (2**63 - 1, 3, [1])
+        assert (unfinished[4][0].seed, unfinished[4][0].event) == (12345, "cup")
+        assert (third.isolated, third.shown, unfinished[4][0].isolated) == (None, False, None)
         return
     assert schema_version(path) == str(SCHEMA_VERSION)
     assert {"seed_high", "isolated", "shown_at"} <= columns
+    fifth, missing = unfinished.pop(5)
+    assert (fifth.seed, fifth.isolated, missing) == (77, None, [])  # played whole: still to be rated
+    assert unfinished == {}
     again = LadderStore(path)
+    assert again.void_reason(3) == again.void_reason(4) == OLD_DEALS
+    assert rate_set(again, fifth) is not None
     again.update_bot("a", command="run-a")
     duplicate = again.create_set(4, "pairs", None, 2**128 - 1, ["a", "b"], isolated=True)
-    again.mark_set_shown(unfinished.id)
-    sets = {line.id: line for line, _missing in again.unfinished_sets()}
-    assert (sets[duplicate.id].seed, sets[duplicate.id].isolated) == (2**128 - 1, True)
-    assert (sets[unfinished.id].shown, sets[unfinished.id].seed) == (True, 2**63 - 1)
+    again.mark_set_shown(duplicate.id)
+    [(read, _missing)] = again.unfinished_sets()
+    assert (read.seed, read.isolated, read.shown) == (2**128 - 1, True, True)
     again.close()
 
 

@@ -27,12 +27,13 @@ PASS_PROBABILITY = {4: 0.7, 6: 0.8, 8: 0.85}
 
 # The seeded cases use the first seed, counting from 1, in which no deal is passed out: a real auction
 # says more, and the all-pass auction has its own case.
+# Found again when the deals became the keyed shuffle of fiftysix/engine/seeds.py.
 SEEDS = {
-    (Ruleset.PAIRS, 4): 1,
+    (Ruleset.PAIRS, 4): 7,
     (Ruleset.PAIRS, 6): 2,
     (Ruleset.PAIRS, 8): 2,
     (Ruleset.PARTNERSHIP, 4): 3,
-    (Ruleset.PARTNERSHIP, 6): 3,
+    (Ruleset.PARTNERSHIP, 6): 4,
     (Ruleset.PARTNERSHIP, 8): 2,
 }
 

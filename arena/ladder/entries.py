@@ -54,6 +54,15 @@ def parse_pool(text: str) -> str:
     return pool_name(int(players), parsed.value, event if at else None)
 
 
+def pool_rules(pool: str) -> MatchRules:
+    """The format of a pool as `parse_pool` writes it (`4p-pairs`, `6p-partnership@EVENT`).
+
+    :raises ValueError: when it names no format.
+    """
+    players, _, ruleset = parse_pool(pool).partition("@")[0].partition("p-")
+    return MatchRules(int(players), Ruleset.parse(ruleset))
+
+
 def event_name(text: str) -> str:
     """`text` if it may name an event (letters, digits, `.`, `_`, `-`; at most 64), else a ValueError."""
     if NAME.fullmatch(text) is None:

@@ -27,6 +27,8 @@ class SetInPlay:
     """What the run knows of a set it plays, shared by the set's jobs and let go with them."""
 
     duplicate: DuplicateSet
+    gate: LiveGate
+    """Holds its live events until every rotation has ended their deal (live_gate.py)."""
     void: bool = False
     jobs: int = 0
     """Its matches this run has neither finished nor dropped; at 0 its lease is given up."""
@@ -37,8 +39,6 @@ class SetInPlay:
     checked: bool = False
     check_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     """The first of its matches to start checks its bots; the others wait for that."""
-    gate: LiveGate = field(default_factory=lambda: LiveGate(()))
-    """Holds its live events until every rotation has ended their deal (live_gate.py)."""
 
     @property
     def closed(self) -> bool:
@@ -81,12 +81,15 @@ class HeldSets:
         self.held[duplicate.id] = in_play
         return jobs
 
-    def _shown(self, set_id: int) -> None:
-        """A move of the set went live: noted in the store, so that no runner replays its deals."""
+    def _shown(self, set_id: int) -> bool:
+        """Note in the store that a move of the set goes live, so that no runner replays its deals; False
+        when it cannot be noted (then nothing of the set goes live)."""
         try:
             self.store.mark_set_shown(set_id)
         except StoreError as error:  # the live feed's own writes will fail too; the set goes on
             log.warning("set_shown_not_noted", set_id=set_id, error=str(error))
+            return False
+        return True
 
     def job_done(self, in_play: SetInPlay, count: int = 1) -> None:
         """`count` of a set's jobs finished or dropped; after the last, its lease is given up."""
@@ -119,4 +122,5 @@ class HeldSets:
         for set_id in set(self.held) - kept:
             in_play = self.held.pop(set_id)
             in_play.lease_lost = True
+            in_play.gate.freeze()  # the other runner plays its deals now
             log.warning("lease_lost", set_id=set_id, reason="another runner took the set over")

@@ -26,9 +26,11 @@ class LiveGate:
     """The live events of one set's rotations played by this run, each released once every rotation
     still playing has ended its deal."""
 
-    def __init__(self, playing: Iterable[int], on_shown: Callable[[], None] = lambda: None) -> None:
+    def __init__(self, playing: Iterable[int], on_shown: Callable[[], bool] = lambda: True) -> None:
         """`playing`: the rotations this run plays (the others are stored already); `on_shown` is called
-        once, when the first move of the set is released."""
+        once, before the first move of the set is released, and must note it (in the store): when it
+        cannot (False), nothing of the set is released, since a set not known to be shown could be
+        replayed."""
         self.ended: dict[int, int] = dict.fromkeys(playing, 0)
         """Per rotation still to be stored: how many of its deals have ended."""
         self.current: dict[int, int] = dict.fromkeys(self.ended, 0)
@@ -38,14 +40,20 @@ class LiveGate:
         self.on_shown = on_shown
         self.shown = False
         """Whether a call or a card of the set has been released."""
+        self.frozen = False
+        """Nothing more is released (the run lost the set's lease, or could not note it shown)."""
 
     def attach(self, rotation: int, publish: Publish) -> Publish:
-        """Send `rotation`'s released events to `publish` from now on; the hook its match calls."""
+        """Send `rotation`'s released events to `publish` from now on; the hook its match calls.
+
+        :raises ValueError: for a rotation the gate does not wait for (not played by this run, or stored).
+        """
+        if rotation not in self.ended:
+            raise ValueError(f"rotation {rotation} is not one this gate holds the events of")
         self.feeds[rotation] = publish
         self.held[rotation] = []
         self.current[rotation] = 0
-        if rotation in self.ended:
-            self.ended[rotation] = 0
+        self.ended[rotation] = 0
         return lambda event: self.publish(rotation, event)
 
     def publish(self, rotation: int, event: dict[str, Any]) -> None:
@@ -69,6 +77,10 @@ class LiveGate:
         self.feeds.pop(rotation, None)
         self._release()
 
+    def freeze(self) -> None:
+        """Release nothing more: another runner took the set over and plays its deals."""
+        self.frozen = True
+
     def stop(self, rotation: int) -> None:
         """`rotation`'s match ended without being stored: nothing more of it is released, and the other
         rotations' deals past what it ended stay held (it will be played again)."""
@@ -81,6 +93,8 @@ class LiveGate:
         return min(self.ended.values(), default=None)
 
     def _release(self) -> None:
+        if self.frozen:
+            return
         through = self.released_through
         for rotation, held in self.held.items():
             publish = self.feeds.get(rotation)
@@ -93,9 +107,11 @@ class LiveGate:
                 count += 1
             if not count:
                 continue
+            if not self.shown and any(event.get("type") in ("call", "card") for _, event in held[:count]):
+                if not self.on_shown():
+                    self.frozen = True
+                    return
+                self.shown = True
             released, self.held[rotation] = held[:count], held[count:]
             for _number, event in released:
-                if not self.shown and event.get("type") in ("call", "card"):
-                    self.shown = True
-                    self.on_shown()
                 publish(event)

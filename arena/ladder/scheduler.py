@@ -15,7 +15,10 @@ that stores its last match. Down bots are checked at the start of a run and ever
 
 A run ends on whole sets: after `matches` (as many more as the last set needs), or when no new set may
 start after `duration_s`, or after `stop()`; `stop(now=True)` cancels the matches in progress instead
-(nothing of them is stored; their sets stay unfinished for the next run). The report keeps sums and
+(nothing of them is stored; their sets stay unfinished for the next run, or void when a move of theirs
+was shown live). The rotations of a new set start together when the workers allow (a set waits for as
+many free workers as it has rotations, up to `concurrency`), so that its live events lag by a deal
+(live_gate.py). The report keeps sums and
 counts, never the matches, so a run's memory does not grow with its length. Only a StoreError (a file
 that cannot be written, or that does not hold what the arena wrote) stops a run, after the matches in
 progress end, with a `LadderError` that says why.
@@ -24,6 +27,9 @@ progress end, with a `LadderError` that says why.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hmac
+import itertools
 import random
 import secrets
 import time
@@ -43,6 +49,7 @@ from arena.ladder.store import LadderStore
 from arena.ladder.store_file import StoreError
 from arena.runner import MatchOutcome
 from fiftysix.engine import SEED_BITS
+from fiftysix.engine.seeds import seed_key
 
 log = structlog.get_logger("ladder")
 
@@ -52,6 +59,7 @@ class _Wait:
 
 
 WAIT: Final = _Wait()
+"""`take_job`'s answer when a new set must wait for more free workers."""
 
 STALE_LIVE_S: Final = 3600.0
 """A match in play whose newest live event is older than this has lost its runner."""
@@ -64,8 +72,15 @@ def set_seeds(seed: int | None) -> Callable[[], int]:
     seeds every time, known to whoever knows that seed (so not for a competition with stakes)."""
     if seed is None:
         return lambda: secrets.randbits(SEED_BITS)
-    generator = random.Random(f"fiftysix/set-seeds/{seed}")
-    return lambda: generator.getrandbits(SEED_BITS)
+    key = seed_key(seed)
+    counter = itertools.count()
+
+    def keyed() -> int:
+        # HMAC-SHA256 of a counter: the seeds of sets made public tell nothing of the next ones.
+        digest = hmac.digest(key, f"fiftysix/set-seed/{next(counter)}".encode(), "sha256")
+        return int.from_bytes(digest[: SEED_BITS // 8], "big")
+
+    return keyed
 
 
 class Ladder:
@@ -104,6 +119,8 @@ class Ladder:
         self.queued = 0
         self.out_of_time = False
         self._workers: list[asyncio.Task[None]] = []
+        self._wake: Callable[[], None] | None = None
+        """Wakes the workers waiting for a job (while `run` runs)."""
         self._skipped: set[int] = set()
 
     def sets(self) -> Iterator[list[Job]]:
@@ -153,11 +170,8 @@ class Ladder:
                 continue  # another runner was first
             if duplicate.shown and missing:
                 # Its deals were shown live before a rotation was stored (its runner died): never replayed.
-                reason = "interrupted after its deals were shown live"
-                self.store.void_set(duplicate.id, reason)
+                self.player.void_set(duplicate.id, "interrupted after its deals were shown live")
                 self.store.release_set(duplicate.id, self.sets_held.owner)
-                self.report.sets_voided += 1
-                log.warning("set_voided", set_id=duplicate.id, reason=reason)
                 continue
             if not missing:
                 self.player.rate(duplicate)
@@ -219,14 +233,29 @@ class Ladder:
         concurrency = self.settings.concurrency
         needed = min(concurrency, self.settings.rules.team_count)
         idle = 0
+        alive = concurrency
+        """Workers not ended yet: a set never waits for more workers than are left."""
         changed = asyncio.Condition()
+
+        async def notify() -> None:
+            async with changed:
+                changed.notify_all()
+
+        waking: set[asyncio.Task[None]] = set()
+
+        def wake() -> None:
+            task = asyncio.get_running_loop().create_task(notify())
+            waking.add(task)
+            task.add_done_callback(waking.discard)
+
+        self._wake = wake
 
         async def next_job() -> Job | None:
             nonlocal idle
             async with changed:
                 idle += 1
                 try:
-                    while isinstance(job := take_job(idle >= needed), _Wait):
+                    while isinstance(job := take_job(idle >= min(needed, alive)), _Wait):
                         await changed.wait()
                     changed.notify_all()  # the rest of a set just taken, for the others waiting
                     return job
@@ -265,18 +294,22 @@ class Ladder:
             return job
 
         async def worker() -> None:
+            nonlocal alive
             try:
                 while (job := await next_job()) is not None:
                     try:
                         await self.player.play(job)
                     finally:
-                        async with changed:
-                            changed.notify_all()
+                        await notify()
             except StoreError as error:
                 # The store cannot be written: start nothing more, let the other matches end.
                 log.error("ladder_store_failed", error=str(error))
                 self.store_failure = self.store_failure or error
                 self.stop()
+            finally:
+                alive -= 1
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.shield(notify())  # the others may start a set without it now
 
         await self.recheck_down_bots()
         workers = [asyncio.create_task(worker()) for _ in range(concurrency)]
@@ -296,6 +329,7 @@ class Ladder:
             for in_play in list(self.sets_held.held.values()):
                 self.sets_held.release(in_play)  # sets left unfinished: any runner may take them now
             self._workers = []
+            self._wake = None
             self.report.seconds = time.perf_counter() - started
         for task in workers:
             if not task.cancelled():
@@ -307,9 +341,12 @@ class Ladder:
     def stop(self, now: bool = False) -> None:
         """Start no new match; the matches being played finish. With `now`, they are cancelled as well
         (each closes its streams on the way out), none of them is stored, and `run` returns at once
-        with what finished; their sets stay unfinished, for the next run to finish."""
+        with what finished; their sets stay unfinished, for the next run to finish (or void, when a move of
+        theirs was shown live: set_play.py)."""
         self.stopping = True
         self.player.stopping = True
+        if self._wake is not None:
+            self._wake()  # the workers waiting for a set to start see that none will
         if now:
             for task in self._workers:
                 task.cancel()

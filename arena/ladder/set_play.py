@@ -101,7 +101,10 @@ class SetPlayer:
         if set_in_play.void:
             return
         set_in_play.void = True
-        set_id = set_in_play.duplicate.id
+        self.void_set(set_in_play.duplicate.id, reason)
+
+    def void_set(self, set_id: int, reason: str) -> None:
+        """Make a set void in the store, count it in the report and log it."""
         self.report.sets_voided += 1
         if len(self.report.voided_sets) < VOIDED_SETS_KEPT:
             self.report.voided_sets.append((set_id, reason))

@@ -19,11 +19,11 @@ from arena.ladder.entries import (
     PairResult,
     StoredMatch,
     isolated,
+    pool_rules,
 )
 from arena.ladder.isolation import shares_seats
 from arena.ladder.store import LadderStore
 from arena.ladder.tally import CRASH_CAUSES, ILLEGAL_MOVE_CAUSES, TIMEOUT_CAUSES
-from fiftysix.engine import MatchRules, Ruleset
 
 __all__ = [
     "CRASH_CAUSES",
@@ -122,7 +122,7 @@ def rank_bots(
     `totals` (none for a bot without any) and its fitted rating in `fitted` (an infinite interval for a
     bot not rated yet); the bots of `down` (name: since when) are shown down."""
     lines = []
-    rules = _rules_of(pool)
+    rules = pool_rules(pool)
     for entry in bots:
         counted = totals.get(entry.name, BotTotals())
         fit = fitted.get(entry.name)
@@ -152,12 +152,6 @@ def rank_bots(
         tied = index > 0 and line.rating == lines[index - 1].rating
         ranked.append(replace(line, rank=ranked[-1].rank if tied else index + 1))
     return ranked
-
-
-def _rules_of(pool: str) -> MatchRules:
-    """The format of a pool (`4p-pairs`, `6p-partnership@EVENT`)."""
-    players, _, ruleset = pool.partition("@")[0].partition("p-")
-    return MatchRules(int(players), Ruleset.parse(ruleset))
 
 
 @dataclass(frozen=True, slots=True)

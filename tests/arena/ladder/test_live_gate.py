@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from arena.ladder.live_gate import LiveGate
 
 
@@ -21,7 +23,12 @@ def events_of(rotation: int, deals: int) -> list[dict[str, Any]]:
 
 def test_a_move_waits_until_every_rotation_has_ended_its_deal() -> None:
     shown: list[bool] = []
-    gate = LiveGate([0, 1], on_shown=lambda: shown.append(True))
+
+    def noted() -> bool:
+        shown.append(True)
+        return True
+
+    gate = LiveGate([0, 1], on_shown=noted)
     out: dict[int, list[dict[str, Any]]] = {0: [], 1: []}
     hooks = {rotation: gate.attach(rotation, out[rotation].append) for rotation in (0, 1)}
     first, second = events_of(0, 2), events_of(1, 2)
@@ -70,3 +77,30 @@ def test_the_end_of_a_match_goes_out_with_its_last_deal() -> None:
     for event in events_of(1, 1)[:5]:
         other(event)
     assert [event["type"] for event in out][-2:] == ["deal_end", "match_end"]
+
+
+def test_nothing_goes_out_once_frozen_or_when_the_store_cannot_note_it_shown() -> None:
+    gate = LiveGate([0])
+    out: list[dict[str, Any]] = []
+    hook = gate.attach(0, out.append)
+    gate.freeze()  # the lease was lost: another runner plays these deals
+    for event in events_of(0, 1):
+        hook(event)
+    assert out == []
+    refusing = LiveGate([0], on_shown=lambda: False)
+    shown: list[dict[str, Any]] = []
+    hook = refusing.attach(0, shown.append)
+    for event in events_of(0, 2):
+        hook(event)
+    assert [event["type"] for event in shown] == ["match_start"]  # no move while not noted as shown
+    assert not refusing.shown
+
+
+def test_a_rotation_the_gate_does_not_hold_cannot_be_attached() -> None:
+    gate = LiveGate([1])
+    with pytest.raises(ValueError, match="rotation 0"):
+        gate.attach(0, lambda _event: None)
+    gate.attach(1, lambda _event: None)
+    gate.stored(1)
+    with pytest.raises(ValueError, match="rotation 1"):
+        gate.attach(1, lambda _event: None)

@@ -18,6 +18,7 @@ from arena.cli import main
 from arena.cli.progress import Progress
 from arena.ladder import Ladder, LadderReport, LadderSettings, LadderStore, LocalBots
 from arena.ladder.held_sets import SetInPlay
+from arena.ladder.live_gate import LiveGate
 from arena.ladder.run_settings import VOIDED_SETS_KEPT
 from sample_bots.random_bot import RandomBot
 from sdk import BotServer, BotView, Move, start
@@ -51,7 +52,8 @@ def test_a_report_names_the_first_voided_sets_and_counts_the_rest(
     store = registered(tmp_path / "ladder.db", servers[:2])
     ladder = Ladder(store, LadderSettings(), LocalBots(tmp_path))
     for seed in range(VOIDED_SETS_KEPT + 5):
-        in_play = SetInPlay(store.create_set(4, "pairs", 2, seed, ["bot0", "bot1"], isolated=False))
+        duplicate = store.create_set(4, "pairs", 2, seed, ["bot0", "bot1"], isolated=False)
+        in_play = SetInPlay(duplicate, LiveGate(range(duplicate.rotations)))
         ladder.player.void(in_play, "arena error")
         ladder.player.void(in_play, "arena error again")  # a set is made void once
     assert ladder.report.sets_voided == VOIDED_SETS_KEPT + 5

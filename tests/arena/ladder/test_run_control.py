@@ -203,3 +203,25 @@ def test_a_stop_while_the_bots_start_begins_no_match(tmp_path: Path) -> None:
         assert ladder.planned_matches is None
     finally:
         store.close()
+
+
+def test_a_run_whose_sets_cannot_start_ends_at_every_concurrency(tmp_path: Path) -> None:
+    """Workers wait for each other to start a set's rotations together; when the sets are dropped (a bot
+    that does not start) and workers end, the ones left never wait for more workers than there are."""
+    for concurrency in (2, 3):
+        store = LadderStore(tmp_path / f"ladder-{concurrency}.db")
+        store.add_bot("fine", command="python -m sample_bots.random_bot --port 0 --port-file {port_file}")
+        store.add_bot("broken", command="python -c 'raise SystemExit(3)' {port}")
+        settings = LadderSettings(matches=3, concurrency=concurrency, time_control=FAST, seed=2, retry_s=0.0)
+
+        async def run(store: LadderStore, settings: LadderSettings) -> None:
+            local_bots = LocalBots(tmp_path / "logs", grace=1.0)
+            try:
+                await asyncio.wait_for(Ladder(store, settings, local_bots).run(), timeout=120)
+            finally:
+                await local_bots.stop_all()
+
+        asyncio.run(run(store, settings))
+        assert store.matches() == []
+        assert "broken" in store.down_bots()
+        store.close()

@@ -15,7 +15,7 @@ from typing import Final
 
 from arena.ladder import BOT_NAME_RULE, is_bot_name
 from arena.ladder.bot_commands import command_arguments
-from arena.ladder.entries import event_name
+from arena.ladder.entries import OWNER_RULE, event_name, is_owner_name
 from arena.runner import BotAddress, check_address, split_addresses
 from arena.untrusted import safe_text
 from fiftysix.engine import MAX_DEAL_CAP, MAX_SEED, MIN_SEED, SEED_RANGE, Ruleset
@@ -191,6 +191,14 @@ def bot_name(text: str) -> str:
     """1-64 letters, digits, '_', '.' or '-', starting with a letter or digit."""
     if not is_bot_name(text):
         raise argparse.ArgumentTypeError(f"{BOT_NAME_RULE}; got {_shown(text)}")
+    return text
+
+
+def owner(text: str) -> str:
+    """A bot's owner: 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit."""
+    if not is_owner_name(text):
+        clear = " (--no-owner clears it)" if not text else ""
+        raise argparse.ArgumentTypeError(f"{OWNER_RULE}; got {_shown(text)}{clear}")
     return text
 
 

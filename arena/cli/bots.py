@@ -61,6 +61,22 @@ def register(commands: Commands, parents: Parents) -> None:
             help="run the bot in the sandbox (default: on for --upload, off for --command; off only for "
             "code you trust)",
         )
+        rule = "the ladder never puts two bots of one owner in a set"
+        if action == "update":
+            owners = parser.add_mutually_exclusive_group()
+            owners.add_argument(
+                "--owner",
+                type=arguments.owner,
+                help=f"give the bot this owner, its author ({rule}); alone, only the owner changes "
+                "(without it, the owner stays)",
+            )
+            owners.add_argument("--no-owner", action="store_true", help="the bot has no owner any more")
+        else:
+            parser.add_argument(
+                "--owner",
+                type=arguments.owner,
+                help=f"the bot's author, such as the participant's token name ({rule}; default: none)",
+            )
         parser.add_argument("--no-check", action="store_true", help="do not check that the bot answers")
         parser.set_defaults(handler=handler, prog=parser.prog)
     remove = actions.add_parser(
@@ -92,8 +108,12 @@ def update_bot(args: argparse.Namespace) -> int:
 
 
 def _register(args: argparse.Namespace, new: bool) -> int:
-    """Add or update a bot as the options say (arena/ladder/registration.py does the work)."""
-    wanted = Registration(args.name, args.address, _launch_of(args), args.upload)
+    """Add or update a bot as the options say (arena/ladder/registration.py does the work); an update
+    that names only an owner (`--owner`, `--no-owner`) changes only that."""
+    clears = getattr(args, "no_owner", False)
+    if not new and (args.owner is not None or clears) and _only_the_owner(args):
+        return _set_owner(args, None if clears else args.owner)
+    wanted = Registration(args.name, args.address, _launch_of(args), args.upload, args.owner)
     with open_store(args, writes=True) as store:
         try:
             done = asyncio.run(register_bot(store, wanted, new=new, check=not args.no_check))
@@ -102,6 +122,11 @@ def _register(args: argparse.Namespace, new: bool) -> int:
         store.record_write(
             COMMAND_LINE, "bot_registered" if new else "bot_updated", done.entry.name, done.entry.where
         )
+        if clears and done.entry.owner is not None:
+            store.set_owner(args.name, None)
+            store.record_write(COMMAND_LINE, "bot_owner_set", args.name, "")
+        elif not new and args.owner is not None:
+            store.record_write(COMMAND_LINE, "bot_owner_set", args.name, args.owner)
     version = ""
     if done.upload is not None:
         version = f", version {done.upload.version} (bundle {done.upload.sha256[:12]})"
@@ -109,7 +134,23 @@ def _register(args: argparse.Namespace, new: bool) -> int:
         "" if done.launch is None else " (in the sandbox)" if done.launch.sandboxed else " (unsandboxed)"
     )
     action = "Registered" if new else "Updated"
-    print(f"{action} {done.entry.name}: {safe_text(done.entry.where)}{version}{sandboxed}")
+    owner = "" if clears or done.entry.owner is None else f", owner {safe_text(done.entry.owner, 64)}"
+    print(f"{action} {done.entry.name}: {safe_text(done.entry.where)}{version}{sandboxed}{owner}")
+    return 0
+
+
+def _only_the_owner(args: argparse.Namespace) -> bool:
+    """Whether an update names no new address, command or upload (nor an option of one)."""
+    return all(value is None for value in (args.address, args.command, args.upload, args.run, args.sandbox))
+
+
+def _set_owner(args: argparse.Namespace, owner: str | None) -> int:
+    """Give a bot an owner, or none (its address or command stays, so it is not checked again)."""
+    with open_store(args, writes=True) as store:
+        entry = store.set_owner(args.name, owner)
+        store.record_write(COMMAND_LINE, "bot_owner_set", entry.name, owner or "")
+    change = "no owner" if owner is None else f"owner {safe_text(owner, 64)}"
+    print(f"Updated {entry.name}: {change}")
     return 0
 
 
@@ -147,7 +188,8 @@ def _launch_of(args: argparse.Namespace) -> Launch | None:
     """
     ways = [args.address is not None, args.command is not None, args.upload is not None]
     if sum(ways) != 1:
-        raise UsageError("give one of HOST:PORT, --command CMD or --upload BUNDLE --run CMD")
+        also = ", or for `update` --owner NAME / --no-owner alone" if hasattr(args, "no_owner") else ""
+        raise UsageError(f"give one of HOST:PORT, --command CMD or --upload BUNDLE --run CMD{also}")
     if (args.run is None) != (args.upload is None):
         raise UsageError("--run CMD goes with --upload BUNDLE, and --upload needs it")
     if args.address is not None:

@@ -16,8 +16,8 @@ from arena.untrusted import safe_text
 
 def print_bots(store: LadderStore, *, as_json: bool) -> None:
     """The registered bots, their ratings and where they are: the rating in the pool with the most
-    matches (JSON: `rating` there, and `ratings` in every pool where the bot was rated), and whether the
-    host could not reach them (`down`)."""
+    matches (JSON: `rating` there, and `ratings` in every pool where the bot was rated), their owner
+    (`owner`, null when none), and whether the host could not reach them (`down`)."""
     pool = default_pool(store.pools())
     bots = store.bots(pool)
     ratings = store.bot_ratings()
@@ -39,7 +39,8 @@ def print_bots(store: LadderStore, *, as_json: bool) -> None:
     else:
         print(f"Ratings in {pool}")
         for bot in bots:
-            status = f"  probation: {safe_text(bot.probation)}" if bot.probation else ""
+            status = f"  owner: {safe_text(bot.owner, 64)}" if bot.owner is not None else ""
+            status += f"  probation: {safe_text(bot.probation)}" if bot.probation else ""
             if bot.name in down:
                 status += f"  down since {_when(down[bot.name])}"
             print(f"{safe_text(bot.name, 64):<20} {bot.rating:7.1f}  {safe_text(bot.where)}{status}")

@@ -99,6 +99,29 @@ class BotEntry:
         return self.address if self.address is not None else f"command: {self.command}"
 
 
+OWNER_RULE: Final = (
+    "an owner is 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit (a participant's "
+    "token name)"
+)
+
+
+def is_owner_name(text: str) -> bool:
+    """Whether `text` may name a bot's owner (OWNER_RULE: the names of tokens and bots alike)."""
+    return NAME.fullmatch(text) is not None
+
+
+def shared_owner(bots: Iterable[BotEntry]) -> str | None:
+    """An owner that two of these bots have (the first such, in their order), None when no two share
+    one: a bot without an owner shares it with nobody."""
+    seen: set[str] = set()
+    for bot in bots:
+        if bot.owner is not None:
+            if bot.owner in seen:
+                return bot.owner
+            seen.add(bot.owner)
+    return None
+
+
 def isolated(bots: Iterable[BotEntry]) -> bool:
     """Whether a set of these bots is isolated: every one a bot the arena starts itself (a command or an
     upload, one process a seat), none reached at a remote address (whose processes the arena cannot see,

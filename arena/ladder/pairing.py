@@ -6,6 +6,13 @@ in that pool, 1 / (1 + (gap / 100)^2), so close ratings meet most but every pair
 read the store's running totals and ratings, not the history: a pick costs the same with 1k or 100k
 matches stored.
 
+Never two bots of one author in a ladder set (Halite's rule): bots with the same owner (`BotEntry.owner`)
+could throw points to each other, between partners in 6- and 8-player `pairs` or between teams in any
+match. So an opponent is drawn only among the bots whose owner is not in the set yet, the ladder pairs
+nobody when there are fewer owners than teams (a bot without an owner is an owner of its own), and an
+unfinished set whose bots have come to share an owner is not resumed. An SPRT or a tournament, which
+the host runs between bots they chose (one author's versions, say), pairs as planned.
+
 The runner (scheduler.py) asks a `Pairing` for the bots of each new set, so a run with another purpose
 (a sequential test between two bots, a tournament) plays its sets through the same machinery.
 """
@@ -17,10 +24,14 @@ import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Final, Protocol
 
-from arena.ladder.entries import BotEntry, DuplicateSet
+import structlog
+
+from arena.ladder.entries import BotEntry, DuplicateSet, shared_owner
 from arena.ladder.isolation import unfit_reason
 from arena.ladder.run_settings import LadderError, LadderSettings
 from arena.ladder.store import LadderStore
+
+log = structlog.get_logger("ladder")
 
 RATING_SCALE: Final = 100.0
 
@@ -69,39 +80,74 @@ class RatingPairing:
         self.scheduled = scheduled
         """Matches of each bot launched by the run and not stored yet: they count as played."""
 
+        self._refused: set[int] = set()
+        """Unfinished sets not resumed because two of their bots share an owner (logged once each)."""
+
     def check(self) -> None:
         """Refuse a ladder that cannot pair anybody (bots down count: they may answer again)."""
         teams = self.settings.rules.team_count
         active = active_bots(self.store, self.settings, down_too=True)
+        kind = f"a {self.settings.players}-player {self.settings.ruleset.value} ladder"
         if len(active) < teams:
             raise LadderError(
-                f"a {self.settings.players}-player {self.settings.ruleset.value} ladder needs at least "
-                f"{teams} bots not on probation; {len(active)} registered (add some with `arena bots add`)"
+                f"{kind} needs at least {teams} bots not on probation; {len(active)} registered (add some "
+                "with `arena bots add`)"
+            )
+        owners = owner_count(active)
+        if owners < teams:
+            raise LadderError(
+                f"{kind} needs bots of at least {teams} owners (never two of one owner in a set); the "
+                f"{len(active)} bots not on probation have {owners} (see `arena bots list`)"
             )
 
     def may_resume(self, duplicate: DuplicateSet) -> bool:
         """Every unfinished set of the ladder is its to finish, whatever its format (an event's sets are
-        not: an SPRT or a tournament finishes its own)."""
-        return duplicate.event == self.settings.event
+        not: an SPRT or a tournament finishes its own), unless two of its bots have the same owner now
+        (one was given the other's owner since the set began): that set is left as it is."""
+        if duplicate.event != self.settings.event:
+            return False
+        registered = {bot.name: bot for bot in self.store.bots()}
+        owner = shared_owner(registered[name] for name in duplicate.bots if name in registered)
+        if owner is None:
+            return True
+        if duplicate.id not in self._refused:
+            self._refused.add(duplicate.id)
+            log.info(
+                "set_skipped", set_id=duplicate.id, reason=f"two of its bots have the same owner ({owner})"
+            )
+        return False
 
     def next_bots(self) -> list[str] | None:
-        """The least-played bot and opponents close to it in rating; None when too few bots are up."""
+        """The least-played bot and opponents close to it in rating, of owners not in the set yet; None
+        when too few bots are up, or they have fewer owners than the set has teams."""
+        teams = self.settings.rules.team_count
         active = active_bots(self.store, self.settings)
-        if len(active) < self.settings.rules.team_count:
+        if len(active) < teams or owner_count(active) < teams:
             return None
         counts = self.store.matches_played(self.settings.pool)
         played = {bot.name: counts.get(bot.name, 0) + self.scheduled.get(bot.name, 0) for bot in active}
         fewest = min(played.values())
         first = self.rng.choice([bot for bot in active if played[bot.name] == fewest])
         chosen = [first]
-        others = [bot for bot in active if bot.name != first.name]
-        while len(chosen) < self.settings.rules.team_count:
+        others = [bot for bot in active if bot.name != first.name and not _same_owner(bot, first)]
+        while len(chosen) < teams:
+            # Enough owners are left: every owner not chosen yet still has a bot among `others`.
             weights = [1.0 / (1.0 + ((bot.rating - first.rating) / RATING_SCALE) ** 2) for bot in others]
             pick = self.rng.choices(others, weights=weights)[0]
             chosen.append(pick)
-            others.remove(pick)
+            others = [bot for bot in others if bot is not pick and not _same_owner(bot, pick)]
         self.rng.shuffle(chosen)
         return [bot.name for bot in chosen]
+
+
+def owner_count(bots: Sequence[BotEntry]) -> int:
+    """How many owners these bots have between them, a bot without an owner counting as one of its own:
+    the most teams a set of them can fill, never two of one owner."""
+    return len({bot.owner for bot in bots if bot.owner is not None}) + sum(bot.owner is None for bot in bots)
+
+
+def _same_owner(bot: BotEntry, other: BotEntry) -> bool:
+    return bot.owner is not None and bot.owner == other.owner
 
 
 class EventPairing:

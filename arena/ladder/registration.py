@@ -39,12 +39,14 @@ class SharedAddressError(UsageError):
 @dataclass(frozen=True, slots=True)
 class Registration:
     """A bot to register: at `address`, or started by `launch` (its files from `bundle`, an archive to
-    upload, when given: `launch.folder` is then filled in once the bundle is kept)."""
+    upload, when given: `launch.folder` is then filled in once the bundle is kept); `owner`, its author,
+    recorded when given (None: none for a new bot, the one it has for an update)."""
 
     name: str
     address: str | None = None
     launch: Launch | None = None
     bundle: Path | None = None
+    owner: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,9 +86,11 @@ async def register_bot(store: LadderStore, wanted: Registration, new: bool, chec
         await check_answers(wanted.name, wanted.address, launch)
     command = launch.command if launch is not None else None
     if new:
-        entry = store.add_bot(wanted.name, wanted.address, command)
+        entry = store.add_bot(wanted.name, wanted.address, command, owner=wanted.owner)
     else:
         entry = store.update_bot(wanted.name, wanted.address, command)
+        if wanted.owner is not None and wanted.owner != entry.owner:
+            entry = store.set_owner(wanted.name, wanted.owner)
     upload = None
     if launch is None:
         store.forget_launch(wanted.name)

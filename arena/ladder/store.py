@@ -183,6 +183,17 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
             )
         return self.bot(name)
 
+    def set_owner(self, name: str, owner: str | None) -> BotEntry:
+        """Give a bot an owner (its author), or none with None; its rating and history stay."""
+        self.bot(name)
+        with self._transaction():
+            self._conn.execute(
+                update(tables.bots)
+                .where(tables.bots.c.name == name)
+                .values(owner=owner, updated_at=time.time())
+            )
+        return self.bot(name)
+
     def remove_bot(self, name: str) -> None:
         """Unregister a bot; its finished matches stay in the history, and its unfinished sets are made
         void (nobody could ever finish them)."""

@@ -234,8 +234,10 @@ def create_app(settings: SiteSettings) -> Starlette:
         holder = await read(lambda store: management.holder_of(store, request.headers.get("authorization")))
         document = management.json_body(await _body(request))
         name, address = management.bot_request(holder, document)
-        _done, action, status = await management.register(settings.db, holder, Registration(name, address))
-        return JSONResponse({"bot": name, "address": address, "action": action}, status_code=status)
+        wanted = Registration(name, address, owner=management.owner_of(holder, document))
+        done, action, status = await management.register(settings.db, holder, wanted)
+        answer = {"bot": name, "address": address, "owner": done.entry.owner, "action": action}
+        return JSONResponse(answer, status_code=status)
 
     async def api_upload_bot(request: Request) -> Response:
         name = _path_name(request, "name")
@@ -244,12 +246,12 @@ def create_app(settings: SiteSettings) -> Starlette:
         with tempfile.TemporaryDirectory(prefix="arena-upload-") as folder:
             archive = Path(folder) / "bundle"
             await _save_body(request, archive, BundleLimits().bundle_bytes)
-            done, action, status = await management.register(
-                settings.db, holder, Registration(name, launch=launch, bundle=archive)
-            )
+            wanted = Registration(name, launch=launch, bundle=archive, owner=management.owner_of(holder))
+            done, action, status = await management.register(settings.db, holder, wanted)
         assert done.upload is not None
         upload = {"version": done.upload.version, "sha256": done.upload.sha256, "run": done.upload.run}
-        return JSONResponse({"bot": name, "action": action, "upload": upload}, status_code=status)
+        answer = {"bot": name, "owner": done.entry.owner, "action": action, "upload": upload}
+        return JSONResponse(answer, status_code=status)
 
     async def api_remove_bot(request: Request) -> Response:
         name = _path_name(request, "name")

@@ -1,11 +1,12 @@
 """The site's writes: who may make them (a token in `Authorization: Bearer ...`), what they may do (a
-participant registers or updates their own bot, by address or by uploading its files; the host does
-anything), the checks a bot must pass first (it answers the arena's health check and handshake, started
-in the sandbox when uploaded: registration.py, as for `arena bots add`), and the audit log line of each
-write, naming who made it."""
+participant registers or updates their own bot, by address or by uploading its files, and owns it: the
+token's name is the bot's owner; the host does anything), the checks a bot must pass first (it answers
+the arena's health check and handshake, started in the sandbox when uploaded: registration.py, as for
+`arena bots add`), and the audit log line of each write, naming who made it."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,6 +16,7 @@ from typing import Any, Final
 import structlog
 
 from arena.ladder import BOT_NAME_RULE, LadderStore, Launch, StoreError, is_bot_name
+from arena.ladder.entries import OWNER_RULE, is_owner_name
 from arena.ladder.registration import (
     NotAnsweringError,
     Registered,
@@ -80,6 +82,20 @@ def _text(document: dict[str, Any], key: str, limit: int) -> str | None:
     return value
 
 
+def owner_of(holder: TokenHolder, document: dict[str, Any] | None = None) -> str | None:
+    """The owner a registration records: a participant's token owns the bots it registers (its name is
+    the owner; `register` keeps an owner the bot has already, which the host may have set); the host's
+    may name one (`owner`), else the bot's stays (a new bot has none)."""
+    asked = None if document is None else _text(document, "owner", 64)
+    if holder.role != "host":
+        if asked is not None and asked != holder.name:
+            raise SiteError(403, f"this token's bots are owned by {holder.name!r}")
+        return holder.name
+    if asked is not None and not is_owner_name(asked):
+        raise SiteError(400, OWNER_RULE)
+    return asked
+
+
 def bot_request(holder: TokenHolder, document: dict[str, Any]) -> tuple[str, str]:
     """The bot name and address a POST /api/bots asks for, checked: a participant names only their
     own bot (the token's name, the default)."""
@@ -123,7 +139,10 @@ async def register(
     """Register the bot or update it (a new address, or a new upload: a new version) once it answers, as
     `arena bots add` does (registration.py), and log who did; the bot, what was done and the status."""
     with _writer(path) as store:
-        new = wanted.name not in {bot.name for bot in store.bots()}
+        owners = {bot.name: bot.owner for bot in store.bots()}
+        new = wanted.name not in owners
+        if holder.role != "host" and not new and owners[wanted.name] is not None:
+            wanted = dataclasses.replace(wanted, owner=None)  # an owner the host gave it stands
         try:
             done = await register_bot(store, wanted, new=new)
         except (BundleError, SharedAddressError) as error:

@@ -7,6 +7,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -758,3 +759,63 @@ def test_a_pool_is_a_format_perhaps_of_an_event(given: str, pool: str) -> None:
 def test_a_pool_that_is_no_format_is_refused(given: str) -> None:
     with pytest.raises(ArenaError, match="no pool"):
         tables.check_pool(given)
+
+
+def test_a_bots_owner_is_set_changed_cleared_and_listed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "ladder.db")
+
+    def bots(*args: str) -> str:
+        assert main(["bots", "--db", db, *args]) == 0
+        return capsys.readouterr().out
+
+    assert "owner ann" in bots("add", "alpha", "127.0.0.1:1", "--owner", "ann", "--no-check")
+    bots("add", "beta", "127.0.0.1:2", "--no-check")
+    listed = {bot["name"]: bot["owner"] for bot in json.loads(bots("list", "--json"))}
+    assert listed == {"alpha": "ann", "beta": None}
+    text = bots("list")
+    assert "owner: ann" in next(line for line in text.splitlines() if line.startswith("alpha"))
+    assert "owner" not in next(line for line in text.splitlines() if line.startswith("beta"))
+    # The owner alone: the bot's address stays, and it is not checked again (nothing listens there).
+    assert bots("update", "beta", "--owner", "ann").strip() == "Updated beta: owner ann"
+    assert bots("update", "alpha", "127.0.0.1:3", "--no-check").strip().endswith("owner ann")  # kept
+    assert bots("update", "alpha", "--no-owner").strip() == "Updated alpha: no owner"
+    assert bots("update", "beta", "127.0.0.1:4", "--owner", "bob", "--no-check").strip().endswith("bob")
+    store = LadderStore(db)
+    try:
+        assert [(bot.name, bot.address, bot.owner) for bot in store.bots()] == [
+            ("alpha", "127.0.0.1:3", None),
+            ("beta", "127.0.0.1:4", "bob"),
+        ]
+        assert [entry.action for entry in store.audit_log(3)] == [
+            "bot_owner_set",
+            "bot_updated",
+            "bot_owner_set",
+        ]
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["update", "alpha", "--owner", ""], r"an owner is 1-64 letters.*got '' \(--no-owner clears it\)"),
+        (["add", "gamma", "127.0.0.1:1", "--owner", "two words"], "an owner is 1-64 letters"),
+        (["update", "alpha", "--owner", "ann", "--no-owner"], "not allowed with argument"),
+        (["add", "gamma", "127.0.0.1:1", "--no-owner"], "unrecognized arguments: --no-owner"),
+        (["update", "alpha"], "or for `update` --owner NAME / --no-owner alone"),
+    ],
+)
+def test_a_bad_owner_option_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    db = str(tmp_path / "ladder.db")
+    assert main(["bots", "--db", db, "add", "alpha", "127.0.0.1:1", "--no-check"]) == 0
+    capsys.readouterr()
+    try:
+        status = main(["bots", "--db", db, *args])  # an error of the action's own
+    except SystemExit as exited:  # argparse's
+        status = exited.code  # type: ignore[assignment]
+    assert status == 2
+    assert re.search(message, one_line_error(capsys.readouterr().err))

@@ -323,6 +323,7 @@ PUBLIC_CALLS: dict[str, Any] = {
     "bot": lambda s: s.bot("a"),
     "bots": lambda s: s.bots(),
     "update_bot": lambda s: s.update_bot("a", address="h:9"),
+    "set_owner": lambda s: s.set_owner("a", "ann"),
     "remove_bot": lambda s: s.remove_bot("a"),
     "set_probation": lambda s: s.set_probation("a", "why"),
     "create_set": lambda s: s.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False),

@@ -49,12 +49,13 @@ def test_a_participant_uploads_their_bot_and_a_new_version(
         first = client.post(url, content=bundle, headers=ann)
         assert first.status_code == 201, first.text
         assert first.json()["upload"]["version"] == 1
+        assert first.json()["owner"] == "ann"
         again = client.post(url, content=bundle, headers=ann)
         assert again.status_code == 200, again.text
         assert again.json()["upload"]["version"] == 2
     store = LadderStore(db, read_only=True)
     try:
-        assert [bot.name for bot in store.bots()] == ["ann"]
+        assert [(bot.name, bot.owner) for bot in store.bots()] == [("ann", "ann")]
         assert [upload.version for upload in store.uploads_of("ann")] == [1, 2]
         writes = [(entry.actor, entry.action) for entry in store.audit_log(10)]
         assert ("participant:ann", "bot_uploaded") in writes

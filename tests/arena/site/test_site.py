@@ -254,9 +254,23 @@ def test_writes_need_a_token_and_are_audited(
     unreachable = post({"address": "127.0.0.1:1"}, participant)
     assert unreachable.status_code == 422
     assert "cannot reach" in unreachable.json()["error"]
+    assert post({"address": good, "owner": "someone-else"}, participant).status_code == 403
     created = post({"address": good}, participant)
     assert created.status_code == 201, created.text
+    assert created.json()["owner"] == "newbot"  # the token owns the bots it registers
     assert post({"address": good}, participant).json()["action"] == "bot_updated"
+    # The host gives it another owner (one author holding two tokens, say): a participant's update
+    # keeps it, and the host's own registration records the owner it names.
+    assert post({"name": "newbot", "address": good, "owner": "ann"}, host).json()["owner"] == "ann"
+    assert post({"address": good}, participant).json()["owner"] == "ann"
+    assert post({"name": "hostbot", "address": good, "owner": "bad name"}, host).status_code == 400
+    assert post({"name": "hostbot", "address": good, "owner": "ann"}, host).json()["owner"] == "ann"
+    assert post({"name": "hostbot", "address": good}, host).json()["owner"] == "ann"  # not named: stays
+    store = LadderStore(ladder.path, read_only=True)
+    try:
+        assert (store.bot("newbot").owner, store.bot("hostbot").owner) == ("ann", "ann")
+    finally:
+        store.close()
     assert (
         client.delete("/api/bots/newbot", headers={"Authorization": f"Bearer {participant}"}).status_code
         == 403
@@ -275,6 +289,10 @@ def test_writes_need_a_token_and_are_audited(
         ("host:command-line", "token_added", "boss"),
         ("participant:newbot", "bot_registered", "newbot"),
         ("participant:newbot", "bot_updated", "newbot"),
+        ("host:boss", "bot_updated", "newbot"),
+        ("participant:newbot", "bot_updated", "newbot"),
+        ("host:boss", "bot_registered", "hostbot"),
+        ("host:boss", "bot_updated", "hostbot"),
         ("host:boss", "probation_set", "newbot"),
         ("host:boss", "bot_removed", "newbot"),
     ]

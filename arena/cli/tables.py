@@ -65,6 +65,7 @@ def format_standings(standings: Sequence[Standing]) -> list[str]:
         "timeouts",
         "illegal",
         "crashes",
+        "isolated",
     )
     rows = [header]
     for line in standings:
@@ -72,8 +73,6 @@ def format_standings(standings: Sequence[Standing]) -> list[str]:
         superiority = "-" if line.superiority is None else f"{100 * line.superiority:.0f}%"
         name = safe_text(line.bot, 64) + (" (probation)" if line.probation else "")
         name += " (down)" if line.down_since is not None else ""
-        name += "" if line.isolated else " (not isolated)"
-        name += " (partners share a process)" if line.shares_seats else ""
         rows.append(
             (
                 str(line.rank),
@@ -87,6 +86,7 @@ def format_standings(standings: Sequence[Standing]) -> list[str]:
                 str(line.timeouts),
                 str(line.illegal_moves),
                 str(line.crashes),
+                "yes" if line.isolated else "shared" if line.shares_seats else "no",
             )
         )
     return _aligned(rows)
@@ -169,9 +169,10 @@ def print_standings(store: LadderStore, *, as_json: bool, pool: str | None = Non
             )
         if not all(line.isolated for line in standings):
             print(
-                "not isolated: a remote bot; the arena can neither restart nor separate its processes, so "
-                "it may remember the rotations of a set (docs/hosting.md, fair play; --isolated-only "
-                "leaves such bots out)"
+                "isolated no: a remote bot; the arena can neither restart nor separate its processes, so "
+                "it may remember the rotations of a set; shared: it gives fewer addresses than a team's "
+                "seats, so one process plays partners (docs/hosting.md, fair play; --isolated-only leaves "
+                "such bots out)"
             )
         for line in standings:
             if line.probation:

@@ -354,6 +354,7 @@ PUBLIC_CALLS: dict[str, Any] = {
     "totals": lambda s: s.totals("4p-pairs"),
     "matches_played": lambda s: s.matches_played("4p-pairs"),
     "pools": lambda s: s.pools(),
+    "sets_not_isolated": lambda s: s.sets_not_isolated(),
     "add_live_events": lambda s: s.add_live_events("m", [(0, 1.0, "{}")]),
     "delete_live_events": lambda s: s.delete_live_events("m"),
     "prune_live_events": lambda s: s.prune_live_events(60),

@@ -5,6 +5,7 @@ matches made it, every write to the live table, the stored records)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import sys
 import time
@@ -15,7 +16,8 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, tables
+from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, set_play, tables
+from arena.ladder.live_feed import LiveFeed
 from arena.ladder.match_play import LocalMatches, MatchOrder, NotStarted
 from arena.runner import MatchOutcome
 from tests.arena.ladder.ladder_support import FAST
@@ -70,7 +72,12 @@ def watched_store(path: Path, timeline: Timeline) -> LadderStore:
     return store
 
 
-def test_no_move_is_live_before_every_rotation_has_ended_its_deal(tmp_path: Path) -> None:
+def test_no_move_is_live_before_every_rotation_has_ended_its_deal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Written as soon as released: quick matches would otherwise be stored (and their waiting events
+    # dropped) before a batch is due, and the check would have nothing to look at.
+    monkeypatch.setattr(set_play, "LiveFeed", functools.partial(LiveFeed, interval_s=0.0))
     timeline = Timeline()
     store = watched_store(tmp_path / "ladder.db", timeline)
     store.add_bot("left", command=RANDOM)

@@ -130,6 +130,19 @@ def test_no_move_is_live_before_every_rotation_has_ended_its_deal(
             check_public_stream(events, document)
 
 
+def run_ladder(store: LadderStore, settings: LadderSettings, logs: Path) -> None:
+    """A ladder run over `store`, its command bots started in `logs` and stopped after."""
+
+    async def run() -> None:
+        local_bots = LocalBots(logs, grace=1.0, idle_limit=8)
+        try:
+            await Ladder(store, settings, local_bots).run()
+        finally:
+            await local_bots.stop_all()
+
+    asyncio.run(run())
+
+
 def test_a_set_shown_live_and_left_unfinished_is_void_not_replayed(tmp_path: Path) -> None:
     """A runner died after a deal of the set went live (its rotation 1 never stored): replaying rotation 1
     would deal those cards to players who may have watched them, so the next run makes the set void."""
@@ -141,15 +154,7 @@ def test_a_set_shown_live_and_left_unfinished_is_void_not_replayed(tmp_path: Pat
     store.mark_set_shown(interrupted.id)
     untouched = store.create_set(4, "pairs", None, 678, ["left", "right"], isolated=True)
     settings = LadderSettings(matches=2, concurrency=2, time_control=FAST, seed=5)
-
-    async def run() -> None:
-        local_bots = LocalBots(tmp_path / "logs", grace=1.0, idle_limit=8)
-        try:
-            await Ladder(store, settings, local_bots).run()
-        finally:
-            await local_bots.stop_all()
-
-    asyncio.run(run())
+    run_ladder(store, settings, tmp_path / "logs")
     assert store.void_reason(interrupted.id) == "interrupted after its deals were shown live"
     assert [match.rotation for match in store.matches(interrupted.id)] == [0]
     assert sorted(match.rotation for match in store.matches(untouched.id)) == [0, 1]  # resumed as ever
@@ -160,15 +165,7 @@ def test_a_set_is_noted_as_shown_when_its_first_move_goes_live(tmp_path: Path) -
     store.add_bot("left", command=RANDOM)
     store.add_bot("right", command=RANDOM)
     settings = LadderSettings(matches=4, concurrency=2, time_control=FAST, seed=5, deal_cap=3)
-
-    async def run() -> None:
-        local_bots = LocalBots(tmp_path / "logs", grace=1.0, idle_limit=8)
-        try:
-            await Ladder(store, settings, local_bots).run()
-        finally:
-            await local_bots.stop_all()
-
-    asyncio.run(run())
+    run_ladder(store, settings, tmp_path / "logs")
     shown = store._conn.execute(select(tables.sets.c.created_at, tables.sets.c.shown_at)).all()
     assert len(shown) == 2
     # Every set shows a move live at some point: when the last rotation's deal ends, or once the others

@@ -19,7 +19,7 @@ import ipaddress
 import os
 import socket
 
-from arena.ladder.entries import BotEntry
+from arena.ladder.entries import BotEntry, isolated
 from arena.runner import split_addresses
 from arena.runner.seating import UNIX_PREFIX
 from fiftysix.engine import MatchRules
@@ -28,7 +28,7 @@ from fiftysix.engine import MatchRules
 def unfit_reason(bot: BotEntry, isolated_only: bool) -> str | None:
     """Why `bot` may not play in a run (None: it may): a remote bot, when the run takes only bots the arena
     isolates."""
-    if bot.address is not None and isolated_only:
+    if isolated_only and not isolated([bot]):
         return "a remote bot, and this run takes only bots the arena starts (--isolated-only)"
     return None
 
@@ -36,7 +36,7 @@ def unfit_reason(bot: BotEntry, isolated_only: bool) -> str | None:
 def shares_seats(bot: BotEntry, rules: MatchRules) -> bool:
     """Whether a remote bot gives fewer addresses than the seats of a team under `rules`, so that one
     process plays two partners (the worst of the leaks: each partner's hand from the first card)."""
-    if bot.address is None:
+    if bot.address is None:  # started by the arena: a process per seat
         return False
     return len(split_addresses(bot.address)) < rules.players // rules.team_count
 

@@ -391,6 +391,21 @@ def test_live_events_are_added_read_in_order_and_deleted(store: LadderStore) -> 
     assert store.live_matches(fresh_s=60) == []
 
 
+def test_the_new_events_of_every_match_watched_are_read_at_once(store: LadderStore) -> None:
+    now = time.time()
+    store.add_live_events("a", [(seq, now, f'{{"n": {seq}}}') for seq in range(8)])
+    store.add_live_events("b", [(seq, now, f'{{"n": {seq}}}') for seq in range(3)])
+    store.add_live_events("b", [(3, now + 60, '{"n": 3}')])  # not yet shown (a spectators' delay)
+    store.add_live_events("c", [(0, now, "{}")])  # not asked about
+    updates = store.live_updates({"a": 2, "b": -1, "gone": 5}, before=now + 1, limit=4)
+    assert updates.events == {
+        "a": [(seq, {"n": seq}) for seq in range(3, 7)],  # at most 4 a match
+        "b": [(seq, {"n": seq}) for seq in range(3)],
+    }
+    assert updates.in_play == {"a", "b"}
+    assert store.live_updates({}).events == {}
+
+
 def test_tokens_are_kept_as_digests_and_every_write_is_audited(store: LadderStore) -> None:
     token = store.add_token("ann", "participant", "host:command-line")
     assert store.token_holder(token) == TokenHolder("ann", "participant")

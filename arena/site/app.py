@@ -29,7 +29,7 @@ from arena.ladder import LadderStore, StoreError
 from arena.ladder.registration import Registration
 from arena.runner.public_events import public_only
 from arena.sandbox.bundles import BundleLimits
-from arena.site import data, management, render
+from arena.site import data, management, params, render
 
 log = structlog.get_logger("site")
 
@@ -38,7 +38,6 @@ POLL_S: Final = 0.5
 KEEPALIVE_S: Final = 15.0
 STREAM_LIMIT_S: Final = 4 * 3600.0
 """A live stream ends after this long (the browser reconnects, from where it was)."""
-MAX_NAME: Final = 200
 MAX_STREAMS: Final = 200
 """Live streams open at once: each polls the ladder file, so a crowd of them is refused (503), not
 served slowly to everybody."""
@@ -56,29 +55,21 @@ class SiteSettings:
     """Spectators see a match's events this many seconds after they happened."""
 
 
-def _param(request: Request, key: str, limit: int = MAX_NAME) -> str | None:
-    value = request.query_params.get(key)
-    if value is None or value == "":
-        return None
-    if len(value) > limit or not value.isprintable():
-        raise data.SiteError(400, f"{key!r} must be printable text of at most {limit} characters")
-    return value
+def _pool(request: Request) -> str | None:
+    return data.checked_pool(params.text(request.query_params, "pool"))
 
 
-def _page(request: Request) -> int:
-    text = request.query_params.get("page")
-    if text is None or text == "":
-        return 1
-    if not text.isdecimal() or len(text) > 6 or not 1 <= int(text) <= data.MAX_PAGE:
-        raise data.SiteError(400, f"'page' must be a whole number from 1 to {data.MAX_PAGE:,}")
-    return int(text)
+def _listing(request: Request) -> tuple[str | None, str | None, int]:
+    """A list of matches asked for: the bot, the pool and the page."""
+    return params.text(request.query_params, "bot"), _pool(request), params.page(request.query_params)
 
 
-def _path_name(request: Request, key: str) -> str:
-    value = str(request.path_params[key])
-    if len(value) > MAX_NAME or not value.isprintable():
-        raise data.SiteError(404, "no such page")
-    return value
+def _bot_name(request: Request) -> str:
+    return params.bot_name(str(request.path_params["name"]))
+
+
+def _match_id(request: Request) -> str:
+    return params.match_id(str(request.path_params["match_id"]))
 
 
 def create_app(settings: SiteSettings) -> Starlette:
@@ -108,19 +99,18 @@ def create_app(settings: SiteSettings) -> Starlette:
     # Pages.
 
     async def leaderboard(request: Request) -> Response:
-        pool = data.checked_pool(_param(request, "pool"))
+        pool = _pool(request)
         shown = await read(lambda store: data.standings(store, pool))
         recent = await read(lambda store: data.matches(store, None, shown["pool"], 1)["matches"][:10])
         return html("leaderboard.html", data=shown, recent=recent)
 
     async def bot_page(request: Request) -> Response:
-        name = _path_name(request, "name")
-        pool = data.checked_pool(_param(request, "pool"))
+        name, pool = _bot_name(request), _pool(request)
         shown = await read(lambda store: data.bot(store, name, pool))
         return html("bot.html", data=shown, chart=render.bot_chart(shown))
 
     async def matches_page(request: Request) -> Response:
-        bot, pool, page = _param(request, "bot"), data.checked_pool(_param(request, "pool")), _page(request)
+        bot, pool, page = _listing(request)
         shown = await read(lambda store: data.matches(store, bot, pool, page))
         known = await read(data.pools)
 
@@ -131,7 +121,7 @@ def create_app(settings: SiteSettings) -> Starlette:
         return html("matches.html", data=shown, pools=known, page_url=page_url)
 
     async def match_page(request: Request) -> Response:
-        match_id = _path_name(request, "match_id")
+        match_id = _match_id(request)
         view = await read(lambda store: data.match_view(store, match_id))
         return html("match.html", data=view, ranking=render.ranking(view))
 
@@ -141,7 +131,7 @@ def create_app(settings: SiteSettings) -> Starlette:
         return html("live_list.html", live=live, delay=settings.live_delay_s)
 
     async def live_match_page(request: Request) -> Response:
-        match_id = _path_name(request, "match_id")
+        match_id = _match_id(request)
         await _live_or_404(match_id)
         return html("live.html", match_id=match_id)
 
@@ -151,20 +141,19 @@ def create_app(settings: SiteSettings) -> Starlette:
         return JSONResponse(await read(data.pools))
 
     async def api_standings(request: Request) -> Response:
-        pool = data.checked_pool(_param(request, "pool"))
+        pool = _pool(request)
         return JSONResponse(await read(lambda store: data.standings(store, pool)))
 
     async def api_bot(request: Request) -> Response:
-        name = _path_name(request, "name")
-        pool = data.checked_pool(_param(request, "pool"))
+        name, pool = _bot_name(request), _pool(request)
         return JSONResponse(await read(lambda store: data.bot(store, name, pool)))
 
     async def api_matches(request: Request) -> Response:
-        bot, pool, page = _param(request, "bot"), data.checked_pool(_param(request, "pool")), _page(request)
+        bot, pool, page = _listing(request)
         return JSONResponse(await read(lambda store: data.matches(store, bot, pool, page)))
 
     async def api_match(request: Request) -> Response:
-        match_id = _path_name(request, "match_id")
+        match_id = _match_id(request)
         return JSONResponse(await read(lambda store: data.record(store, match_id)))
 
     async def api_live(request: Request) -> Response:
@@ -178,15 +167,13 @@ def create_app(settings: SiteSettings) -> Starlette:
             raise data.SiteError(404, f"no match {match_id!r} in play (a finished match is at /matches/ID)")
 
     async def api_live_events(request: Request) -> Response:
-        match_id = _path_name(request, "match_id")
-        after = request.headers.get("last-event-id") or request.query_params.get("after") or "-1"
-        if not after.lstrip("-").isdecimal() or len(after) > 12:
-            raise data.SiteError(400, "'after' (or Last-Event-ID) must be a whole number")
+        match_id = _match_id(request)
+        after = params.after(request.query_params, request.headers)
         await _live_or_404(match_id)
         if streams_open[0] >= MAX_STREAMS:
             raise data.SiteError(503, "too many spectators at once; try again in a minute")
         return StreamingResponse(
-            _stream(match_id, int(after)),
+            _stream(match_id, after),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
@@ -240,9 +227,9 @@ def create_app(settings: SiteSettings) -> Starlette:
         return JSONResponse(answer, status_code=status)
 
     async def api_upload_bot(request: Request) -> Response:
-        name = _path_name(request, "name")
+        name = _bot_name(request)
         holder = await read(lambda store: management.holder_of(store, request.headers.get("authorization")))
-        launch = management.upload_request(holder, name, request.query_params.get("run"))
+        launch = management.upload_request(holder, name, params.single(request.query_params, "run"))
         with tempfile.TemporaryDirectory(prefix="arena-upload-") as folder:
             archive = Path(folder) / "bundle"
             await _save_body(request, archive, BundleLimits().bundle_bytes)
@@ -254,34 +241,30 @@ def create_app(settings: SiteSettings) -> Starlette:
         return JSONResponse(answer, status_code=status)
 
     async def api_remove_bot(request: Request) -> Response:
-        name = _path_name(request, "name")
+        name = _bot_name(request)
         holder = await read(lambda store: management.holder_of(store, request.headers.get("authorization")))
         await run_in_threadpool(management.remove_bot, settings.db, holder, name)
         return JSONResponse({"bot": name, "action": "bot_removed"})
 
     async def api_probation(request: Request) -> Response:
-        name = _path_name(request, "name")
+        name = _bot_name(request)
         holder = await read(lambda store: management.holder_of(store, request.headers.get("authorization")))
         document = management.json_body(await _body(request))
         reason = await run_in_threadpool(management.set_probation, settings.db, holder, name, document)
         return JSONResponse({"bot": name, "probation": reason})
 
     async def _body(request: Request) -> bytes:
-        declared = request.headers.get("content-length", "0")
-        if not declared.isdecimal() or int(declared) > management.MAX_BODY_BYTES:
-            raise data.SiteError(413, f"the request body is over {management.MAX_BODY_BYTES} bytes")
+        params.content_length(request.headers, management.MAX_BODY_BYTES, "the request body")
         body = b""
         async for chunk in request.stream():
             body += chunk
             if len(body) > management.MAX_BODY_BYTES:
-                raise data.SiteError(413, f"the request body is over {management.MAX_BODY_BYTES} bytes")
+                raise data.SiteError(413, f"the request body is over {management.MAX_BODY_BYTES:,} bytes")
         return body
 
     async def _save_body(request: Request, path: Path, limit: int) -> None:
         """Write the request's body to `path`, or a 4xx when it is empty or over `limit` bytes."""
-        declared = request.headers.get("content-length")
-        if declared is not None and (not declared.isdecimal() or int(declared) > limit):
-            raise data.SiteError(413, f"the bundle is over {limit:,} bytes")
+        params.content_length(request.headers, limit, "the bundle")
         size = 0
         with path.open("wb") as out:
             async for chunk in request.stream():
@@ -294,14 +277,18 @@ def create_app(settings: SiteSettings) -> Starlette:
 
     # Errors: a message for people, never a traceback.
 
-    def failure(request: Request, status: int, message: str) -> Response:
+    def failure(
+        request: Request, status: int, message: str, headers: dict[str, str] | None = None
+    ) -> Response:
         if request.url.path.startswith("/api/"):
-            return JSONResponse({"error": message}, status_code=status)
-        return html("error.html", status=status, message=message)
+            return JSONResponse({"error": message}, status_code=status, headers=headers)
+        answer = html("error.html", status=status, message=message)
+        answer.headers.update(headers or {})
+        return answer
 
     async def site_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, data.SiteError)
-        return failure(request, error.status, error.message)
+        return failure(request, error.status, error.message, error.headers)
 
     async def store_error(request: Request, error: Exception) -> Response:
         log.warning("ladder_file_unreadable", reason=str(error))

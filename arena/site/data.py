@@ -10,7 +10,7 @@ follows too; probation reasons never quote a fault's detail (arena/ladder/probat
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from arena.ladder import LadderStore, Standing, StoreError, default_pool, ladder_standings, parse_pool
@@ -33,6 +33,8 @@ class SiteError(Exception):
 
     status: int
     message: str
+    headers: dict[str, str] = field(default_factory=dict)
+    """Sent with the answer (Retry-After, say)."""
 
     def __str__(self) -> str:
         return self.message

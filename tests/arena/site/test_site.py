@@ -4,12 +4,14 @@ matches and one in play, escaping, bad input (fuzzed), tokens and the management
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from live_check import check_public_stream
 from site_support import EVIL, Ladder56, build, stop
@@ -145,6 +147,23 @@ def test_a_match_of_a_set_in_play_is_held_back(ladder: Ladder56, client: TestCli
         ("/api/matches?page=1e3", 400),
         ("/api/matches?page=99999999999999999999", 400),
         ("/api/matches?bot=%00", 400),
+        ("/api/matches?page=%D9%A3", 400),  # an Arabic-Indic 3: a digit, not one of ours
+        ("/api/matches?page=1&page=2", 400),
+        ("/api/matches?bot=bot0&bot=bot1", 400),
+        ("/api/standings?pool=4p-pairs&pool=6p-pairs", 400),
+        ("/api/live/live-match-1/events?after=--5", 400),
+        ("/api/live/live-match-1/events?after=-5", 400),
+        ("/api/live/live-match-1/events?after=%2B5", 400),
+        ("/api/live/live-match-1/events?after=1e3", 400),
+        ("/api/live/live-match-1/events?after=" + "9" * 5000, 400),
+        ("/api/live/live-match-1/events?after=1&after=2", 400),
+        ("/api/live/nothing/events?after=%D9%A3", 400),
+        ("/api/live/" + "a" * 65 + "/events", 400),
+        ("/api/live/a.b/events", 400),
+        ("/api/matches/a%20b", 400),
+        ("/matches/%3Cscript%3E", 400),
+        ("/api/bots/%00", 400),
+        ("/bots/" + "b" * 201, 400),
         ("/api/bots/nobody", 404),
         ("/api/matches/nothing", 404),
         ("/api/nothing", 404),
@@ -165,17 +184,73 @@ def test_bad_requests_get_a_4xx_with_a_message(client: TestClient, path: str, st
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    path=st.sampled_from(["/api/standings", "/api/matches", "/api/bots/bot0", "/api/live", "/matches", "/"]),
-    parameters=st.dictionaries(
-        st.sampled_from(["bot", "pool", "page", "after", "x"]), st.text(max_size=40), max_size=4
+    path=st.sampled_from(
+        [
+            "/api/standings",
+            "/api/matches",
+            "/api/bots/bot0",
+            "/api/live",
+            "/api/live/nothing/events",
+            "/matches",
+            "/live/nothing",
+            "/",
+        ]
+    ),
+    parameters=st.lists(
+        st.tuples(st.sampled_from(["bot", "pool", "page", "after", "x"]), st.text(max_size=40)), max_size=4
     ),
 )
 def test_fuzzed_query_parameters_never_get_a_500(
-    client: TestClient, path: str, parameters: dict[str, str]
+    client: TestClient, path: str, parameters: list[tuple[str, str]]
 ) -> None:
     answer = client.get(path, params=parameters)
     assert answer.status_code < 500, (path, parameters, answer.text[:300])
     if answer.status_code >= 400 and path.startswith("/api/"):
+        assert answer.json()["error"]
+        assert "\n" not in answer.json()["error"]
+
+
+def is_event_number(text: str) -> bool:
+    """What `after` may be: -1, or up to nine ASCII digits (empty: not given)."""
+    return text in ("", "-1") or (text.isascii() and text.isdecimal() and len(text) <= 9)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(after=st.text(max_size=12) | st.from_regex(r"-?[0-9]{1,12}", fullmatch=True))
+@example(after="--5")
+@example(after="\u0663")  # an Arabic-Indic 3
+def test_after_is_an_event_number_or_a_400(client: TestClient, after: str) -> None:
+    """Checked before the match is looked up: a bad `after` is a 400, a good one reaches the 404."""
+    answer = client.get("/api/live/nothing/events", params={"after": after})
+    assert answer.status_code == (404 if is_event_number(after) else 400), (after, answer.text)
+    if answer.status_code == 400:
+        assert answer.json() == {
+            "error": "'after' (or Last-Event-ID) must be a whole number from -1 to 999,999,999"
+        }
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(last_event_id=st.text(st.characters(min_codepoint=0x20, max_codepoint=0xFF), max_size=12))
+@example(last_event_id="--5")
+@example(last_event_id="-5")
+@example(last_event_id=" 7 ")
+def test_last_event_id_is_an_event_number_or_a_400(client: TestClient, last_event_id: str) -> None:
+    answer = client.get(
+        "/api/live/nothing/events", headers={"Last-Event-ID": last_event_id.encode("latin-1")}
+    )
+    # A header's surrounding spaces are not part of its value.
+    assert answer.status_code == (404 if is_event_number(last_event_id.strip(" ")) else 400), last_event_id
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(match_id=st.text(st.characters(blacklist_categories=["Cs"]), min_size=1, max_size=80))
+def test_a_match_id_is_the_arenas_or_a_400(client: TestClient, match_id: str) -> None:
+    """A malformed match id is a 400 (or a 404 when it does not even reach the route: a '/' in it)."""
+    quoted = quote(match_id, safe="")
+    for path in (f"/api/matches/{quoted}", f"/api/live/{quoted}/events"):
+        answer = client.get(path)
+        expected = (404,) if re.fullmatch(r"[A-Za-z0-9_-]{1,64}", match_id) else (400, 404)
+        assert answer.status_code in expected, (path, answer.text)
         assert answer.json()["error"]
 
 

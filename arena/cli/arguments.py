@@ -74,6 +74,8 @@ idle_bots: Final = Bounded(0, 1_024)
 port: Final = Bounded(1, 65_535)
 live_delay: Final = Bounded(0, 3_600, " s")
 """How late spectators see a match in play: up to an hour."""
+streams: Final = Bounded(1, 10_000)
+"""Live streams `arena serve` keeps open at once (each is a connection and a file descriptor)."""
 limit: Final = Bounded(1, 100_000)
 """Rows listed at once."""
 

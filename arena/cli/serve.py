@@ -10,6 +10,7 @@ import socket
 from arena.cli import arguments, options
 from arena.cli.options import Commands, Parents, open_store
 from arena.errors import ArenaError
+from arena.site.stream_limits import StreamLimits
 from arena.untrusted import safe_text
 
 
@@ -34,6 +35,23 @@ def register(commands: Commands, parents: Parents) -> None:
         help=f"show matches in play this late ({arguments.live_delay.range}; default 0: as the moves are "
         "made, a hand shown only once its deal is over)",
     )
+    defaults = StreamLimits()
+    serve.add_argument(
+        "--max-streams",
+        type=arguments.streams,
+        default=defaults.max_streams,
+        metavar="N",
+        help=f"live streams open at once, in all ({arguments.streams.range}; default "
+        f"{defaults.max_streams}); past that a stream is refused with 503",
+    )
+    serve.add_argument(
+        "--max-streams-per-client",
+        type=arguments.streams,
+        default=defaults.per_client,
+        metavar="N",
+        help=f"live streams open at once from one address (an IPv6 /64) ({arguments.streams.range}; default "
+        f"{defaults.per_client}); past that, 429. Behind a proxy, have it send X-Forwarded-For",
+    )
     serve.set_defaults(handler=serve_site, prog=serve.prog)
 
 
@@ -52,7 +70,8 @@ def serve_site(args: argparse.Namespace) -> int:
             f"cannot listen on {safe_text(args.host, 100)}: not an address of this machine"
         ) from None
     options.configure_logging_from(args)
-    app = create_app(SiteSettings(args.db, float(args.live_delay)))
+    limits = StreamLimits(max_streams=args.max_streams, per_client=args.max_streams_per_client)
+    app = create_app(SiteSettings(args.db, float(args.live_delay), limits))
     config = uvicorn.Config(
         app,
         host=args.host,

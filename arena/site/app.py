@@ -1,46 +1,36 @@
-"""`arena serve`'s web application: the routes, each a thin adapter between a request and data.py
-(reads), management.py (writes) or the live table; pages rendered by render.py. Every failure a request
-can cause is a 4xx with a message (JSON under /api/, a page elsewhere); the ladder file is opened
-read-only for each read, so the site never holds a lock a running ladder waits for."""
+"""`arena serve`'s web application: the routes, each a thin adapter between a request (its parameters
+checked by params.py) and data.py (reads), management.py (writes) or live.py (the live streams); pages
+rendered by render.py. Every failure a request can cause is a 4xx with a message (JSON under /api/, a
+page elsewhere); the ladder file is opened read-only for each read, so the site never holds a lock a
+running ladder waits for."""
 
 from __future__ import annotations
 
-import asyncio
-import json
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from functools import partial
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, TypeVar
 
 import structlog
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from arena.ladder import LadderStore, StoreError
 from arena.ladder.registration import Registration
-from arena.runner.public_events import public_only
 from arena.sandbox.bundles import BundleLimits
 from arena.site import data, management, params, render
+from arena.site.live import LiveHub, client_of
+from arena.site.stream_limits import StreamLimits
 
 log = structlog.get_logger("site")
-
-POLL_S: Final = 0.5
-"""How often a live stream looks for new events."""
-KEEPALIVE_S: Final = 15.0
-STREAM_LIMIT_S: Final = 4 * 3600.0
-"""A live stream ends after this long (the browser reconnects, from where it was)."""
-MAX_STREAMS: Final = 200
-"""Live streams open at once: each polls the ladder file, so a crowd of them is refused (503), not
-served slowly to everybody."""
 
 T = TypeVar("T")
 
@@ -53,6 +43,8 @@ class SiteSettings:
     """The ladder: a SQLite file, or a PostgreSQL URL."""
     live_delay_s: float = 0.0
     """Spectators see a match's events this many seconds after they happened."""
+    streams: StreamLimits = field(default_factory=StreamLimits)
+    """How many live streams are served at once, and how they are fed."""
 
 
 def _pool(request: Request) -> str | None:
@@ -91,7 +83,7 @@ def create_app(settings: SiteSettings) -> Starlette:
         return await run_in_threadpool(run)
 
     links = render.Links()
-    streams_open = [0]
+    hub = LiveHub(read, settings.streams, settings.live_delay_s)
 
     def html(template: str, status: int = 200, **context: Any) -> HTMLResponse:
         return HTMLResponse(render.page(template, links, **context), status_code=status)
@@ -169,53 +161,10 @@ def create_app(settings: SiteSettings) -> Starlette:
     async def api_live_events(request: Request) -> Response:
         match_id = _match_id(request)
         after = params.after(request.query_params, request.headers)
-        await _live_or_404(match_id)
-        if streams_open[0] >= MAX_STREAMS:
-            raise data.SiteError(503, "too many spectators at once; try again in a minute")
-        return StreamingResponse(
-            _stream(match_id, after),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-        )
-
-    async def _stream(match_id: str, after: int) -> AsyncIterator[str]:
-        """`_messages`, counted among the streams open."""
-        streams_open[0] += 1
-        try:
-            async for message in _messages(match_id, after):
-                yield message
-        finally:
-            streams_open[0] -= 1
-
-    async def _messages(match_id: str, after: int) -> AsyncIterator[str]:
-        """The match's public events as server-sent events, each cut to its public keys; `end` when the
-        match is no longer in play, or has had no new event for LIVE_FRESH_S (its runner died)."""
-        started = last_sent = last_event = time.monotonic()
-        while time.monotonic() - started < STREAM_LIMIT_S:
-            before = time.time() - settings.live_delay_s
-            events, live = await read(partial(_newest, match_id, after, before))
-            if events:
-                last_event = time.monotonic()
-            for seq, event in events:
-                after = seq
-                public = public_only(event)
-                if public is not None:
-                    last_sent = time.monotonic()
-                    yield f"id: {seq}\ndata: {json.dumps(public, separators=(',', ':'))}\n\n"
-            if (not live and not events) or time.monotonic() - last_event > data.LIVE_FRESH_S:
-                yield f"event: end\ndata: {json.dumps({'match_id': match_id})}\n\n"
-                return
-            if time.monotonic() - last_sent > KEEPALIVE_S:
-                last_sent = time.monotonic()
-                yield ": keep-alive\n\n"
-            await asyncio.sleep(POLL_S)
+        client = client_of(request.client.host if request.client else None)
+        return await hub.stream(match_id, after, client, lambda: _live_or_404(match_id))
 
     # Management (a token needed).
-
-    def _newest(
-        match_id: str, after: int, before: float, store: LadderStore
-    ) -> tuple[list[tuple[int, dict[str, Any]]], bool]:
-        return store.live_events(match_id, after, before=before), store.is_live(match_id)
 
     async def api_add_bot(request: Request) -> Response:
         holder = await read(lambda store: management.holder_of(store, request.headers.get("authorization")))
@@ -319,7 +268,7 @@ def create_app(settings: SiteSettings) -> Starlette:
         Route("/api/live/{match_id}/events", api_live_events),
         Mount("/static", app=StaticFiles(directory=render.STATIC), name="static"),
     ]
-    return Starlette(
+    app = Starlette(
         routes=routes,
         exception_handlers={
             data.SiteError: site_error,
@@ -327,3 +276,5 @@ def create_app(settings: SiteSettings) -> Starlette:
             HTTPException: http_error,
         },
     )
+    app.state.live = hub  # for the tests: the streams open, the matches watched
+    return app

@@ -162,6 +162,8 @@ BOUNDED_OPTIONS = [
     (TOURNAMENT, "--rounds", tournament.rounds),
     (["serve"], "--port", arguments.port),
     (["serve"], "--live-delay", arguments.live_delay),
+    (["serve"], "--max-streams", arguments.streams),
+    (["serve"], "--max-streams-per-client", arguments.streams),
     (["tokens", "audit"], "--limit", arguments.limit),
     (["ladder", "export", "--html", "out"], "--limit", arguments.limit),
 ]

@@ -1,14 +1,22 @@
 """What the site's tests share: a ladder file with finished matches (some with faults), a bot named like
-an attack, and the public events of one more match that is in play (published, never stored)."""
+an attack, and the public events of one more match that is in play (published, never stored); the site
+served by a real uvicorn server in a thread."""
 
 from __future__ import annotations
 
 import asyncio
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import uvicorn
 from bad_bots import IllegalBot
+from starlette.applications import Starlette
 
 from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
 from arena.ladder.live_feed import LiveFeed
@@ -82,3 +90,28 @@ def stop(ladder: Ladder56) -> None:
     """Stop the bots."""
     for server in ladder.servers:
         server.stop(0)
+
+
+@contextmanager
+def served(app: Starlette, graceful_s: float = 2.0) -> Iterator[str]:
+    """The site's address, `app` served by uvicorn in a thread until the block ends (then its open
+    connections get `graceful_s` seconds to finish, as `arena serve` gives them)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=graceful_s
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert thread.is_alive(), "the site stopped"
+        assert time.monotonic() < deadline, "the site did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(20)

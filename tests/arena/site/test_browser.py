@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -18,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
-from site_support import EVIL, Ladder56, build, stop
+from site_support import EVIL, Ladder56, build, served, stop
 
 from arena.ladder import LadderStore
 from arena.ladder.store_live import event_text
@@ -66,23 +64,8 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ladder56]:
 @pytest.fixture(scope="module")
 def site(ladder: Ladder56) -> Iterator[str]:
     """The site's address, served by uvicorn in a thread."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(
-            create_app(SiteSettings(ladder.path)), host="127.0.0.1", port=port, log_level="warning"
-        )
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "the site did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    with served(create_app(SiteSettings(ladder.path))) as address:
+        yield address
 
 
 @pytest.fixture(scope="module")

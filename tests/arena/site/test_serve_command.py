@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 from arena.cli import main
 from arena.ladder import LadderStore
+from arena.ladder.store_live import event_text
 
 
 def ladder_file(tmp_path: Path) -> Path:
@@ -82,6 +84,44 @@ def test_it_serves_until_ctrl_c(tmp_path: Path) -> None:
     assert process.returncode == 130  # interrupted, as every command stopped by Ctrl-C
     assert "Traceback" not in err
     assert f"at http://127.0.0.1:{port}/" in out
+
+
+def test_it_serves_the_live_streams_it_is_told_to(tmp_path: Path) -> None:
+    """--max-streams reaches the site: one stream opens, the next is refused with a one-line reason."""
+    path = ladder_file(tmp_path)
+    store = LadderStore(path)
+    store.add_live_events(
+        "m1", [(0, time.time(), event_text({"type": "card", "deal": 1, "seat": 0, "card": "JS"}))]
+    )
+    store.close()
+    port = free_port()
+    command = ["serve", "--db", str(path), "--port", str(port), "--max-streams", "1"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", *command], stderr=subprocess.PIPE, text=True
+    )
+    url = f"http://127.0.0.1:{port}/api/live/m1/events"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                first = urllib.request.urlopen(url, timeout=5)
+                break
+            except OSError:
+                assert process.poll() is None, process.communicate()
+                assert time.monotonic() < deadline, "the site did not answer"
+                time.sleep(0.1)
+        with first:
+            assert first.readline() == b"id: 0\n"
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(url, timeout=5)
+        assert refused.value.code == 503
+        assert refused.value.headers["Retry-After"] == "30"
+        assert json.load(refused.value) == {
+            "error": "every place for a live stream is taken (1 at once); try again soon"
+        }
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=20)
 
 
 def test_the_command_lines_writes_are_audited_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -86,6 +86,8 @@ class Stream:
     """Events received (each begins a line `id: `)."""
     last_id: int = -1
     """The newest event's number."""
+    out_of_order: int = 0
+    """Events numbered no higher than the one before (sent twice, or out of order)."""
     task: asyncio.Task[None] | None = None
 
 
@@ -103,8 +105,10 @@ async def open_stream(port: int, path: str) -> Stream:
     async def drain() -> None:
         while line := await reader.readline():
             if line.startswith(b"id: "):
+                seq = int(line[4:])
+                stream.out_of_order += seq <= stream.last_id
                 stream.received += 1
-                stream.last_id = int(line[4:])
+                stream.last_id = seq
 
     stream.task = asyncio.create_task(drain())
     return stream
@@ -173,7 +177,8 @@ async def measure(port: int, streams: int, matches: int, requests: int) -> None:
     print(
         f"streams: {streams} open over {matches} matches; during the loaded round they received "
         f"{received:,} events ({received / loaded_s / streams:.1f} a second each); {ended} ended early; "
-        f"at its end, the furthest behind was {lag} events behind the newest of its match"
+        f"at its end, the furthest behind was {lag} events behind the newest of its match; "
+        f"{sum(stream.out_of_order for stream in opened)} events out of order or twice"
     )
     retry = next(
         (

@@ -26,7 +26,7 @@ from starlette.concurrency import run_in_threadpool
 from arena.ladder import LadderStore
 from arena.ladder.store_live import LiveUpdates, event_text
 from arena.site.app import SiteSettings, create_app
-from arena.site.live import LiveHub, LiveResponse
+from arena.site.live import LiveHub, LiveResponse, client_of
 from arena.site.stream_limits import StreamLimits
 
 FAST = StreamLimits(poll_s=0.05)
@@ -239,6 +239,22 @@ def test_streams_are_given_back_when_the_server_stops(ladder: Path) -> None:
         assert stopped.wait(20)
     thread.join(20)
     assert (hub.open, hub.by_client, hub.feeds, hub.poller) == (0, {}, {}, None)
+
+
+@pytest.mark.parametrize(
+    ("host", "client"),
+    [
+        ("203.0.113.7", "203.0.113.7"),
+        ("::ffff:203.0.113.7", "203.0.113.7"),  # IPv4 over an IPv6 socket: the same client
+        ("2001:db8:1:2::1", "2001:db8:1:2::/64"),
+        ("2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"),  # one host's /64: one client
+        ("2001:db8:1:3::1", "2001:db8:1:3::/64"),
+        ("testclient", "testclient"),
+        (None, "unknown"),
+    ],
+)
+def test_a_client_is_an_ipv4_address_or_an_ipv6_64(host: str | None, client: str) -> None:
+    assert client_of(host) == client
 
 
 # The hub itself, where the timing must be forced.

@@ -25,4 +25,4 @@ class StreamLimits:
     stream_s: float = 4 * 3600.0
     """A stream ends after this long (the browser reconnects from where it was)."""
     stuck_s: float = 10.0
-    """A dropped stream whose client has read nothing for this long more is cut."""
+    """A dropped stream that still cannot send this long after is cut (its client has stopped reading)."""

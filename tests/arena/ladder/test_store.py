@@ -26,6 +26,7 @@ from arena.ladder.entries import (
 )
 from arena.ladder.store import LadderStore
 from arena.ladder.store_file import DuplicateMatchError, RatingsChangedError, StoreError, StoreFile
+from arena.runner.address_policy import AddressPolicy
 from fiftysix.wire import FaultCause, FaultRecord
 
 
@@ -367,6 +368,8 @@ PUBLIC_CALLS: dict[str, Any] = {
     "token_holder": lambda s: s.token_holder("a56_x"),
     "record_write": lambda s: s.record_write("host", "bot_removed", "a"),
     "audit_log": lambda s: s.audit_log(10),
+    "address_policy": lambda s: s.address_policy(),
+    "set_address_policy": lambda s: s.set_address_policy(AddressPolicy.parse("10.0.0.0/8"), "host"),
     "match_page": lambda s: s.match_page(None, None, 0, 10),
     "match_summary": lambda s: s.match_summary("m"),
     "held_back_matches": lambda s: s.held_back_matches(),
@@ -416,7 +419,8 @@ def test_the_store_persists_and_computes_nothing() -> None:
     nothing else. tally.py is on the store's side: the counting rules of the running totals that the
     store updates in the transaction of each match and rating event (so that nothing has to read the
     history). The upgrade to version 4 refits each pool once from the sums it builds from the history,
-    so store_file takes fit_pool (pure: no I/O)."""
+    so store_file takes fit_pool (pure: no I/O). The host's address policy is a value the store keeps
+    (store_access reads and writes it as an AddressPolicy)."""
     folder = Path(arena.ladder.__file__).parent
     persisting = {
         "arena.ladder.entries",
@@ -449,6 +453,7 @@ def test_the_store_persists_and_computes_nothing() -> None:
                     in (
                         ("arena.ladder.fit", ["fit_pool"]),
                         ("arena.errors", ["ArenaError"]),
+                        ("arena.runner.address_policy", ["AddressPolicy"]),
                     )
                 )
                 assert allowed, f"{module} imports {names} from {node.module}"

@@ -457,3 +457,35 @@ def test_the_store_persists_and_computes_nothing() -> None:
                     )
                 )
                 assert allowed, f"{module} imports {names} from {node.module}"
+
+
+def test_an_upgrade_to_version_6_marks_the_addresses_participants_gave(database: str) -> None:
+    """A bot whose address a participant's token wrote last (the audit log says) is checked by the host's
+    address policy from version 6 on, though it was registered before; the host's own bots are not. The
+    upgrade touches nothing else (the unfinished sets of version 5 stay as they were)."""
+    store = LadderStore(database)
+    for name in ("theirs", "taken-back", "hosts", "unaudited"):
+        store.add_bot(name, address="unix:/run/another-bot.sock")
+    store.add_bot("uploaded", command="python bot.py --socket {socket}")
+    writes = [
+        ("participant:theirs", "bot_registered", "theirs"),
+        ("participant:taken-back", "bot_registered", "taken-back"),
+        ("host:command-line", "bot_updated", "taken-back"),
+        ("host:boss", "bot_registered", "hosts"),
+        ("participant:hosts", "probation_set", "hosts"),  # not a write of its address
+        ("participant:uploaded", "bot_uploaded", "uploaded"),
+    ]
+    for actor, action, target in writes:
+        store.record_write(actor, action, target)
+    waiting = store.create_set(4, "pairs", None, 1, ["theirs", "hosts"], isolated=False)
+    edit(store, "ALTER TABLE bots DROP COLUMN participant_address")
+    edit(store, "UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    store._conn.commit()
+    store.close()
+    upgraded = LadderStore(database)
+    try:
+        marked = {bot.name for bot in upgraded.bots() if bot.participant_address}
+        assert marked == {"theirs"}
+        assert upgraded.void_reason(waiting.id) is None
+    finally:
+        upgraded.close()

@@ -17,6 +17,7 @@ from arena.ladder import BOT_NAME_RULE, is_bot_name
 from arena.ladder.bot_commands import command_arguments
 from arena.ladder.entries import OWNER_RULE, event_name, is_owner_name
 from arena.runner import BotAddress, check_address, split_addresses
+from arena.runner.address_policy import AddressPolicy
 from arena.untrusted import safe_text
 from fiftysix.engine import MAX_DEAL_CAP, MAX_SEED, MIN_SEED, SEED_RANGE, Ruleset
 
@@ -187,6 +188,14 @@ def address(text: str) -> str:
             problem = str(error).split(", got ", 1)[0]
             raise argparse.ArgumentTypeError(f"{problem}, got {_shown(part)}") from None
     return ",".join(parts)
+
+
+def address_ranges(text: str) -> AddressPolicy:
+    """Address ranges separated by commas (10.0.0.0/8,192.168.1.0/24): the policy allowing them."""
+    try:
+        return AddressPolicy.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def bot_name(text: str) -> str:

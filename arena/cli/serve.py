@@ -1,5 +1,7 @@
 """`arena serve`: the competition site over the ladder's file (leaderboard, bots, matches, replays, live
-matches, the JSON and management APIs), read while a ladder runs."""
+matches, the JSON and management APIs), read while a ladder runs. It keeps the address ranges it allows
+participants' bots at (`--allow-addresses`; none without it) in the ladder's file, where the site and
+every runner read them (store_access.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from arena.cli import arguments, options
 from arena.cli.options import Commands, Parents, open_store
 from arena.errors import ArenaError
 from arena.site.stream_limits import StreamLimits
+from arena.ladder.store_access import COMMAND_LINE
+from arena.runner.address_policy import AddressPolicy
 from arena.untrusted import safe_text
 
 
@@ -52,6 +56,15 @@ def register(commands: Commands, parents: Parents) -> None:
         help=f"live streams open at once from one address (an IPv6 /64) ({arguments.streams.range}; default "
         f"{defaults.per_client}); past that, 429. Behind a proxy, have it send X-Forwarded-For",
     )
+    serve.add_argument(
+        "--allow-addresses",
+        type=arguments.address_ranges,
+        default=AddressPolicy(),
+        metavar="RANGES",
+        help="address ranges where participants' bots may be besides public addresses, separated by "
+        "commas, for a LAN event (e.g. 10.0.0.0/8,192.168.1.0/24; default none: public addresses only; "
+        "kept in the ladder file for its runners)",
+    )
     serve.set_defaults(handler=serve_site, prog=serve.prog)
 
 
@@ -89,6 +102,11 @@ def serve_site(args: argparse.Namespace) -> int:
     except OSError as error:
         reason = "the port is in use" if error.errno == errno.EADDRINUSE else error.strerror
         raise ArenaError(f"cannot listen on {safe_text(args.host, 100)}:{args.port}: {reason}") from None
+    with open_store(args, writes=False) as store:
+        if store.address_policy() != args.allow_addresses:  # a read-only file can still be served
+            store.set_address_policy(args.allow_addresses, COMMAND_LINE)
     print(f"Serving {safe_text(where)} at http://{safe_text(args.host, 100)}:{args.port}/ (Ctrl-C stops)")
+    ranges = args.allow_addresses.text
+    print(f"Participants' bots may be at public addresses{' and in ' + ranges if ranges else ' only'}")
     server.run()
     return 0

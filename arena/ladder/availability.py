@@ -1,11 +1,17 @@
 """Whether the host can reach the bots of a set before it is played: a remote bot must answer the
 handshake on each of its addresses, a command bot must start. A bot the host fails to reach is not rated
 for the set (the scheduler puts it back); after `down_after` failures in a row it is marked down and
-skipped, and checked again now and then until it answers."""
+skipped, and checked again now and then until it answers.
+
+A bot whose address a participant gave is checked against the host's address policy first, each time
+(address_policy.py): an address the policy refuses now (a name that resolves elsewhere since it was
+registered) is never connected to, and the bot counts as not reached. `pinned` is that check, for the
+set player's matches too."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Sequence
 
 import structlog
@@ -15,14 +21,28 @@ from arena.ladder.entries import BotEntry, DuplicateSet
 from arena.ladder.local_bots import LocalBots
 from arena.ladder.run_settings import LadderReport, LadderSettings
 from arena.ladder.store import LadderStore
-from arena.runner import (
-    split_addresses,
-)
+from arena.runner import split_addresses
+from arena.runner.address_policy import AddressPolicy, AddressRefusedError, pin_addresses
 from arena.runner.connection import HandshakeError, handshake, open_channel
 from arena.untrusted import safe_text
 from fiftysix.wire import FaultCause
 
 log = structlog.get_logger("ladder")
+
+
+async def pinned(bot: BotEntry, policy: AddressPolicy) -> BotEntry:
+    """`bot` as the arena connects to it: a participant's addresses resolved and checked by `policy`,
+    each replaced by the gRPC target it checked; any other bot as it is.
+
+    :raises AddressRefusedError: an address the policy refuses (logged, with why).
+    """
+    if bot.address is None or not bot.participant_address:
+        return bot
+    try:
+        return dataclasses.replace(bot, address=await pin_addresses(policy, bot.address))
+    except AddressRefusedError as error:
+        log.warning("participant_address_refused", bot=bot.name, address=error.address, reason=error.reason)
+        raise
 
 
 class Availability:
@@ -73,7 +93,8 @@ class Availability:
     async def unreachable(self, bot: BotEntry, seats: int) -> str | None:
         """Why the host cannot reach or start `bot` now (None: it answers). A remote bot must answer the
         handshake on each of its addresses (an answer that is wrong is the bot's own fault, for its
-        match to record); a command bot must start (its processes are kept for the match)."""
+        match to record), once its addresses pass the host's policy (a participant's); a command bot must
+        start (its processes are kept for the match)."""
         if bot.address is None:
             try:
                 where = await self.local_bots.acquire(bot, seats)
@@ -81,6 +102,11 @@ class Availability:
                 return f"did not start: {safe_text(error)}"
             self.local_bots.release(where)
             return None
+        try:
+            bot = await pinned(bot, self.store.address_policy())
+        except AddressRefusedError as error:
+            return f"its address is not allowed by the host's address policy ({error.reason})"
+        assert bot.address is not None
         reasons = await asyncio.gather(
             *(self._address_unreachable(address) for address in split_addresses(bot.address))
         )

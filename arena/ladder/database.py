@@ -268,7 +268,10 @@ def prepare_schema(connection: Connection, name: str) -> None:
             connection.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
         elif version < SCHEMA_VERSION:
             _add_columns(connection, version)
-            void_sets_dealt_before_version_5(connection)
+            if version < 5:
+                void_sets_dealt_before_version_5(connection)
+            if version < 6:
+                mark_participant_addresses(connection)
             connection.execute(
                 meta.update().where(meta.c.key == "schema_version").values(value=str(SCHEMA_VERSION))
             )
@@ -301,6 +304,32 @@ def void_sets_dealt_before_version_5(connection: Connection) -> None:
         update(sets)
         .where(sets.c.rated_at.is_(None), sets.c.void_reason.is_(None), played < sets.c.rotations)
         .values(void_reason=OLD_DEALS)
+    )
+
+
+ADDRESS_WRITES: Final = ("bot_registered", "bot_updated", "bot_uploaded")
+"""The audit log's actions that give a bot its address or command."""
+
+
+def mark_participant_addresses(connection: Connection) -> None:
+    """Version 6 checks the addresses participants give against the host's address policy: a bot whose
+    address was last written with a participant's token (the audit log says by whom) is marked, so that
+    an address a participant registered before (a `unix:` socket, loopback) is checked too."""
+    if "audit" not in table_names(connection):
+        return
+    audit, bots = tables.audit, tables.bots
+    writes = audit.alias("writes")
+    newest = (
+        select(func.max(writes.c.id))
+        .where(writes.c.target == bots.c.name, writes.c.action.in_(ADDRESS_WRITES))
+        .correlate(bots)
+        .scalar_subquery()
+    )
+    writer = select(audit.c.actor).where(audit.c.id == newest).correlate(bots).scalar_subquery()
+    connection.execute(
+        update(bots)
+        .where(bots.c.address.is_not(None), writer.like("participant:%"))
+        .values(participant_address=1)
     )
 
 

@@ -92,6 +92,9 @@ class BotEntry:
     owner: str | None = None
     """The bot's author (the participant whose token registered it, or as the host set it), None when
     unknown: the ladder never puts two bots of one owner in a set."""
+    participant_address: bool = False
+    """The address was given by a participant (not the host): the arena checks it against the host's
+    address policy each time it connects (arena/runner/address_policy.py)."""
 
     @property
     def where(self) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Final
 
-SCHEMA_VERSION: Final = 5
+SCHEMA_VERSION: Final = 6
 DEFAULT_DB: Final = "arena.db"
 
 _TABLES: Final = """
@@ -180,6 +180,9 @@ _ADDED_COLUMNS: Final = {
         ("sets", "shown_at", "REAL"),
         ("bots", "owner", "TEXT"),
     ),
+    # Version 6, the public surface: whether a bot's address was given by a participant (`1`), so that
+    # the ladder checks it against the host's address policy each time it connects (SSRF).
+    6: (("bots", "participant_address", "INTEGER NOT NULL DEFAULT 0"),),
 }
 """For each schema version, the columns it added to tables of the version before: `_upgrade` adds them
 (to a new file too, when its CREATE TABLE does not have them), and a read-only file of an older version

@@ -25,7 +25,7 @@ from typing import Any
 
 import structlog
 
-from arena.ladder.availability import Availability
+from arena.ladder.availability import Availability, pinned
 from arena.ladder.entries import BotEntry, DuplicateSet
 from arena.ladder.held_sets import HeldSets, Job, SetInPlay
 from arena.ladder.live_feed import LiveFeed
@@ -37,6 +37,7 @@ from arena.ladder.run_settings import VOIDED_SETS_KEPT, LadderReport, LadderSett
 from arena.ladder.store import LadderStore
 from arena.ladder.store_file import DuplicateMatchError, StoreError
 from arena.runner import MatchOutcome, MatchSettings, new_match_id
+from arena.runner.address_policy import AddressRefusedError
 from fiftysix.engine import EndReason, MatchRules, Ruleset
 
 log = structlog.get_logger("ladder")
@@ -225,9 +226,11 @@ class SetPlayer:
         match_id: str,
         on_event: Callable[[dict[str, Any]], None],
     ) -> MatchOutcome | None:
-        """Play the match with the run's `MatchPlayer`. A bot that does not start now (it did when the
-        set started) forfeits at once, and its set is made void. None: the run began to stop while the
-        bots started, so the match is not begun (its set stays unfinished)."""
+        """Play the match with the run's `MatchPlayer`, each participant's address checked by the host's
+        policy again and connected to as checked. A bot that does not start now (it did when the set
+        started), or whose address the policy refuses now, forfeits at once, and its set is made void.
+        None: the run began to stop while the bots started, so the match is not begun (its set stays
+        unfinished)."""
         duplicate = job.duplicate
         rules = MatchRules(duplicate.players, Ruleset.parse(duplicate.ruleset), duplicate.deal_cap)
         settings = MatchSettings(
@@ -238,10 +241,13 @@ class SetPlayer:
             strikes=self.settings.strikes,
         )
         bots: list[BotEntry | str] = []
+        policy = self.store.address_policy()
         for name in team_bots:
             try:
-                bots.append(self.store.bot(name))
+                bots.append(await pinned(self.store.bot(name), policy))
             except StoreError as error:  # removed meanwhile
+                bots.append(str(error))
+            except AddressRefusedError as error:  # a participant's name resolves elsewhere since the check
                 bots.append(str(error))
 
         def not_started(name: str, detail: str) -> None:

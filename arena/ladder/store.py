@@ -97,11 +97,17 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
     # Bots (ported to SQLAlchemy Core: SQLite and PostgreSQL alike).
 
     def add_bot(
-        self, name: str, address: str | None = None, command: str | None = None, owner: str | None = None
+        self,
+        name: str,
+        address: str | None = None,
+        command: str | None = None,
+        owner: str | None = None,
+        participant_address: bool = False,
     ) -> BotEntry:
         """Register a bot by address or by command, with its author (`owner`, None: unknown); a name
         already taken is refused. It starts with the starting rating in every pool (a removed bot's name
-        registered again starts over)."""
+        registered again starts over). `participant_address`: a participant gave the address (the
+        ladder checks it against the host's address policy each time it connects)."""
         if (address is None) == (command is None):
             raise StoreError("a bot has either an address or a command")
         now = time.time()
@@ -113,6 +119,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
                         address=address,
                         command=command,
                         owner=owner,
+                        participant_address=int(participant_address and address is not None),
                         created_at=now,
                         updated_at=now,
                     )
@@ -132,6 +139,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
             func.coalesce(tables.ratings.c.rating, START_RATING),
             tables.bots.c.probation,
             self._column(tables.bots.c.owner),
+            self._column(tables.bots.c.participant_address),
         ).select_from(tables.bots.outerjoin(tables.ratings, in_pool))
 
     def bot(self, name: str, pool: str = DEFAULT_POOL) -> BotEntry:
@@ -161,17 +169,25 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         return ratings_by_bot
 
     def _bot_entry(self, row: Sequence[Any]) -> BotEntry:
-        name, address, command, rating, probation, owner = row
+        name, address, command, rating, probation, owner, participant_address = row
         if not (
             isinstance(name, str)
             and all(value is None or isinstance(value, str) for value in (address, command, probation, owner))
             and is_number(rating)
+            and participant_address in (None, 0, 1)
         ):
             raise self._damaged(f"the row of bot {name!r}")
-        return BotEntry(name, address, command, float(rating), probation, owner)
+        return BotEntry(name, address, command, float(rating), probation, owner, bool(participant_address))
 
-    def update_bot(self, name: str, address: str | None = None, command: str | None = None) -> BotEntry:
-        """Give a bot a new address or command (its rating and history stay)."""
+    def update_bot(
+        self,
+        name: str,
+        address: str | None = None,
+        command: str | None = None,
+        participant_address: bool = False,
+    ) -> BotEntry:
+        """Give a bot a new address or command (its rating and history stay); `participant_address` as
+        for `add_bot` (the host's own update clears it)."""
         self.bot(name)
         if (address is None) == (command is None):
             raise StoreError("give either a new address or a new command")
@@ -179,7 +195,12 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
             self._conn.execute(
                 update(tables.bots)
                 .where(tables.bots.c.name == name)
-                .values(address=address, command=command, updated_at=time.time())
+                .values(
+                    address=address,
+                    command=command,
+                    participant_address=int(participant_address and address is not None),
+                    updated_at=time.time(),
+                )
             )
         return self.bot(name)
 

@@ -1,10 +1,16 @@
-"""Who may write through the site, and what was written: tokens and the audit log in the ladder's file.
+"""Who may write through the site, and what was written: tokens, the audit log, and the host's policy for
+the addresses participants give, in the ladder's file.
 
 A token is `a56_` and 43 characters of `secrets.token_urlsafe` (256 random bits), shown once when it is
 made and kept only as its SHA-256 digest: a token that random needs no salt nor slow hash, and a copy of
 the file lets nobody write. A presented token is compared with every digest kept, each with
 `hmac.compare_digest`, so the time taken says nothing of how close it came. A token is the host's (every
 action) or a participant's (their own bot only, named as the token is).
+
+The address policy (arena/runner/address_policy.py) lives here so that the site, which registers a
+participant's address, and every runner on the file, which connects to it, apply the same one: `arena
+serve --allow-addresses` keeps its ranges in `meta` when it starts (none without the option), and a runner
+reads them each time it checks a participant's bot.
 """
 
 from __future__ import annotations
@@ -18,14 +24,18 @@ from typing import Final, Literal
 
 from sqlalchemy import delete, select
 
+from arena.ladder.database import upsert
 from arena.ladder.store_file import StoreError, StoreFile, every_method_store_errors, is_number
-from arena.ladder.tables import audit, tokens
+from arena.ladder.tables import audit, meta, tokens
+from arena.runner.address_policy import AddressPolicy
 
 TOKEN_PREFIX: Final = "a56_"
 COMMAND_LINE: Final = "host:command-line"
 """How the audit log names a write made on the host's command line (`arena bots`, `arena tokens`)."""
 MAX_TOKEN_CHARS: Final = 200
 """A presented token longer than this is refused before it is hashed."""
+ALLOWED_ADDRESSES: Final = "allowed_addresses"
+"""The `meta` key of the address ranges the host allows participants' bots at (AddressPolicy.text)."""
 
 Role = Literal["host", "participant"]
 
@@ -129,3 +139,26 @@ class AccessStore(StoreFile):
             AuditEntry(float(at), str(actor), str(action), str(target), str(detail))
             for at, actor, action, target, detail in rows
         ]
+
+    def address_policy(self) -> AddressPolicy:
+        """The host's policy for the addresses participants give: public addresses, and the ranges the
+        last `arena serve` allowed."""
+        text = self._conn.scalar(select(meta.c.value).where(meta.c.key == ALLOWED_ADDRESSES))
+        try:
+            return AddressPolicy.parse(str(text or ""))
+        except ValueError:
+            raise self._damaged("the allowed address ranges") from None
+
+    def set_address_policy(self, policy: AddressPolicy, actor: str) -> bool:
+        """Keep `policy` for the site and every runner on the file; a change is audited. Whether it
+        changed."""
+        with self._transaction():
+            kept = self._conn.scalar(select(meta.c.value).where(meta.c.key == ALLOWED_ADDRESSES))
+            if str(kept or "") == policy.text:
+                return False
+            keeping = upsert(self._conn, meta).values(key=ALLOWED_ADDRESSES, value=policy.text)
+            self._conn.execute(
+                keeping.on_conflict_do_update(index_elements=["key"], set_={"value": policy.text})
+            )
+            self._audit(actor, "addresses_allowed", "", policy.text or "public addresses only")
+        return True

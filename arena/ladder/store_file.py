@@ -13,8 +13,9 @@ each match's bots in an indexed membership table, running totals per bot and poo
 (see `_ADDED_COLUMNS`); 4 keeps the sums the ratings are fitted from (`_FIT_TABLES`) and each rating's
 interval and likelihood of superiority, and drops the moments of pairwise scores; 5 (fair play) adds a
 set's seed of 128 bits (`sets.seed_high`), whether its bots were all started by the arena
-(`sets.isolated`), when it was first shown live (`sets.shown_at`), and each bot's author (`bots.owner`).
-A file of an older
+(`sets.isolated`), when it was first shown live (`sets.shown_at`), and each bot's author (`bots.owner`);
+6 marks the bots whose address a participant gave (`bots.participant_address`; on upgrading, those
+whose address the audit log says a participant's token wrote last). A file of an older
 version is upgraded in place when it is opened for writing, and read as it is when opened read-only (the
 tables it lacks are then computed from it into temporary tables, at a cost that grows with its history:
 upgrading it once makes reads cheap).
@@ -48,6 +49,7 @@ from arena.ladder.database import (
     columns_by_table,
     file_connection,
     is_server_url,
+    mark_participant_addresses,
     prepare_schema,
     replace,
     schema_version,
@@ -555,6 +557,7 @@ _DATA_UPGRADES: Final[dict[int, tuple[Callable[[StoreFile], None], ...]]] = {
     3: (StoreFile._upgrade_scale,),
     4: (StoreFile._upgrade_fit,),
     5: (lambda store: void_sets_dealt_before_version_5(store._conn),),
+    6: (lambda store: mark_participant_addresses(store._conn),),
 }
 """For each schema version, what `_upgrade` does after adding its columns: moving data into new tables."""
 

@@ -1,4 +1,4 @@
-"""The ladder's tables as SQLAlchemy Core `Table`s (schema version 5): one definition that SQLite and
+"""The ladder's tables as SQLAlchemy Core `Table`s (schema version 6): one definition that SQLite and
 PostgreSQL both create from, and that the ported store modules query through (no SQL text per dialect).
 
 A new database (either dialect) is created from these; schema.py's CREATE TABLE text is what an older
@@ -38,7 +38,9 @@ meta: Final = Table(
     Column("key", Text, primary_key=True),
     Column("value", Text, nullable=False),
 )
-"""Settings of the database itself: `schema_version` (SCHEMA_VERSION, as decimal text)."""
+"""Settings of the database itself: `schema_version` (SCHEMA_VERSION, as decimal text), and
+`allowed_addresses`, the address ranges the host allows participants' bots at beyond public addresses
+(`arena serve --allow-addresses`; none when absent)."""
 
 bots: Final = Table(
     "bots",
@@ -52,10 +54,13 @@ bots: Final = Table(
     Column("down_since", Double),
     Column("host_failures", Integer, nullable=False, server_default=text("0")),
     Column("owner", Text),
+    Column("participant_address", Integer, nullable=False, server_default=text("0")),
     CheckConstraint("(address IS NULL) <> (command IS NULL)", name="bots_address_or_command"),
 )
 """`owner` (version 5): the bot's author (the participant's token that registered it, or the host's
-`--owner`), NULL when unknown; the ladder never puts two bots of one owner in a set."""
+`--owner`), NULL when unknown; the ladder never puts two bots of one owner in a set. `participant_address`
+(version 6): 1 when a participant's token gave the bot's address (the ladder then checks it against the
+host's address policy each time it connects: arena/runner/address_policy.py), 0 for the host's own."""
 
 sets: Final = Table(
     "sets",

@@ -2,7 +2,9 @@
 participant registers or updates their own bot, by address or by uploading its files, and owns it: the
 token's name is the bot's owner; the host does anything), the checks a bot must pass first (it answers
 the arena's health check and handshake, started in the sandbox when uploaded: registration.py, as for
-`arena bots add`), and the audit log line of each write, naming who made it."""
+`arena bots add`; a participant's address must pass the host's address policy first, and what they read
+back says only whether a 56 bot answered there), and the audit log line of each write, naming who made
+it."""
 
 from __future__ import annotations
 
@@ -143,6 +145,8 @@ async def register(
         new = wanted.name not in owners
         if holder.role != "host" and not new and owners[wanted.name] is not None:
             wanted = dataclasses.replace(wanted, owner=None)  # an owner the host gave it stands
+        if holder.role != "host" and wanted.address is not None:
+            wanted = dataclasses.replace(wanted, policy=store.address_policy())
         try:
             done = await register_bot(store, wanted, new=new)
         except (BundleError, SharedAddressError) as error:

@@ -47,7 +47,9 @@ def test_an_empty_database_gets_every_table_and_the_version(connection: Connecti
     assert table_names(connection) == set(METADATA.tables)
     assert schema_version(connection, "the ladder") == SCHEMA_VERSION
     prepare_schema(connection, "the ladder")  # again: nothing to do
-    assert connection.scalar(select(meta.c.value).where(meta.c.key == "schema_version")) == "5"
+    assert connection.scalar(select(meta.c.value).where(meta.c.key == "schema_version")) == str(
+        SCHEMA_VERSION
+    )
 
 
 def test_a_database_of_another_program_is_refused(connection: Connection) -> None:
@@ -60,7 +62,7 @@ def test_a_database_of_another_program_is_refused(connection: Connection) -> Non
 def test_a_newer_arenas_database_is_refused(connection: Connection) -> None:
     prepare_schema(connection, "the ladder")
     connection.execute(meta.update().values(value=str(SCHEMA_VERSION + 1)))
-    with pytest.raises(DatabaseError, match=r"written by a newer arena \(schema 6\)$"):
+    with pytest.raises(DatabaseError, match=rf"written by a newer arena \(schema {SCHEMA_VERSION + 1}\)$"):
         prepare_schema(connection, "the ladder")
 
 

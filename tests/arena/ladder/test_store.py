@@ -26,6 +26,7 @@ from arena.ladder.entries import (
 )
 from arena.ladder.store import LadderStore
 from arena.ladder.store_file import DuplicateMatchError, RatingsChangedError, StoreError, StoreFile
+from arena.runner.address_policy import AddressPolicy
 from fiftysix.wire import FaultCause, FaultRecord
 
 
@@ -367,6 +368,8 @@ PUBLIC_CALLS: dict[str, Any] = {
     "token_holder": lambda s: s.token_holder("a56_x"),
     "record_write": lambda s: s.record_write("host", "bot_removed", "a"),
     "audit_log": lambda s: s.audit_log(10),
+    "address_policy": lambda s: s.address_policy(),
+    "set_address_policy": lambda s: s.set_address_policy(AddressPolicy.parse("10.0.0.0/8"), "host"),
     "match_page": lambda s: s.match_page(None, None, 0, 10),
     "match_summary": lambda s: s.match_summary("m"),
     "held_back_matches": lambda s: s.held_back_matches(),
@@ -416,7 +419,8 @@ def test_the_store_persists_and_computes_nothing() -> None:
     nothing else. tally.py is on the store's side: the counting rules of the running totals that the
     store updates in the transaction of each match and rating event (so that nothing has to read the
     history). The upgrade to version 4 refits each pool once from the sums it builds from the history,
-    so store_file takes fit_pool (pure: no I/O)."""
+    so store_file takes fit_pool (pure: no I/O). The host's address policy is a value the store keeps
+    (store_access reads and writes it as an AddressPolicy)."""
     folder = Path(arena.ladder.__file__).parent
     persisting = {
         "arena.ladder.entries",
@@ -449,6 +453,39 @@ def test_the_store_persists_and_computes_nothing() -> None:
                     in (
                         ("arena.ladder.fit", ["fit_pool"]),
                         ("arena.errors", ["ArenaError"]),
+                        ("arena.runner.address_policy", ["AddressPolicy"]),
                     )
                 )
                 assert allowed, f"{module} imports {names} from {node.module}"
+
+
+def test_an_upgrade_to_version_6_marks_the_addresses_participants_gave(database: str) -> None:
+    """A bot whose address a participant's token wrote last (the audit log says) is checked by the host's
+    address policy from version 6 on, though it was registered before; the host's own bots are not. The
+    upgrade touches nothing else (the unfinished sets of version 5 stay as they were)."""
+    store = LadderStore(database)
+    for name in ("theirs", "taken-back", "hosts", "unaudited"):
+        store.add_bot(name, address="unix:/run/another-bot.sock")
+    store.add_bot("uploaded", command="python bot.py --socket {socket}")
+    writes = [
+        ("participant:theirs", "bot_registered", "theirs"),
+        ("participant:taken-back", "bot_registered", "taken-back"),
+        ("host:command-line", "bot_updated", "taken-back"),
+        ("host:boss", "bot_registered", "hosts"),
+        ("participant:hosts", "probation_set", "hosts"),  # not a write of its address
+        ("participant:uploaded", "bot_uploaded", "uploaded"),
+    ]
+    for actor, action, target in writes:
+        store.record_write(actor, action, target)
+    waiting = store.create_set(4, "pairs", None, 1, ["theirs", "hosts"], isolated=False)
+    edit(store, "ALTER TABLE bots DROP COLUMN participant_address")
+    edit(store, "UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    store._conn.commit()
+    store.close()
+    upgraded = LadderStore(database)
+    try:
+        marked = {bot.name for bot in upgraded.bots() if bot.participant_address}
+        assert marked == {"theirs"}
+        assert upgraded.void_reason(waiting.id) is None
+    finally:
+        upgraded.close()

@@ -362,6 +362,7 @@ PUBLIC_CALLS: dict[str, Any] = {
     "live_matches": lambda s: s.live_matches(60),
     "live_events": lambda s: s.live_events("m", -1),
     "is_live": lambda s: s.is_live("m"),
+    "live_updates": lambda s: s.live_updates({"m": -1}),
     "add_token": lambda s: s.add_token("a", "participant", "host"),
     "remove_token": lambda s: s.remove_token("a", "host"),
     "tokens": lambda s: s.tokens(),

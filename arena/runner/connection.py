@@ -4,8 +4,9 @@ One module for every place the arena talks to a bot (the match runner, the compl
 the arena starts), so limits, error texts and the handshake are the same everywhere. Everything here
 treats the bot as hostile: every message is bounded in size (`fiftysix.wire.MAX_ANSWER_BYTES`; a larger
 one ends the stream) and in number (`MAX_WAITING_MESSAGES`), bytes that do not decode are a
-`protocol_error`, and every text a bot chooses (status details) is escaped and cut (`safe_text`) before
-anyone keeps it.
+`protocol_error`, every text a bot chooses (status details) is escaped and cut (`safe_text`) before
+anyone keeps it, and a stream the bot ends in any way (a status, a reset, a closed connection, an
+END_STREAM with no trailers) is known at once: never taken for a slow bot.
 """
 
 from __future__ import annotations
@@ -407,7 +408,12 @@ class Conversation:
         self._answers.clear()
         if lost or self.bot_ended:
             self.close()
-            return Ending.LOST, "the stream was lost before MatchEnd"
+            return (
+                Ending.LOST,
+                "ended its stream before MatchEnd"
+                if self.bot_ended
+                else "the stream was lost before MatchEnd",
+            )
         try:
             await self.send(end)
             async with asyncio.timeout(grace):

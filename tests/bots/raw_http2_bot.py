@@ -34,6 +34,7 @@ PLAY_SEAT: Final = "/fiftysix.v1.BotService/PlaySeat"
 class End(Enum):
     """How the bot ends a PlaySeat stream."""
 
+    CLOSED = "trailers with status OK, as a bot should end, but early"
     NO_TRAILERS = "an empty END_STREAM with no trailers"
     RESET_STREAM = "RST_STREAM"
     RESET_STREAM_NO_ERROR = "RST_STREAM with NO_ERROR"
@@ -47,10 +48,15 @@ class End(Enum):
     SILENT = "nothing: the bot stops answering, its stream left open"
 
 
+READY: Final = 0
+DEAL_END: Final = -1
+MATCH_END: Final = None
+
+
 @dataclass(frozen=True)
 class Plan:
-    """Where the bot ends every PlaySeat stream and how: at its `decision`-th decision (0: in place of
-    Ready; None: after MatchEnd, in place of its status OK)."""
+    """Where the bot ends every PlaySeat stream and how: at its `decision`-th decision (READY: in place
+    of Ready; DEAL_END: on its first DealEnd; MATCH_END: after MatchEnd, in place of its status OK)."""
 
     end: End
     decision: int | None = 1
@@ -163,7 +169,7 @@ class _Connection(asyncio.Protocol):
         event = request.WhichOneof("event")
         plan = self.plan()
         if event == "match_start":
-            if plan.decision == 0:
+            if plan.decision == READY:
                 self.end(stream_id, stream, plan.end)
             else:
                 self.send(stream_id, stream, pb.PlaySeatResponse(ready=pb.Ready()).SerializeToString())
@@ -174,8 +180,11 @@ class _Connection(asyncio.Protocol):
                 return
             answer = pb.MoveAnswer(decision_id=request.decision.decision_id, move_index=0)
             self.send(stream_id, stream, pb.PlaySeatResponse(move=answer).SerializeToString())
+        elif event == "deal_end":
+            if plan.decision == DEAL_END:
+                self.end(stream_id, stream, plan.end)
         elif event == "match_end":
-            if plan.decision is None:
+            if plan.decision is MATCH_END:
                 self.end(stream_id, stream, plan.end)
             else:
                 self.finish(stream_id, stream)
@@ -183,7 +192,10 @@ class _Connection(asyncio.Protocol):
     def end(self, stream_id: int, stream: _Stream, end: End) -> None:
         stream.done = True
         assert self.transport is not None
-        if end is End.NO_TRAILERS:
+        if end is End.CLOSED:
+            stream.done = False
+            self.finish(stream_id, stream)
+        elif end is End.NO_TRAILERS:
             if not stream.headers_sent:
                 self.h2.send_headers(stream_id, [(":status", "200"), ("content-type", "application/grpc")])
             self.h2.end_stream(stream_id)

@@ -9,11 +9,13 @@ import asyncio
 from collections.abc import Iterator
 
 import pytest
-from raw_http2_bot import End, Plan, RawHttp2Bot
+from raw_http2_bot import MATCH_END, READY, End, Plan, RawHttp2Bot
 
 from arena.check import Status, check_bot
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
+from arena.runner.connection import Conversation, Ending, open_channel
 from fiftysix.engine import MatchRules, Ruleset
+from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.wire import FaultCause, TimeControl
 from sample_bots.random_bot import RandomBot
 from sdk import BotServer, start
@@ -95,7 +97,7 @@ def test_a_bot_that_is_only_slow_stays_a_timeout(raw: RawHttp2Bot, good: BotServ
 def test_an_end_without_trailers_after_match_end_is_a_match_played_out(
     raw: RawHttp2Bot, good: BotServer
 ) -> None:
-    outcome = play(raw, good, Plan(End.NO_TRAILERS, None))
+    outcome = play(raw, good, Plan(End.NO_TRAILERS, MATCH_END))
     assert outcome.faults == []
     assert outcome.reason == "deal_cap"
 
@@ -104,7 +106,7 @@ def test_an_end_without_trailers_after_match_end_is_a_match_played_out(
     ("plan", "expected"),
     [
         (Plan(End.NO_TRAILERS, 1), "stream failed: UNKNOWN"),
-        (Plan(End.NO_TRAILERS, None), "ended the stream after MatchEnd with UNKNOWN"),
+        (Plan(End.NO_TRAILERS, MATCH_END), "ended the stream after MatchEnd with UNKNOWN"),
     ],
 )
 def test_check_bot_reports_an_end_without_trailers(raw: RawHttp2Bot, plan: Plan, expected: str) -> None:
@@ -114,3 +116,22 @@ def test_check_bot_reports_an_end_without_trailers(raw: RawHttp2Bot, plan: Plan,
     assert verdict.status is Status.FAIL, verdict
     assert expected in verdict.line()
     assert "too slow" not in verdict.line()
+
+
+@pytest.mark.parametrize("end", [End.CLOSED, End.NO_TRAILERS])
+def test_a_stream_the_bot_ended_before_match_end_is_lost_not_closed(raw: RawHttp2Bot, end: End) -> None:
+    """MatchEnd is not sent to a bot that ended its stream: the bot did not end it as told."""
+    raw.plan = Plan(end, READY)
+
+    async def run() -> tuple[Ending, str]:
+        channel = open_channel(raw.address)
+        conversation = Conversation(0, channel, send_timeout=1.0)
+        try:
+            await conversation.send(pb.PlaySeatRequest(match_start=pb.MatchStart(match_id="0" * 16)))
+            await asyncio.wait({conversation.reader}, timeout=5)
+            return await conversation.end(pb.PlaySeatRequest(match_end=pb.MatchEnd()), 1.0, lost=False)
+        finally:
+            conversation.close()
+            await channel.close()
+
+    assert asyncio.run(run()) == (Ending.LOST, "ended its stream before MatchEnd")

@@ -14,7 +14,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, BinaryIO, Final
 
 from fiftysix.engine import (
     MAX_SEED,
@@ -28,6 +28,7 @@ from fiftysix.engine import (
     MatchRules,
     Ruleset,
 )
+from fiftysix.files import FileRefusedError, read_file, read_stream
 
 FORMAT: Final = "fiftysix-game-record"
 VERSION: Final = 2
@@ -50,6 +51,11 @@ class RecordError(ValueError):
         super().__init__(where + message)
         self.deal = deal
         self.move = move
+
+
+class RecordFileError(RecordError):
+    """A record that was not read at all: the file is missing or unreadable, is not a regular file (a
+    FIFO, a device, a folder), or is over MAX_RECORD_BYTES."""
 
 
 @dataclass
@@ -211,6 +217,13 @@ current version: nothing yet (version 2 changed what a seed deals, not the docum
 record keeps its version: see VERSION)."""
 
 
+MAX_RECORD_BYTES: Final = 128 * 1024 * 1024
+"""The largest record `load` and `load_stream` read (128 MiB). The largest record the arena writes is
+about 24 MiB (8 players, the 10,000-deal cap, every auction the longest there is), and about 52 MiB if
+besides each of its 4 teams used the 10,000 strikes a host may allow, every fault with the longest
+detail: the limit leaves more than twice that, and refuses what would not fit in memory
+(docs/game-record.md)."""
+
 MAX_DEPTH: Final = 64
 """How deeply a record's JSON may nest: a record the arena writes nests 5 levels; a file nested thousands
 deep is an attack on the parser (or on anything that walks the document recursively later)."""
@@ -238,11 +251,36 @@ def loads(text: str) -> GameRecord:
 
 
 def load(path: str | Path) -> GameRecord:
-    """Read a record from a file."""
+    """Read a record from a file: a regular file of at most MAX_RECORD_BYTES.
+
+    :raises RecordFileError: the file is missing, unreadable, not a regular file or too big.
+    :raises RecordError: what it holds is not a record (see `loads`).
+    """
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise RecordError(f"cannot read {path}: {error}") from None
+        data = read_file(path, MAX_RECORD_BYTES, "a game record")
+    except FileRefusedError as error:
+        raise RecordFileError(str(error)) from None
+    return _decoded(data)
+
+
+def load_stream(stream: BinaryIO) -> GameRecord:
+    """Read a record from a stream (standard input), at most MAX_RECORD_BYTES of it.
+
+    :raises RecordFileError: the stream holds more, or cannot be read.
+    :raises RecordError: what it holds is not a record (see `loads`).
+    """
+    try:
+        data = read_stream(stream, MAX_RECORD_BYTES, "a game record")
+    except FileRefusedError as error:
+        raise RecordFileError(str(error)) from None
+    return _decoded(data)
+
+
+def _decoded(data: bytes) -> GameRecord:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise RecordError(f"not UTF-8 text: {error}") from None
     return loads(text)
 
 

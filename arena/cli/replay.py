@@ -3,30 +3,46 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from arena.cli.options import Commands, Parents
-from arena.errors import ArenaError
+from arena.errors import ArenaError, UsageError
 from arena.untrusted import safe_text
 from fiftysix.pretty import describe_deal, describe_ranking, describe_rules
-from fiftysix.record import RecordError, load
+from fiftysix.record import MAX_RECORD_BYTES, RecordError, RecordFileError, load, load_stream
 from fiftysix.replay import replay
+
+STANDARD_INPUT = "-"
 
 
 def register(commands: Commands, parents: Parents) -> None:
     """Add `arena replay` (it shares no option block with other commands)."""
     parser = commands.add_parser("replay", help="check a game record move by move and print the results")
-    parser.add_argument("file", metavar="FILE", help="a game record (JSON)")
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        help=f"a game record (JSON), a regular file of at most {MAX_RECORD_BYTES // 2**20} MiB; "
+        "`-`: standard input",
+    )
     parser.add_argument("--quiet", action="store_true", help="print only the verdict")
     parser.set_defaults(handler=replay_file, prog=parser.prog)
 
 
 def replay_file(args: argparse.Namespace) -> int:
     """Replay the record; print its deals and ranking (unless --quiet) and the verdict."""
+    source = "standard input" if args.file == STANDARD_INPUT else args.file
     try:
-        record = load(args.file)
+        if args.file != STANDARD_INPUT:
+            record = load(args.file)
+        elif sys.stdin is None:  # started with its standard input closed
+            raise UsageError("standard input is closed")
+        else:
+            record = load_stream(sys.stdin.buffer)
         replayed = replay(record)
+    except RecordFileError as error:  # the file named is none to read: the command cannot work
+        raise UsageError(f"{source}: {error}") from None
     except RecordError as error:  # the game's own error: the game never imports the host's ArenaError
-        raise ArenaError(f"{args.file}: {error}") from None
+        raise ArenaError(f"{source}: {error}") from None
     rules = record.rules
     if not args.quiet:
         print("\n".join(describe_rules(rules, record.seed, record.first_dealer)))
@@ -41,5 +57,5 @@ def replay_file(args: argparse.Namespace) -> int:
     reason = safe_text((record.result or {}).get("reason"), 100)
     ended = "complete" if replayed.complete else f"stopped early ({reason})"
     checked = f"{len(record.deals)} deals replayed, every move legal and every result checked"
-    print(f"{safe_text(args.file)}: {checked}; {ended}")
+    print(f"{safe_text(source)}: {checked}; {ended}")
     return 0

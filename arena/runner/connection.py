@@ -4,14 +4,16 @@ One module for every place the arena talks to a bot (the match runner, the compl
 the arena starts), so limits, error texts and the handshake are the same everywhere. Everything here
 treats the bot as hostile: every message is bounded in size (`fiftysix.wire.MAX_ANSWER_BYTES`; a larger
 one ends the stream) and in number (`MAX_WAITING_MESSAGES`), bytes that do not decode are a
-`protocol_error`, and every text a bot chooses (status details) is escaped and cut (`safe_text`) before
-anyone keeps it.
+`protocol_error`, every text a bot chooses (status details) is escaped and cut (`safe_text`) before
+anyone keeps it, and a stream the bot ends in any way (a status, a reset, a closed connection, an
+END_STREAM with no trailers) is known at once: never taken for a slow bot.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -44,12 +46,23 @@ MAX_MESSAGES_AFTER_END: Final = 4
 """Messages a bot may send after MatchEnd before the arena closes its stream (they are discarded)."""
 HANDSHAKE_ATTEMPTS: Final = 4
 """Handshake tries for a bot that is briefly unreachable, with backoff 0.25, 0.5, 1 s between them."""
+END_STATUS_TIMEOUT_S: Final = 1.0
+"""How long the arena waits for a bot's status once the bot has ended its side of the stream. The gRPC
+core gives it at once (with or without trailers) when the arena has ended its own side; the bound is for
+the unforeseen only. No status by then: the stream ended without one, `disconnected` all the same."""
 
-# grpc.aio.EOF is missing from grpc-stubs; it is the value read() returns once the bot ends its stream.
+# grpc.aio.EOF is missing from grpc-stubs; it is the value a read returns once the bot ends its stream.
 END_OF_STREAM: Final[object] = grpc.aio.EOF  # type: ignore[attr-defined]
 
 # The errors a conversation with a bot can raise; anything else is a bug of ours and must surface.
-CONVERSATION_ERRORS: Final = (grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError, OSError)
+# grpc.aio.InternalError: ending the arena's side of a stream the bot ended without trailers.
+CONVERSATION_ERRORS: Final = (
+    grpc.RpcError,
+    grpc.aio.UsageError,
+    grpc.aio.InternalError,
+    asyncio.InvalidStateError,
+    OSError,
+)
 
 UNDECODABLE: Final = "that does not decode (bytes that are not protobuf, truncated, or text not in UTF-8)"
 
@@ -208,16 +221,42 @@ class Ending(Enum):
 
 
 def stream_failure(error: BaseException, what: str) -> tuple[FaultCause, str]:
-    """The fault a broken stream stands for: a stream ended by RESOURCE_EXHAUSTED (a message over the
-    limit, or the bot's own status) broke the protocol; anything else is a loss. Either way the stream is
-    gone, so neither can be forgiven by a strike."""
-    if isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED:
+    """The fault a broken stream stands for (see `status_failure`)."""
+    if isinstance(error, grpc.aio.AioRpcError):
+        return status_failure(error.code(), error.details(), what)
+    return FaultCause.DISCONNECTED, f"{what}: {describe_error(error)}"
+
+
+def status_failure(code: grpc.StatusCode, details: str | None, what: str) -> tuple[FaultCause, str]:
+    """The fault a stream ended with a status other than OK stands for: RESOURCE_EXHAUSTED (a message over
+    the limit, or the bot's own status) broke the protocol; anything else is a loss. Either way the stream
+    is gone, so neither can be forgiven by a strike. The details are the bot's own text: escaped and
+    cut."""
+    status = f"{code.name}: {safe_text(details, 300)}"
+    if code is grpc.StatusCode.RESOURCE_EXHAUSTED:
         return (
             FaultCause.PROTOCOL_ERROR,
             f"{what} (a message over the {MAX_ANSWER_BYTES // 1024} KiB limit, a status over gRPC's, "
-            f"or the bot's own status): {describe_error(error)}",
+            f"or the bot's own status): {status}",
         )
-    return FaultCause.DISCONNECTED, f"{what}: {describe_error(error)}"
+    return FaultCause.DISCONNECTED, f"{what}: {status}"
+
+
+async def _next_message(
+    call: grpc.aio.StreamStreamCall[pb.PlaySeatRequest | bytes, pb.PlaySeatResponse],
+) -> object:
+    """The bot's next message, or END_OF_STREAM as soon as the bot has ended its side of the stream.
+
+    Not `call.read()`: at the end that waits for the call's status, and the gRPC core has none for a
+    stream the bot ended with a bare END_STREAM (no trailers) until the arena ends its own side too, so
+    read() would never return and the seat would time out over its whole bank. The call's own `_read`
+    is what read() awaits before that wait (the one private name the arena uses; the tests of every way
+    a stream ends, tests/arena/runner/test_stream_endings.py, pin it); `Conversation._final_status`
+    then gets the status.
+    """
+    if call.done():
+        return END_OF_STREAM
+    return await call._read()  # type: ignore[attr-defined]
 
 
 _PLAY_SEAT: Final = pb.DESCRIPTOR.services_by_name["BotService"].methods_by_name["PlaySeat"]
@@ -258,6 +297,9 @@ class Conversation:
         self.ended = False
         """MatchEnd was sent: what the bot sends now is discarded."""
         self.sent_after_end = 0
+        self.bot_ended = False
+        """The bot ended its side of the stream: nothing more is written to it, and the reader is getting
+        (or has delivered) what that stands for."""
         self._answers: collections.deque[pb.PlaySeatResponse | _Broken | None] = collections.deque()
         self._waiter: asyncio.Future[None] | None = None
         self._loop = asyncio.get_running_loop()
@@ -300,9 +342,10 @@ class Conversation:
     async def _read_all(self) -> None:
         try:
             while True:
-                response = await self.call.read()
+                response = await _next_message(self.call)
                 if response is END_OF_STREAM:
-                    self._deliver(None)
+                    self.bot_ended = True
+                    self._deliver(await self._final_status())
                     return
                 if self.ended:
                     self.sent_after_end += 1
@@ -325,6 +368,30 @@ class Conversation:
             log.exception("stream_reader_failed", seat=self.seat)
             self._deliver(_Broken(FaultCause.DISCONNECTED, f"stream failed: {describe_error(error)}"))
 
+    async def _final_status(self) -> _Broken | None:
+        """What the end of the bot's side of the stream stands for, by its status: None for OK (the bot
+        closed its stream), else the fault. The arena ends its own side first: for a stream the bot ended
+        without trailers, that is what makes the gRPC core give a status."""
+        await self._end_writing()
+        try:
+            async with asyncio.timeout(END_STATUS_TIMEOUT_S):
+                code = await self.call.code()
+                details = await self.call.details()
+        except TimeoutError:
+            return _Broken(
+                FaultCause.DISCONNECTED,
+                f"stream failed: the bot ended it and no status came within {END_STATUS_TIMEOUT_S:g} s",
+            )
+        if code is grpc.StatusCode.OK:
+            return None
+        return _Broken(*status_failure(code, details, "stream failed"))
+
+    async def _end_writing(self) -> None:
+        """End the arena's side of the stream. After a bot's end without trailers the core may refuse
+        this (and give the status all the same): the status, not this, says how the stream ended."""
+        with contextlib.suppress(*CONVERSATION_ERRORS):
+            await self.call.done_writing()
+
     def close(self) -> None:
         """Cancel the call and stop reading."""
         self.call.cancel()
@@ -339,13 +406,18 @@ class Conversation:
         the bot ended; a stream that did not end well is closed."""
         self.ended = True
         self._answers.clear()
-        if lost:
+        if lost or self.bot_ended:
             self.close()
-            return Ending.LOST, "the stream was lost before MatchEnd"
+            return (
+                Ending.LOST,
+                "ended its stream before MatchEnd"
+                if self.bot_ended
+                else "the stream was lost before MatchEnd",
+            )
         try:
             await self.send(end)
             async with asyncio.timeout(grace):
-                await self.call.done_writing()
+                await self._end_writing()
                 await asyncio.shield(self.reader)
                 code = await self.call.code()
                 details = safe_text(await self.call.details(), 300)
@@ -364,7 +436,10 @@ class Conversation:
         return Ending.CLOSED, "ended the stream after MatchEnd"
 
     async def send(self, request: pb.PlaySeatRequest | bytes) -> None:
-        """Send one message; a bot that does not take it within the send timeout is disconnected."""
+        """Send one message; a bot that does not take it within the send timeout is disconnected. Nothing
+        goes to a bot that ended its side of the stream: the next answer waited for is why."""
+        if self.bot_ended:
+            return
         try:
             async with asyncio.timeout(self.send_timeout):
                 await self.call.write(request)
@@ -375,7 +450,8 @@ class Conversation:
                 f"the bot stopped reading its stream for {self.send_timeout:g} s",
             ) from None
         except CONVERSATION_ERRORS as error:
-            raise SeatFaultError(self.seat, *stream_failure(error, "stream closed")) from None
+            if not self.bot_ended:  # else the write met the arena's own end of its side
+                raise SeatFaultError(self.seat, *stream_failure(error, "stream closed")) from None
 
     async def receive(self, timeout: float, waiting_for: str) -> pb.PlaySeatResponse:
         """The bot's next message, within `timeout` seconds."""
@@ -384,9 +460,12 @@ class Conversation:
                 async with asyncio.timeout(timeout):
                     await self._arrival()
             except TimeoutError:
-                raise SeatFaultError(
-                    self.seat, FaultCause.TIMEOUT, f"no {waiting_for} within {timeout * 1000:.0f} ms"
-                ) from None
+                if self.bot_ended:  # not slow: the reader is getting the status (in a moment)
+                    await asyncio.wait({self.reader})
+                if not self._answers:
+                    raise SeatFaultError(
+                        self.seat, FaultCause.TIMEOUT, f"no {waiting_for} within {timeout * 1000:.0f} ms"
+                    ) from None
         return self._next(waiting_for)
 
     def _next(self, waiting_for: str) -> pb.PlaySeatResponse:
@@ -420,9 +499,11 @@ class Conversation:
         self._arm(self._loop.time() + timeout)
         try:
             try:
-                await self.call.write(request)
+                if not self.bot_ended:  # else the answers end with why, as the reader delivers it
+                    await self.call.write(request)
             except CONVERSATION_ERRORS as error:
-                raise SeatFaultError(self.seat, *stream_failure(error, "stream closed")) from None
+                if not self.bot_ended:  # else the write met the arena's own end of its side
+                    raise SeatFaultError(self.seat, *stream_failure(error, "stream closed")) from None
             while True:
                 if not self._answers:
                     await self._arrival()
@@ -455,7 +536,9 @@ class Conversation:
         the timer is set again for that deadline."""
         self._timer = None
         task = self._asking
-        if task is None or self._expired:
+        # A bot that ended its stream is not slow: the reader delivers why within END_STATUS_TIMEOUT_S,
+        # which wakes the task.
+        if task is None or self._expired or self.bot_ended:
             return
         if self._deadline > when:
             self._timer = self._loop.call_at(self._deadline, self._on_timer, self._deadline)

@@ -31,6 +31,7 @@ from typing import IO, Final
 
 from arena.errors import ArenaError
 from arena.untrusted import safe_text
+from fiftysix.files import FileRefusedError, read_file
 
 CHUNK_BYTES: Final = 1024 * 1024
 MAX_NAME_BYTES: Final = 1024
@@ -68,14 +69,9 @@ def store_bundle(archive: Path, store: Path, limits: BundleLimits = BundleLimits
         refused (see the module docstring).
     """
     try:
-        size = archive.stat().st_size
-        if not archive.is_file():
-            raise BundleError(f"{archive} is not a file")
-        if size > limits.bundle_bytes:
-            raise BundleError(f"{archive} has {size} bytes, over the limit of {limits.bundle_bytes}")
-        data = archive.read_bytes()
-    except OSError as error:
-        raise BundleError(f"cannot read {archive}: {error.strerror}") from None
+        data = read_file(archive, limits.bundle_bytes, "a bundle")
+    except FileRefusedError as error:
+        raise BundleError(f"{archive}: {error}") from None
     if data.startswith(b"\x1f\x8b"):
         suffix = ".tar.gz"
     elif data.startswith(b"PK\x03\x04"):
@@ -90,8 +86,7 @@ def store_bundle(archive: Path, store: Path, limits: BundleLimits = BundleLimits
     partial = Path(tempfile.mkdtemp(prefix=".unpacking-", dir=store))
     try:
         partial.chmod(0o755)
-        with open(archive, "rb") as source:  # read again: `data` is checked, the file is streamed
-            _unpack(source, suffix, partial, limits)
+        _unpack(io.BytesIO(data), suffix, partial, limits)  # the bytes hashed, not the file read again
         kept = store / f"{sha256}{suffix}"
         if not kept.exists():
             kept.write_bytes(data)

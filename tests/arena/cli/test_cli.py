@@ -15,6 +15,7 @@ import sys
 import tempfile
 import types
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -24,6 +25,7 @@ from arena.cli import play as play_command
 from arena.cli import replay as replay_command
 from arena.errors import ArenaError, UsageError
 from arena.ladder import BotStartError, Ladder, LadderError, LadderReport, LadderStore, StoreError
+from fiftysix.record import MAX_RECORD_BYTES
 
 
 def run_arena(*args: str) -> subprocess.CompletedProcess[str]:
@@ -305,6 +307,105 @@ def test_replay_shows_seat_names_and_reasons_from_the_file_escaped(tmp_path: Pat
     assert "\x1b" not in finished.stdout
     assert "\\x1b[2Jevil\\nforged line" in finished.stdout
     assert not any(line.startswith("forged line") for line in finished.stdout.splitlines())
+
+
+def run_replay(source: str, stdin: int | IO[bytes] = subprocess.DEVNULL) -> subprocess.CompletedProcess[str]:
+    """`arena replay SOURCE` in its own process, which must end well within the timeout."""
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", "replay", "--quiet", source],
+        stdin=stdin,
+        capture_output=True,
+        text=True,
+        timeout=20,
+        check=False,
+    )
+
+
+def no_record_file(kind: str, tmp_path: Path) -> Path:
+    """A path that names no record file to read."""
+    path = tmp_path / f"{kind}.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        return Path("/dev/zero")
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "oversize":
+        with path.open("wb") as file:
+            file.truncate(MAX_RECORD_BYTES + 1)  # sparse: its size is all that is looked at
+    return path
+
+
+@pytest.mark.parametrize(
+    ("kind", "message"),
+    [
+        ("device", "not a regular file: a character device"),
+        ("directory", "not a regular file: a directory"),
+        ("oversize", "134,217,729 bytes, over the limit of 134,217,728 for a game record"),
+        ("missing", "cannot read: No such file or directory"),
+    ],
+)
+def test_replay_refuses_a_path_that_names_no_record_file(
+    kind: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """/dev/zero was read until MemoryError, a file of gigabytes read whole: a path that names no record
+    file to read is one usage line, at once, without reading it."""
+    path = no_record_file(kind, tmp_path)
+    assert main(["replay", str(path)]) == 2
+    assert one_line_error(capsys.readouterr().err) == f"arena replay: error: {path}: {message}"
+
+
+def test_replay_of_a_fifo_does_not_wait_for_a_writer(tmp_path: Path) -> None:
+    """It waited for ever: opening a FIFO to read waits for a writer."""
+    path = no_record_file("fifo", tmp_path)
+    finished = run_replay(str(path))
+    assert finished.returncode == 2
+    assert (
+        one_line_error(finished.stderr)
+        == f"arena replay: error: {path}: not a regular file: a FIFO (a named pipe)"
+    )
+
+
+def test_replay_of_a_file_it_may_not_read_is_a_usage_line(tmp_path: Path) -> None:
+    path = tmp_path / "secret.json"
+    path.write_text("{}")
+    path.chmod(0)
+    finished = run_arena_without_root("replay", str(path))
+    assert finished.returncode == 2
+    assert one_line_error(finished.stderr) == f"arena replay: error: {path}: cannot read: Permission denied"
+
+
+def test_replay_reads_a_record_from_standard_input(tmp_path: Path) -> None:
+    path = tmp_path / "match.json"
+    assert main(["play", "--seed", "2", "--save", str(path), "--brief"]) == 0
+    with path.open("rb") as record:
+        finished = run_replay("-", stdin=record)
+    assert finished.returncode == 0, finished.stderr
+    assert finished.stdout.startswith("standard input: ")
+    assert "every result checked; complete" in finished.stdout
+
+
+class EndlessInput:
+    """Standard input that never ends (as `< /dev/zero`), counting what was read of it."""
+
+    def __init__(self) -> None:
+        self.served = 0
+
+    def read(self, size: int) -> bytes:
+        self.served += size
+        return b" " * size
+
+
+def test_replay_reads_at_most_the_limit_of_standard_input(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    endless = EndlessInput()
+    monkeypatch.setattr(sys, "stdin", types.SimpleNamespace(buffer=endless))
+    assert main(["replay", "-"]) == 2
+    assert one_line_error(capsys.readouterr().err) == (
+        "arena replay: error: standard input: more than 134,217,728 bytes, over the limit for a game record"
+    )
+    assert endless.served == MAX_RECORD_BYTES + 1
 
 
 # The ladder's file: every StoreError, at opening or later, is one line; nothing stored is lost.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import stat
 import tarfile
 import zipfile
@@ -154,3 +155,13 @@ def test_too_many_members_and_too_big_a_file(tmp_path: Path) -> None:
         store_bundle(many, tmp_path / "store", BundleLimits(bundle_bytes=10))
     with pytest.raises(BundleError, match="cannot read"):
         store_bundle(tmp_path / "missing.zip", tmp_path / "store")
+
+
+def test_a_bundle_that_is_no_regular_file_is_refused_unread(tmp_path: Path) -> None:
+    fifo = tmp_path / "bot.tar.gz"
+    os.mkfifo(fifo)  # read as a plain open would, it waits for a writer
+    with pytest.raises(BundleError, match=r"bot\.tar\.gz: not a regular file: a FIFO"):
+        store_bundle(fifo, tmp_path / "store")
+    with pytest.raises(BundleError, match="/dev/zero: not a regular file: a character device"):
+        store_bundle(Path("/dev/zero"), tmp_path / "store")
+    assert not (tmp_path / "store").exists()

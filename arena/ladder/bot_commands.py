@@ -123,15 +123,18 @@ async def wait_until_ready(
 
 
 async def read_port_file(path: Path, timeout: float, process: asyncio.subprocess.Process) -> int:
-    """The port a bot wrote to `path`, waited for up to `timeout` seconds while its process runs.
+    """The port a bot wrote to `path`, waited for up to `timeout` seconds while its process runs; the file
+    is removed once read or given up on, so that none is left behind.
 
     :raises BotStartError: the process exited, the time ran out, or the file holds no port.
     """
-    text = await _wait_for(
-        lambda: _read_small_regular_file(path), timeout, process, "wrote no port to its port file"
-    )
-    with contextlib.suppress(OSError):
-        path.unlink()
+    try:
+        text = await _wait_for(
+            lambda: _read_small_regular_file(path), timeout, process, "wrote no port to its port file"
+        )
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()
     try:
         port = int(text.strip())
     except ValueError:

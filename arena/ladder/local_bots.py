@@ -16,7 +16,11 @@ No process the arena starts may outlive it, even when it is killed with SIGKILL 
 forks helpers that leave its process group with setsid. So each bot runs under a supervisor
 (supervisor.py beside this module, standard library only), started in a session of its own with a pipe
 from the arena on its standard input; the supervisor starts the bot in a process group of its own and
-writes its output to `{log_folder}/{name}-{n}.log`, so the arena's event loop does no work for the logs.
+writes its output to `{log_folder}/{run}/{name}-{n}.log`, so the arena's event loop does no work for the
+logs. Each run (each `LocalBots`) names its files in a folder of its own, `run`: the runner's name, which
+is also the owner of its leases in the ladder (scheduler.py), so that two runners sharing a ladder and its
+logs folder never write each other's logs, read or delete each other's port files, nor reach each other's
+bots; a run that crashed leaves its folder as it was, and no other run touches it.
 On Linux the supervisor is a child subreaper, so every orphaned descendant of the bot becomes its child.
 It stops everything when the arena closes the pipe (`stop_all`), when the arena dies (the pipe closes,
 and SIGTERM arrives as its parent-death signal), or when the bot exits: SIGTERM to the bot's group and
@@ -51,7 +55,10 @@ import asyncio
 import contextlib
 import os
 import random
+import re
+import secrets
 import shutil
+import socket
 import sys
 import tempfile
 import time
@@ -89,6 +96,15 @@ STOP_MARGIN_SECONDS: Final = 5.0
 
 IDLE_LIMIT: Final = 4
 """The default number of idle processes kept for later matches, over all bots."""
+RUN_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+"""What a run's name may be: one plain folder name."""
+
+
+def new_run_name() -> str:
+    """A name for a run of its own: `HOST-PID-RANDOM` (the host's name as a folder name may hold it), which
+    no other run on any host shares, before it, beside it or after it."""
+    host = re.sub(r"[^A-Za-z0-9.-]", "_", socket.gethostname())[:64].strip(".") or "host"
+    return f"{host}-{os.getpid()}-{secrets.token_hex(4)}"
 
 
 def idle_limit_for(concurrency: int, players: int, teams: int = 2) -> int:
@@ -168,20 +184,28 @@ class LocalBots:
         sandbox: bubblewrap.Sandbox | None = None,
         launch_of: Callable[[BotEntry], Launch] | None = None,
         isolate_deals: bool = True,
+        run: str | None = None,
     ) -> None:
-        """`port_range`: the ports `{port}` commands get (default: any free port); `{port_file}` commands
-        choose their own (they bind port 0 and report it). `sandbox`: how sandboxed bots run (default
-        limits). `launch_of`: how a registered bot starts (default: its command, unsandboxed), so that
-        uploads and the sandbox setting of each bot, kept beside the register, reach here.
-        `isolate_deals=False` gives a process matches on deals it has played (the arena before the
-        fair-play fix): only for the control that shows the leak it closes, and for measuring its cost."""
+        """`log_folder`: where the runs sharing it keep their bots' files, this one in `log_folder/run/`
+        (`log_folder` afterwards); `run`: this run's name (default: `new_run_name()`), which a ladder uses
+        as the owner of its leases too. `port_range`: the ports `{port}` commands get (default: any free
+        port); `{port_file}` commands choose their own (they bind port 0 and report it). `sandbox`: how
+        sandboxed bots run (default limits). `launch_of`: how a registered bot starts (default: its
+        command, unsandboxed), so that uploads and the sandbox setting of each bot, kept beside the
+        register, reach here. `isolate_deals=False` gives a process matches on deals it has played (the
+        arena before the fair-play fix): only for the control that shows the leak it closes, and for
+        measuring its cost."""
         if port_range is not None and not 1 <= port_range[0] <= port_range[1] <= 65535:
             raise ValueError(f"a port range is LO-HI within 1-65535, got {port_range}")
         if log_limit_bytes < 1024:
             raise ValueError(f"a log limit below 1024 bytes keeps nothing useful, got {log_limit_bytes}")
         if idle_limit < 0:
             raise ValueError(f"the idle limit is a number of processes, 0 or more; got {idle_limit}")
-        self.log_folder = log_folder
+        self.run = run if run is not None else new_run_name()
+        if not RUN_NAME.fullmatch(self.run):
+            raise ValueError(f"a run's name is a folder name of letters, digits, . _ and -, got {self.run!r}")
+        self.log_folder = log_folder / self.run
+        """This run's own folder, where its bots' logs and port files go."""
         self.startup_timeout = startup_timeout
         self.grace = grace
         self.log_limit_bytes = log_limit_bytes
@@ -382,9 +406,6 @@ class LocalBots:
             raise BotStartError(
                 f"cannot start bot {name!r} ({' '.join(arguments)}): {program!r} is not an executable program"
             )
-        if port_file is not None:
-            with contextlib.suppress(FileNotFoundError):
-                port_file.unlink()  # a stale file from an earlier run would give a wrong port
         process = await self._supervise(name, arguments, log_path)
         running = _Running(process, f"127.0.0.1:{port}", log_path)
 

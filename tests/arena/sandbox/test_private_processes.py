@@ -147,11 +147,16 @@ def test_no_note_crosses_between_processes_the_arena_starts(tmp_path: Path) -> N
         return BotEntry(name, None, COMMAND, 1500.0, None)
 
     def log(name: str, number: int) -> Path:
-        return logs / f"{name}-{number}.log"
+        return logs / "run" / f"{name}-{number}.log"
 
     async def scene() -> list[Path]:
         local = LocalBots(
-            logs, grace=1.0, idle_limit=0, sandbox=SANDBOX, launch_of=lambda bot: launches[bot.name]
+            logs,
+            grace=1.0,
+            idle_limit=0,
+            sandbox=SANDBOX,
+            launch_of=lambda bot: launches[bot.name],
+            run="run",
         )
         try:
             # Two processes of one bot at once.

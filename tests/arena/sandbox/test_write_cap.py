@@ -45,7 +45,7 @@ def _reports(logs: Path) -> list[dict[str, Any]]:
     """What the hogs logged of their writing."""
     return [
         json.loads(line)
-        for log in sorted(logs.glob("*.log"))
+        for log in sorted(logs.rglob("*.log"))
         for line in log.read_text(errors="replace").splitlines()
         if line.startswith('{"event": "hogged"')
     ]

@@ -15,7 +15,7 @@ from arena.cli.options import Commands, Parents, open_store
 from arena.cli.progress import Progress
 from arena.cli.sandbox_options import add_limits, sandbox_of
 from arena.errors import ArenaError, UsageError
-from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, idle_limit_for
+from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, StoreError, idle_limit_for
 from arena.ladder.ray_play import RayMatches
 from arena.ladder.uploads import Uploads
 from arena.sandbox import bubblewrap
@@ -319,15 +319,27 @@ def _warn_if_unsandboxable(sandboxed: list[str]) -> None:
         )
 
 
+def _register_sample_bots(store: LadderStore) -> None:
+    """Register the sample bots not registered yet; one that another runner starting at the same time
+    registers first is left as it is."""
+    registered = {bot.name for bot in store.bots()}
+    for name, command in SAMPLE_BOTS.items():
+        if name in registered:
+            continue
+        try:
+            store.add_bot(name, command=command)
+        except StoreError:
+            if name not in {bot.name for bot in store.bots()}:
+                raise
+            continue
+        print(f"Registered the sample bot {name}: {command}")
+
+
 def _run(args: argparse.Namespace, store: LadderStore) -> int:
     options.configure_logging_from(args)
     uploads = Uploads(store)
     if args.sample_bots:
-        registered = {bot.name for bot in store.bots()}
-        for name, command in SAMPLE_BOTS.items():
-            if name not in registered:
-                store.add_bot(name, command=command)
-                print(f"Registered the sample bot {name}: {command}")
+        _register_sample_bots(store)
     if args.forever:
         matches = None
     elif args.matches is not None:

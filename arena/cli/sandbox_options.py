@@ -32,7 +32,7 @@ def add_limits(parser: argparse.ArgumentParser) -> None:
         ("--bot-memory", memory_mib, DEFAULTS.memory_bytes // MIB, "address space of a bot process, MiB"),
         ("--bot-cpu", cpu_seconds, DEFAULTS.cpu_seconds, "CPU seconds of a bot process over its life"),
         ("--bot-processes", processes, DEFAULTS.processes, "processes and threads of a bot process"),
-        ("--bot-tmp", tmp_mib, DEFAULTS.tmp_bytes // MIB, "its /tmp, and the largest file it writes, MiB"),
+        ("--bot-tmp", tmp_mib, DEFAULTS.tmp_bytes // MIB, "all it may write: its /tmp, MiB"),
         ("--bot-output", output_kib, DEFAULTS.output_bytes // 1024, "output kept per match, KiB"),
     ]
     for option, kind, default, text in limits:

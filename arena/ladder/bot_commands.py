@@ -1,6 +1,7 @@
 """How a registered command becomes a bot that answers: its arguments (`{port}`, `{port_file}` or
 `{socket}` filled in, `python` meaning the arena's own interpreter), a free port, the port a bot reports in
-its port file (read without ever blocking: the bot chose what is there), and the first handshake. Used by
+its port file (read without ever blocking: the bot chose what is there), the socket it made (in the
+sandbox: found through the sandbox's root), and the first handshake. Used by
 local_bots.py, which keeps the processes."""
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Final, TypeVar
 
 from arena.errors import ArenaError
 from arena.runner.connection import HandshakeError, handshake, open_channel
+from arena.sandbox.sockets import SandboxSocketError, SocketFinder
 from arena.untrusted import safe_text
 from fiftysix.v1 import bot_pb2 as pb
 
@@ -121,15 +123,18 @@ async def wait_until_ready(
 
 
 async def read_port_file(path: Path, timeout: float, process: asyncio.subprocess.Process) -> int:
-    """The port a bot wrote to `path`, waited for up to `timeout` seconds while its process runs.
+    """The port a bot wrote to `path`, waited for up to `timeout` seconds while its process runs; the file
+    is removed once read or given up on, so that none is left behind.
 
     :raises BotStartError: the process exited, the time ran out, or the file holds no port.
     """
-    text = await _wait_for(
-        lambda: _read_small_regular_file(path), timeout, process, "wrote no port to its port file"
-    )
-    with contextlib.suppress(OSError):
-        path.unlink()
+    try:
+        text = await _wait_for(
+            lambda: _read_small_regular_file(path), timeout, process, "wrote no port to its port file"
+        )
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()
     try:
         port = int(text.strip())
     except ValueError:
@@ -149,6 +154,22 @@ async def wait_for_socket(path: Path, timeout: float, process: asyncio.subproces
     mode = await _wait_for(lambda: os.lstat(path).st_mode, timeout, process, "made no socket")
     if not stat.S_ISSOCK(mode):
         raise BotStartError("the bot put something else than a socket where its socket goes")
+
+
+async def wait_for_sandboxed_socket(info_fd: int, timeout: float, process: asyncio.subprocess.Process) -> int:
+    """An O_PATH descriptor of the socket a sandboxed bot made in its own /tmp, waited for up to `timeout`
+    seconds while its process runs (`info_fd`: the read end of its bwrap's `--info-fd` pipe, closed here).
+    Nothing but a socket is taken, reached by no link the bot made (arena/sandbox/sockets.py).
+
+    :raises BotStartError: the process exited, the time ran out, or the socket cannot be reached.
+    """
+    finder = SocketFinder(info_fd)
+    try:
+        return await _wait_for(finder.find, timeout, process, "made no socket")
+    except SandboxSocketError as error:
+        raise BotStartError(str(error)) from None
+    finally:
+        finder.close()
 
 
 _Read = TypeVar("_Read")

@@ -5,9 +5,6 @@ again later; a set whose lease another runner took over is dropped."""
 from __future__ import annotations
 
 import asyncio
-import os
-import secrets
-import socket
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -57,13 +54,14 @@ class Job:
 
 
 class HeldSets:
-    """The sets this run holds a lease of, under one owner name (host, process and a random part, so that
-    two runs in one process differ)."""
+    """The sets this run holds a lease of, under one owner name: the run's own (`LocalBots.run`, host,
+    process and a random part, so that two runs in one process differ), which also names the folder of
+    its bots' logs."""
 
-    def __init__(self, store: LadderStore, settings: LadderSettings) -> None:
+    def __init__(self, store: LadderStore, settings: LadderSettings, owner: str) -> None:
         self.store = store
         self.settings = settings
-        self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.owner = owner
         self.held: dict[int, SetInPlay] = {}
 
     def __contains__(self, set_id: int) -> bool:

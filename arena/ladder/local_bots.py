@@ -16,7 +16,11 @@ No process the arena starts may outlive it, even when it is killed with SIGKILL 
 forks helpers that leave its process group with setsid. So each bot runs under a supervisor
 (supervisor.py beside this module, standard library only), started in a session of its own with a pipe
 from the arena on its standard input; the supervisor starts the bot in a process group of its own and
-writes its output to `{log_folder}/{name}-{n}.log`, so the arena's event loop does no work for the logs.
+writes its output to `{log_folder}/{run}/{name}-{n}.log`, so the arena's event loop does no work for the
+logs. Each run (each `LocalBots`) names its files in a folder of its own, `run`: the runner's name, which
+is also the owner of its leases in the ladder (scheduler.py), so that two runners sharing a ladder and its
+logs folder never write each other's logs, read or delete each other's port files, nor reach each other's
+bots; a run that crashed leaves its folder as it was, and no other run touches it.
 On Linux the supervisor is a child subreaper, so every orphaned descendant of the bot becomes its child.
 It stops everything when the arena closes the pipe (`stop_all`), when the arena dies (the pipe closes,
 and SIGTERM arrives as its parent-death signal), or when the bot exits: SIGTERM to the bot's group and
@@ -36,13 +40,13 @@ bytes were dropped, and the last half, so a chatty bot cannot fill the disk.
 
 A bot whose `Launch` says so (every uploaded bot unless registered with `--sandbox off`) runs in the
 sandbox (arena/sandbox/bubblewrap.py) under its supervisor: no network, so it listens on a Unix-domain
-socket in a folder of its own that the arena makes and the sandbox shows it at /run/arena; the arena
-connects to `unix:` that socket, once it is there and is a socket. An arena running as root gives each
-sandboxed process a user id of its own and, once the socket is made, takes the folder back, so the bot can
-write nothing more there. Its output past the sandbox's limit per match is dropped (the supervisor is told
-when each match begins), and a sandboxed process whose match ended with a fault of its own is stopped
-rather than kept: whatever it left running goes with it. Where bubblewrap cannot run, a sandboxed bot is
-not started, and the error says why.
+socket in its own capped /tmp, which the arena reaches through the sandbox's root once it is there and is
+a socket (arena/sandbox/sockets.py). An arena running as root gives each sandboxed process a user id of its
+own. Its output past the sandbox's limit per match is dropped (the supervisor is told when each match
+begins), and a sandboxed process whose match ended with a fault of its own is stopped rather than kept:
+whatever it left running goes with it. Where bubblewrap cannot run, a sandboxed bot is not started, and
+the error says why. An unsandboxed command with `{socket}` listens in a folder of its own that the arena
+makes in the host's temporary folder and removes when it stops.
 """
 
 from __future__ import annotations
@@ -51,7 +55,10 @@ import asyncio
 import contextlib
 import os
 import random
+import re
+import secrets
 import shutil
+import socket
 import sys
 import tempfile
 import time
@@ -68,12 +75,13 @@ from arena.ladder.bot_commands import (
     command_arguments,
     free_port,
     read_port_file,
+    wait_for_sandboxed_socket,
     wait_for_socket,
     wait_until_ready,
 )
 from arena.ladder.entries import BotEntry
 from arena.runner import open_channel, split_addresses
-from arena.sandbox import bubblewrap, folders
+from arena.sandbox import bubblewrap, folders, sockets
 from fiftysix.v1 import bot_pb2 as pb
 
 log = structlog.get_logger("local_bots")
@@ -88,6 +96,15 @@ STOP_MARGIN_SECONDS: Final = 5.0
 
 IDLE_LIMIT: Final = 4
 """The default number of idle processes kept for later matches, over all bots."""
+RUN_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+"""What a run's name may be: one plain folder name."""
+
+
+def new_run_name() -> str:
+    """A name for a run of its own: `HOST-PID-RANDOM` (the host's name as a folder name may hold it), which
+    no other run on any host shares, before it, beside it or after it."""
+    host = re.sub(r"[^A-Za-z0-9.-]", "_", socket.gethostname())[:64].strip(".") or "host"
+    return f"{host}-{os.getpid()}-{secrets.token_hex(4)}"
 
 
 def idle_limit_for(concurrency: int, players: int, teams: int = 2) -> int:
@@ -118,7 +135,10 @@ class _Running:
         self.address = address
         self.log_path = log_path
         self.socket_folder = socket_folder
-        """The folder of its socket when it listens on one (removed when it stops)."""
+        """The host folder of its socket, for an unsandboxed `{socket}` command (removed when it stops)."""
+        self.socket_descriptor: int | None = None
+        """An O_PATH descriptor of a sandboxed process's socket, which its address names (closed when it
+        stops: until then it keeps the sandbox's /tmp in memory)."""
         self.sandboxed = sandboxed
         self.uid: int | None = None
         """The user id it runs as in the sandbox, when the arena runs as root."""
@@ -164,20 +184,28 @@ class LocalBots:
         sandbox: bubblewrap.Sandbox | None = None,
         launch_of: Callable[[BotEntry], Launch] | None = None,
         isolate_deals: bool = True,
+        run: str | None = None,
     ) -> None:
-        """`port_range`: the ports `{port}` commands get (default: any free port); `{port_file}` commands
-        choose their own (they bind port 0 and report it). `sandbox`: how sandboxed bots run (default
-        limits). `launch_of`: how a registered bot starts (default: its command, unsandboxed), so that
-        uploads and the sandbox setting of each bot, kept beside the register, reach here.
-        `isolate_deals=False` gives a process matches on deals it has played (the arena before the
-        fair-play fix): only for the control that shows the leak it closes, and for measuring its cost."""
+        """`log_folder`: where the runs sharing it keep their bots' files, this one in `log_folder/run/`
+        (`log_folder` afterwards); `run`: this run's name (default: `new_run_name()`), which a ladder uses
+        as the owner of its leases too. `port_range`: the ports `{port}` commands get (default: any free
+        port); `{port_file}` commands choose their own (they bind port 0 and report it). `sandbox`: how
+        sandboxed bots run (default limits). `launch_of`: how a registered bot starts (default: its
+        command, unsandboxed), so that uploads and the sandbox setting of each bot, kept beside the
+        register, reach here. `isolate_deals=False` gives a process matches on deals it has played (the
+        arena before the fair-play fix): only for the control that shows the leak it closes, and for
+        measuring its cost."""
         if port_range is not None and not 1 <= port_range[0] <= port_range[1] <= 65535:
             raise ValueError(f"a port range is LO-HI within 1-65535, got {port_range}")
         if log_limit_bytes < 1024:
             raise ValueError(f"a log limit below 1024 bytes keeps nothing useful, got {log_limit_bytes}")
         if idle_limit < 0:
             raise ValueError(f"the idle limit is a number of processes, 0 or more; got {idle_limit}")
-        self.log_folder = log_folder
+        self.run = run if run is not None else new_run_name()
+        if not RUN_NAME.fullmatch(self.run):
+            raise ValueError(f"a run's name is a folder name of letters, digits, . _ and -, got {self.run!r}")
+        self.log_folder = log_folder / self.run
+        """This run's own folder, where its bots' logs and port files go."""
         self.startup_timeout = startup_timeout
         self.grace = grace
         self.log_limit_bytes = log_limit_bytes
@@ -378,9 +406,6 @@ class LocalBots:
             raise BotStartError(
                 f"cannot start bot {name!r} ({' '.join(arguments)}): {program!r} is not an executable program"
             )
-        if port_file is not None:
-            with contextlib.suppress(FileNotFoundError):
-                port_file.unlink()  # a stale file from an earlier run would give a wrong port
         process = await self._supervise(name, arguments, log_path)
         running = _Running(process, f"127.0.0.1:{port}", log_path)
 
@@ -427,15 +452,14 @@ class LocalBots:
         log_path: Path,
         sandboxed: bool = False,
         folder: Path | None = None,
-        filter_fd: int | None = None,
+        pass_fds: Sequence[int] = (),
     ) -> asyncio.subprocess.Process:
         """Start `arguments` under a supervisor, in `folder` when given (a sandboxed bot with the sandbox's
-        environment alone, its output counted per match, and `filter_fd` passed on to bwrap)."""
+        environment alone, its output counted per match, and `pass_fds` passed on to bwrap)."""
         supervisor = [sys.executable, "-I", str(SUPERVISOR)]
         if sandboxed:
             supervisor.append(f"--match-output={self.sandbox.limits.output_bytes}")
-        if filter_fd is not None:
-            supervisor.append(f"--pass-fd={filter_fd}")
+        supervisor += [f"--pass-fd={descriptor}" for descriptor in pass_fds]
         try:
             return await asyncio.create_subprocess_exec(
                 *supervisor,
@@ -450,16 +474,18 @@ class LocalBots:
                 start_new_session=True,
                 env=bubblewrap.ENVIRONMENT if sandboxed else None,
                 cwd=folder,
-                pass_fds=() if filter_fd is None else (filter_fd,),
+                pass_fds=tuple(pass_fds),
             )
         except OSError as error:
             raise BotStartError(f"cannot start bot {name!r} ({' '.join(arguments)}): {error}") from None
 
     async def _start_on_socket(self, name: str, launch: Launch, log_path: Path) -> _Running:
-        """Start one process of `name`, in the sandbox when its launch says so, listening on a socket in a
-        folder of its own."""
-        as_root = bubblewrap.privileged() and launch.sandboxed
-        problem = bubblewrap.unavailable_reason(as_root) if launch.sandboxed else None
+        """Start one process of `name` listening on a socket: in the sandbox when its launch says so (the
+        socket in its own /tmp), else in a host folder of its own."""
+        if not launch.sandboxed:
+            return await self._start_unsandboxed_on_socket(name, launch, log_path)
+        as_root = bubblewrap.privileged()
+        problem = bubblewrap.unavailable_reason(as_root)
         if problem is not None:
             raise BotStartError(
                 f"bot {name!r} runs in the sandbox, but {problem}; to run it unsandboxed anyway (only code "
@@ -469,10 +495,6 @@ class LocalBots:
             raise BotStartError(
                 f"bot {name!r} runs in the sandbox, which has no network: its command needs {{socket}}"
             )
-        if self._socket_root is None:
-            self._socket_root = Path(tempfile.mkdtemp(prefix="arena-sockets-"))
-        socket_folder = self._socket_root / str(self._started)
-        socket_folder.mkdir(mode=0o700)
         uid = None
         if as_root:
             # At random: two arenas on one host rarely pick the same (that would only pool their limits).
@@ -480,42 +502,52 @@ class LocalBots:
             while uid in self._uids:
                 uid = random.choice(bubblewrap.SANDBOX_UIDS)
             self._uids.add(uid)
-            os.chown(socket_folder, uid, uid)
-        socket = socket_folder / bubblewrap.SOCKET_NAME
+        arguments = command_arguments(launch.command, 0, socket=bubblewrap.SOCKET_PATH)
+        info_read, info_write = os.pipe()  # bwrap says there where its sandbox runs
         try:
-            if launch.sandboxed:
-                arguments = command_arguments(launch.command, 0, socket=bubblewrap.SOCKET_PATH)
-                with bubblewrap.filter_descriptor() as filter_fd:
-                    sandboxed = bubblewrap.command_line(
-                        self.sandbox, arguments, socket_folder, launch.folder, uid, filter_fd=filter_fd
-                    )
-                    process = await self._supervise(
-                        name, sandboxed, log_path, sandboxed=True, filter_fd=filter_fd
-                    )
-            else:
-                arguments = command_arguments(launch.command, 0, socket=str(socket))
-                process = await self._supervise(name, arguments, log_path, folder=launch.folder)
-        except BotStartError:
-            self._forget_socket(socket_folder, uid)
+            with bubblewrap.filter_descriptor() as filter_fd:
+                sandboxed = bubblewrap.command_line(
+                    self.sandbox, arguments, launch.folder, uid, filter_fd=filter_fd, info_fd=info_write
+                )
+                process = await self._supervise(
+                    name, sandboxed, log_path, sandboxed=True, pass_fds=(filter_fd, info_write)
+                )
+        except BaseException:
+            os.close(info_read)
+            self._uids.discard(uid or 0)
             raise
-        running = _Running(process, f"unix:{socket}", log_path, socket_folder, launch.sandboxed)
+        finally:
+            os.close(info_write)
+        running = _Running(process, "unix:", log_path, sandboxed=True)
         running.uid = uid
 
         async def listening() -> None:
-            await wait_for_socket(socket, self.startup_timeout, process)
-            if uid is not None:
-                # Taken back: the bot can neither replace its socket nor write anything else there.
-                os.chown(socket_folder, 0, 0)
-                socket_folder.chmod(0o755)
+            descriptor = await wait_for_sandboxed_socket(info_read, self.startup_timeout, process)
+            running.socket_descriptor = descriptor
+            running.address = sockets.address(descriptor)
 
         return await self._join(name, running, listening)
 
-    def _forget_socket(self, socket_folder: Path, uid: int | None) -> None:
-        """Remove a socket folder with whatever its bot left there (it may have closed folders to the
-        arena's user, which an arena running as an ordinary user shares with it)."""
+    async def _start_unsandboxed_on_socket(self, name: str, launch: Launch, log_path: Path) -> _Running:
+        """Start one process of a trusted `{socket}` command, its socket in a host folder of its own."""
+        if self._socket_root is None:
+            self._socket_root = Path(tempfile.mkdtemp(prefix="arena-sockets-"))
+        socket_folder = self._socket_root / str(self._started)
+        socket_folder.mkdir(mode=0o700)
+        socket = socket_folder / bubblewrap.SOCKET_NAME
+        arguments = command_arguments(launch.command, 0, socket=str(socket))
+        try:
+            process = await self._supervise(name, arguments, log_path, folder=launch.folder)
+        except BotStartError:
+            self._forget_socket_folder(socket_folder)
+            raise
+        running = _Running(process, f"unix:{socket}", log_path, socket_folder)
+        return await self._join(name, running, lambda: wait_for_socket(socket, self.startup_timeout, process))
+
+    def _forget_socket_folder(self, socket_folder: Path) -> None:
+        """Remove a socket folder with whatever its bot left there."""
         if not folders.remove_folder(socket_folder):
             log.warning("local_bot_folder_left", folder=str(socket_folder))
-        self._uids.discard(uid or 0)
 
     async def _stop(self, running: _Running) -> None:
         """Ask the supervisor to stop its bot (by closing its pipe) and wait for it; kill it (and so the
@@ -533,8 +565,12 @@ class LocalBots:
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
             await process.wait()
+        if running.socket_descriptor is not None:
+            os.close(running.socket_descriptor)
+            running.socket_descriptor = None
         if running.socket_folder is not None:
-            self._forget_socket(running.socket_folder, running.uid)
+            self._forget_socket_folder(running.socket_folder)
+        self._uids.discard(running.uid or 0)
 
     async def stop_all(self) -> None:
         """Stop every process started here, all at once: SIGTERM, then SIGKILL after the grace period,

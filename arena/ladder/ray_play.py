@@ -24,7 +24,6 @@ import asyncio
 import atexit
 import contextlib
 import dataclasses
-import os
 import socket
 import threading
 from collections.abc import Callable
@@ -35,7 +34,7 @@ from typing import Any, Final
 from arena.errors import ArenaError
 from arena.ladder.bot_commands import BotStartError, Launch
 from arena.ladder.entries import BotEntry
-from arena.ladder.local_bots import LocalBots
+from arena.ladder.local_bots import LocalBots, new_run_name
 from arena.ladder.match_play import MatchOrder, NotStarted, play_order
 from arena.runner import MatchOutcome
 from arena.sandbox import bubblewrap
@@ -57,7 +56,7 @@ class WorkerBots:
     """How a worker starts command bots: the runner's `LocalBots` settings, picklable."""
 
     log_folder: Path
-    """The runner's; each worker process logs in `worker-HOST-PID` within it."""
+    """The runner's own folder; each worker process logs in `worker-HOST-PID-RANDOM` within it."""
     startup_timeout: float
     grace: float
     log_limit_bytes: int
@@ -99,11 +98,9 @@ class _WorkerPool:
         # The loop's thread lives as long as the process: a bot's parent-death signal follows the thread
         # that started it.
         threading.Thread(target=self.loop.run_forever, name="arena-bots", daemon=True).start()
-        # A folder of this process's own: the port files and logs of two pools on one machine (workers,
-        # the runner) are named alike.
-        folder = settings.log_folder / f"worker-{socket.gethostname()}-{os.getpid()}"
+        # A folder of this process's own within the runner's.
         self.local_bots = LocalBots(
-            folder,
+            settings.log_folder,
             startup_timeout=settings.startup_timeout,
             grace=settings.grace,
             log_limit_bytes=settings.log_limit_bytes,
@@ -111,6 +108,7 @@ class _WorkerPool:
             port_range=settings.port_range,
             sandbox=settings.sandbox,
             launch_of=self._launch_of,
+            run=f"worker-{new_run_name()}",
         )
         atexit.register(self.stop)
 

@@ -106,8 +106,8 @@ class Ladder:
         self.scheduled: dict[str, int] = {}
         """Matches of each bot launched and not finished yet."""
         self.pairing = pairing or RatingPairing(store, settings, self.rng, self.scheduled)
-        self.sets_held = HeldSets(store, settings)
-        """The sets this run holds a lease of (and the owner name of its leases)."""
+        self.sets_held = HeldSets(store, settings, local_bots.run)
+        """The sets this run holds a lease of, owned under the run's name (its bots' logs folder's too)."""
         self.player = SetPlayer(
             store, settings, local_bots, self.sets_held, self.scheduled, on_match, matches
         )

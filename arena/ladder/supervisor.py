@@ -22,9 +22,9 @@ Elsewhere it starts and stops the bot's group the same way, with no guarantee fo
 The log keeps the first half of LOG_LIMIT bytes and the last half, with a line between saying how many
 bytes were dropped; lines starting with `[arena]` are the supervisor's own. With `--match-output`, the
 arena writes a line `match` on the pipe as each match of the bot begins, and the bot's output past BYTES
-in one match is dropped, and noted, before it reaches the log. With `--pass-fd`, the bot's command gets
-the supervisor's descriptor FD, as FD (the sandbox reads its system call filter there); the supervisor
-closes its own copy once the bot has started.
+in one match is dropped, and noted, before it reaches the log. With `--pass-fd` (repeated for each), the
+bot's command gets the supervisor's descriptor FD, as FD (bwrap reads the system call filter from one and
+writes where its sandbox runs to another); the supervisor closes its own copy once the bot has started.
 """
 
 from __future__ import annotations

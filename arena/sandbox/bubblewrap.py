@@ -7,10 +7,10 @@ Private to each process. Every process runs in a sandbox of its own, made anew, 
 (before it, beside it or after it) can leave anything for another, nor find anything another left:
 
 - `/tmp` (its `HOME` and `TMPDIR` too) is a size-capped memory file system of the sandbox's own, gone with
-  it; there is no /var, and /dev is a read-only one of its own (/dev/shm an empty read-only folder);
-- /run/arena is a host folder made for that process alone (local_bots.py), which it may write in until it
-  made its socket (to the end, for an arena running as an ordinary user), removed with whatever is in it
-  when it stops (folders.py);
+  it, and the only place it may write: its socket folder (/tmp/arena) is in it, where the arena finds the
+  socket through the sandbox's own root (sockets.py), so no host folder is writable to it and all it
+  writes counts against that one cap; there is no /var, and /dev is a read-only one of its own (/dev/shm
+  an empty read-only folder);
 - its namespaces: network (no network at all, and the abstract Unix sockets are per network namespace),
   IPC (SysV message queues, semaphores and shared memory, POSIX message queues), PID (its /proc shows its
   own processes alone), UTS (its host name is `bot`), mount, user and cgroup;
@@ -56,8 +56,8 @@ from typing import Final
 
 BOT_FOLDER: Final = "/bot"
 """Where the bot's own files are, read-only; its working directory."""
-SOCKET_FOLDER: Final = "/run/arena"
-"""The one writable host folder the bot sees: where it creates its socket."""
+SOCKET_FOLDER: Final = "/tmp/arena"
+"""Where the bot creates its socket: a folder of its private /tmp, open to it (mode 1777, as /tmp)."""
 SOCKET_NAME: Final = "bot.sock"
 SOCKET_PATH: Final = f"{SOCKET_FOLDER}/{SOCKET_NAME}"
 """The socket the bot listens on, as the bot sees it (`{socket}` in its command)."""
@@ -288,19 +288,22 @@ def filter_descriptor() -> Iterator[int]:
 def command_line(
     sandbox: Sandbox,
     command: Sequence[str],
-    socket_folder: Path,
     bot_folder: Path | None = None,
     uid: int | None = None,
     *,
     filter_fd: int,
+    info_fd: int | None = None,
 ) -> list[str]:
     """The argument list that runs `command` in the sandbox: `bot_folder` (if any) read-only at /bot, its
-    working directory; `socket_folder` writable at /run/arena. `uid`: the user id to run as when the arena
-    is root (privileged bwrap, then `setpriv`); None when the arena is an ordinary user (a user namespace).
-    `filter_fd`: the descriptor bwrap reads the system call filter from (`filter_descriptor`), which the
-    process running these arguments must have open."""
+    working directory. `uid`: the user id to run as when the arena is root (privileged bwrap, then
+    `setpriv`); None when the arena is an ordinary user (a user namespace). `filter_fd`: the descriptor
+    bwrap reads the system call filter from (`filter_descriptor`); `info_fd`: one bwrap writes its
+    sandbox's pid to, and closes (`sockets.SocketFinder` reads it; the sandbox never gets either), which
+    the process running these arguments must have open."""
     limits = sandbox.limits
     arguments = ["bwrap", "--die-with-parent", "--new-session", "--seccomp", str(filter_fd)]
+    if info_fd is not None:
+        arguments += ["--info-fd", str(info_fd)]
     if uid is None:
         arguments += ["--unshare-all", "--unshare-user", "--disable-userns"]
     else:
@@ -327,7 +330,8 @@ def command_line(
         arguments += [*_folders_above(Path(name), made), "--ro-bind-try", name, name]
     arguments += ["--proc", "/proc", "--dev", "/dev"]
     arguments += ["--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
-    made.add(Path("/tmp"))
+    arguments += ["--perms", "1777", "--dir", SOCKET_FOLDER]
+    made.update((Path("/tmp"), Path(SOCKET_FOLDER)))
     # After the private /tmp: an installation under /tmp (a virtualenv made there, as CI does) stays seen.
     for shared in sandbox.shared_folders():
         arguments += [*_folders_above(shared, made), "--ro-bind", str(shared), str(shared)]
@@ -335,7 +339,6 @@ def command_line(
         arguments += ["--ro-bind", str(bot_folder), BOT_FOLDER, "--chdir", BOT_FOLDER]
     else:
         arguments += ["--chdir", "/tmp"]
-    arguments += [*_folders_above(Path(SOCKET_FOLDER), made), "--bind", str(socket_folder), SOCKET_FOLDER]
     # Last: the sandbox's own root and /dev are memory the bot would own in a user namespace, unbounded.
     arguments += ["--remount-ro", "/dev", "--remount-ro", "/"]
     arguments += ["--"]
@@ -396,12 +399,11 @@ def unavailable_reason(as_root: bool | None = None) -> str | None:
             return f"/usr/bin/{tool} is missing (it comes with util-linux)"
     if platform.machine() not in _MACHINES:
         return f"the sandbox has no system call filter for {platform.machine()} (only {', '.join(_MACHINES)})"
-    folder = Path(os.environ.get("TMPDIR", "/tmp"))
     uid = SANDBOX_UIDS[0] if as_root else None
     try:
         with filter_descriptor() as filter_fd:
             finished = subprocess.run(
-                command_line(Sandbox(), ["true"], folder, uid=uid, filter_fd=filter_fd),
+                command_line(Sandbox(), ["true"], uid=uid, filter_fd=filter_fd),
                 env=ENVIRONMENT,
                 stdin=subprocess.DEVNULL,
                 capture_output=True,

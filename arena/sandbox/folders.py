@@ -1,7 +1,7 @@
-"""Removing a folder that a bot could write in (its socket folder), whatever it left there: folders it
-closed to its own user (mode 000, or read-only), which shutil.rmtree leaves when the arena is that user,
-and folders nested thousands deep, where rmtree's recursion fails and paths grow longer than the system
-takes. The bot must be gone: nothing may write there while it is removed.
+"""Removing a folder that a bot could write in (the host socket folder of an unsandboxed `{socket}` bot),
+whatever it left there: folders it closed to its own user (mode 000, or read-only), which shutil.rmtree
+leaves when the arena is that user, and folders nested thousands deep, where rmtree's recursion fails and
+paths grow longer than the system takes. The bot must be gone: nothing may write there while it is removed.
 """
 
 from __future__ import annotations

@@ -4,13 +4,14 @@ tests/arena/sandbox/test_private_processes.py (which also runs it without the SD
 
 Before it serves, a process leaves a note (`arena-note-TOKEN`, TOKEN its own) through every channel it can
 think of, and looks for the notes of others that are still there: files in every folder it can write (on
-every mount that is not read-only: /tmp, /run/arena, ...) and in /, /tmp, /var/tmp, /dev/shm, /dev, /run,
-/bot, its working folder and $HOME; an abstract Unix socket; SysV message queues, shared memory and
-semaphores; a POSIX message queue; the kernel's keyrings; its host name and its name in /proc. While it
-serves it keeps looking, every `ROUND_SECONDS`, also through what only works while the other runs too:
-locks on its own bot.py (flock and open file description locks), which every process of the bot sees, and
-inotify on it; and the other processes in /proc. It also leaves in its socket folder a folder closed to
-its own user, and closes the socket folder itself once its socket is there, so that it is hard to remove.
+every mount that is not read-only: /tmp with its socket folder, ...) and in /, /tmp, /tmp/arena, /var/tmp,
+/dev/shm, /dev, /run, /run/arena (where sockets once were), /bot, its working folder and $HOME; an abstract
+Unix socket; SysV message queues, shared memory and semaphores; a POSIX message queue; the kernel's
+keyrings; its host name and its name in /proc. While it serves it keeps looking, every `ROUND_SECONDS`,
+also through what only works while the other runs too: locks on its own bot.py (flock and open file
+description locks), which every process of the bot sees, and inotify on it; and the other processes in
+/proc. It also leaves in its socket folder a folder closed to its own user, and closes the socket folder
+itself once its socket is there, so that it is hard to remove.
 
 It writes what it found to its standard error, which the arena puts in its log, as JSON lines:
 `{"event": "noted", ...}` once, then `{"event": "looked", "round": N, ...}` after each round; `found` maps
@@ -43,7 +44,17 @@ MINE: Final = f"{NOTE}-{TOKEN}"
 ROUND_SECONDS: Final = 0.2
 IPC_KEY: Final = 0x56_56_00_56
 """The one SysV key every process tries to create first: a second one that is refused met another's."""
-LOOKED_FOLDERS: Final = ("/", "/tmp", "/var/tmp", "/dev/shm", "/dev", "/run", "/run/arena", "/bot")
+LOOKED_FOLDERS: Final = (
+    "/",
+    "/tmp",
+    "/tmp/arena",
+    "/var/tmp",
+    "/dev/shm",
+    "/dev",
+    "/run",
+    "/run/arena",
+    "/bot",
+)
 SKIPPED: Final = ("/proc",)
 """Not walked for folders to write in: each process's own, looked at apart."""
 HARMLESS_FILES: Final = {
@@ -68,6 +79,8 @@ found: dict[str, list[str]] = {}
 """Channel: evidence of another process's note."""
 held: list[object] = []
 """What must stay open while the process lives for its notes to stay (sockets, descriptors)."""
+SOCKET_FOLDER = "/tmp/arena"
+"""The folder of its socket (`--socket`)."""
 
 
 def crossed(channel: str, evidence: str) -> None:
@@ -320,7 +333,7 @@ class OpenWatch:
 def leave_a_closed_folder() -> None:
     """Leave in the socket folder, while it may, a folder closed to its own user (the arena's, for an arena
     running as an ordinary user), with a note inside."""
-    inner = f"/run/arena/{MINE}.d"
+    inner = os.path.join(SOCKET_FOLDER, f"{MINE}.d")
     os.mkdir(inner)
     Path(inner, MINE).write_text(MINE)
     os.chmod(inner, 0)
@@ -329,7 +342,7 @@ def leave_a_closed_folder() -> None:
 def close_the_socket_folder() -> None:
     """Once its socket is there: no more writing in the folder, for its user either (refused where the arena
     took the folder back)."""
-    os.chmod("/run/arena", 0o500)
+    os.chmod(SOCKET_FOLDER, 0o500)
 
 
 def report(event: str, **fields: object) -> None:
@@ -426,6 +439,7 @@ if __name__ == "__main__":
     parser.add_argument("--socket", required=True)
     parser.add_argument("--seconds", type=float, help="no bot: listen on a plain socket, end after this")
     args = parser.parse_args()
+    SOCKET_FOLDER = os.path.dirname(args.socket)
     locks, watch = note_everywhere()
     threading.Thread(target=keep_looking, args=(args.socket, locks, watch), daemon=True).start()
     if args.seconds is None:

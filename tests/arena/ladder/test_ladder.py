@@ -50,7 +50,8 @@ def test_ladder_ranks_the_rule_bot_above_the_random_bot(tmp_path: Path) -> None:
     assert "rank" in run.stdout
     assert "12/12 matches" in run.stderr
     # One process per seat: two seats a team, two matches at a time, so two to four processes a bot.
-    logs = sorted(path.name for path in Path(f"{db}-logs").iterdir())
+    [run] = Path(f"{db}-logs").iterdir()  # the runner's own folder
+    logs = sorted(path.name for path in run.iterdir())
     for bot in ("random", "rules"):
         assert 2 <= sum(name.startswith(f"{bot}-") for name in logs) <= 4, logs
     shown = arena("ladder", "show", "--json", db=db)

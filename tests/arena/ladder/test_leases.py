@@ -122,7 +122,7 @@ def test_a_killed_runner_s_set_is_finished_by_another_after_its_lease_expires(
                 .execute(
                     "SELECT id, lease_until FROM sets WHERE rated_at IS NULL AND lease_owner LIKE ?"
                     " AND (SELECT count(*) FROM matches WHERE set_id = sets.id) = 1",
-                    (f"%:{runner.pid}:%",),
+                    (f"%-{runner.pid}-%",),
                 )
                 .fetchone()
             )

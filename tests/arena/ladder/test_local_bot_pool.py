@@ -49,7 +49,7 @@ def test_a_port_file_command_and_a_port_command_both_start(tmp_path: Path) -> No
             await bots.stop_all()
 
     asyncio.run(run())
-    assert list(tmp_path.glob("*.port")) == []  # read and removed
+    assert list(tmp_path.rglob("*.port")) == []  # read and removed
 
 
 def test_a_port_file_that_never_comes_is_a_start_error(tmp_path: Path) -> None:
@@ -114,9 +114,9 @@ def test_a_failed_start_stops_the_others_of_the_call(tmp_path: Path) -> None:
             await bots.stop_all()
 
     asyncio.run(run())
-    logs = sorted(path.name for path in tmp_path.glob("flaky-*.log"))
+    logs = sorted(tmp_path.rglob("flaky-*.log"))
     assert len(logs) == 3
-    stopped = [name for name in logs if "the arena asked" in (tmp_path / name).read_text()]
+    stopped = [log for log in logs if "the arena asked" in log.read_text()]
     assert len(stopped) == 2, logs
 
 
@@ -135,7 +135,7 @@ def test_the_least_recently_used_idle_process_is_stopped_first(tmp_path: Path) -
             await bots.stop_all()
 
     asyncio.run(run())
-    log = (tmp_path / "older-1.log").read_text()
+    [log] = [path.read_text() for path in tmp_path.rglob("older-1.log")]
     assert "stopping the bot: the arena asked" in log
 
 
@@ -165,7 +165,7 @@ def test_the_pool_stays_bounded_while_twenty_command_bots_play(tmp_path: Path) -
     assert len(counts) == 12
     assert max(counts) <= bound, counts
     # Many more processes than that were started in all: the bound is what kept them few.
-    assert len(list((tmp_path / "logs").glob("*.log"))) > bound
+    assert len(list(bots.log_folder.glob("*.log"))) > bound
 
 
 @pytest.mark.parametrize(
@@ -245,7 +245,7 @@ def test_the_matches_of_a_process_share_one_connection(tmp_path: Path) -> None:
 
     asyncio.run(run())
     store.close()
-    peers = peers_in(sorted((tmp_path / "logs").glob("*.log")))
+    peers = peers_in(sorted(bots.log_folder.glob("*.log")))
     # A process a seat, and one for each rotation of a set (no process plays a deal twice).
     assert sum(len(streams) for streams in peers) == 6 * 4
     assert all(len(set(streams)) <= 1 for streams in peers), peers  # some started for a check only

@@ -203,14 +203,14 @@ def test_a_chatty_bot_log_keeps_its_head_and_its_tail_under_the_cap(tmp_path: Pa
     limit = 64 * 1024
 
     async def run() -> None:
-        bots = LocalBots(tmp_path, grace=1.0, log_limit_bytes=limit)
+        bots = LocalBots(tmp_path, grace=1.0, log_limit_bytes=limit, run="run")
         try:
             await bots.acquire(unruly("--chatty"), 1)
         finally:
             await bots.stop_all()
 
     asyncio.run(run())
-    text = (tmp_path / "unruly-1.log").read_bytes()
+    text = (tmp_path / "run" / "unruly-1.log").read_bytes()
     assert len(text) < limit + 1024
     assert b"unruly: first line\n" in text[: limit // 2]
     assert b"unruly: last line\n" in text[-limit // 2 :]
@@ -226,14 +226,14 @@ def test_a_bot_that_never_answers_fails_to_start_and_leaves_nothing(
     before = descendants(os.getpid())
 
     async def run() -> str:
-        bots = LocalBots(tmp_path, startup_timeout=2.0, grace=1.0)
+        bots = LocalBots(tmp_path, startup_timeout=2.0, grace=1.0, run="run")
         with pytest.raises(BotStartError) as raised:
             await bots.acquire(unruly("--never-answer", "--fork-escapee", str(escapee_file)), 1)
         return str(raised.value)
 
     message = asyncio.run(run())
     assert "did not start" in message
-    assert str(tmp_path / "unruly-1.log") in message
+    assert str(tmp_path / "run" / "unruly-1.log") in message
     assert "\n" not in message
     escapee = read_pid(escapee_file)
     leftovers.add(escapee)

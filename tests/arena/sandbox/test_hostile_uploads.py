@@ -213,7 +213,7 @@ def test_a_hostile_bot_is_contained_and_the_arena_goes_on(
     assert not any(path.name == "evil" for path in host.folder.rglob("*"))
     assert _sandboxed_processes() == []
     if attack == "output":
-        texts = [log.read_text(errors="replace") for log in logs.glob("attacker-*.log")]
+        texts = [log.read_text(errors="replace") for log in logs.rglob("attacker-*.log")]
         assert all(len(text) < SANDBOX.limits.output_bytes + 4096 for text in texts)
         assert any("bytes of output dropped" in text for text in texts)
 

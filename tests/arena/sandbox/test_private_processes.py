@@ -2,7 +2,7 @@
 same uploaded bot, nor one running beside it, nor a process of another bot, so that no process can pass
 on what it saw in a match. The prober is tests/bots/note_bot.py: each process leaves a note through every
 channel it can think of and looks for the others' (see its docstring for the list), and logs what it
-found; a socket folder goes with its process though the bot closed it.
+found (its socket folder is in its own /tmp, which goes with it).
 
 Through LocalBots, the way the arena runs here (as root: a user id per process; as an ordinary user: a user
 namespace); and, when the tests run as root, the prober alone in sandboxes of both ways, the ordinary way
@@ -40,8 +40,8 @@ SYSTEM_PYTHON: Final = Path("/usr/bin/python3")
 NOBODY: Final = 65534
 WAIT_SECONDS: Final = 60.0
 
-WRITABLE_FOLDERS: Final = {"/tmp", "/run/arena"}
-"""Where a sandboxed process may write: its own /tmp and its own socket folder."""
+WRITABLE_FOLDERS: Final = {"/tmp", bubblewrap.SOCKET_FOLDER}
+"""Where a sandboxed process may write: its own /tmp and its socket folder in it."""
 NAMESPACED_FILES: Final = {
     # A pseudo-terminal of its own /dev/pts.
     "/dev/ptmx",
@@ -99,11 +99,12 @@ async def _looked_after_all_noted(running: list[Path], everyone: list[Path]) -> 
         await asyncio.sleep(0.1)
 
 
-async def _gone(folder: Path) -> bool:
+async def _ended(log: Path) -> bool:
+    """Whether the process of `log` ended (its supervisor notes it last), waited for."""
     deadline = time.monotonic() + WAIT_SECONDS
-    while os.path.lexists(folder) and time.monotonic() < deadline:
+    while "[arena] the bot ended" not in log.read_text(errors="replace") and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
-    return not os.path.lexists(folder)
+    return "[arena] the bot ended" in log.read_text(errors="replace")
 
 
 def _bundle(work: Path, name: str) -> Path:
@@ -146,11 +147,16 @@ def test_no_note_crosses_between_processes_the_arena_starts(tmp_path: Path) -> N
         return BotEntry(name, None, COMMAND, 1500.0, None)
 
     def log(name: str, number: int) -> Path:
-        return logs / f"{name}-{number}.log"
+        return logs / "run" / f"{name}-{number}.log"
 
     async def scene() -> list[Path]:
         local = LocalBots(
-            logs, grace=1.0, idle_limit=0, sandbox=SANDBOX, launch_of=lambda bot: launches[bot.name]
+            logs,
+            grace=1.0,
+            idle_limit=0,
+            sandbox=SANDBOX,
+            launch_of=lambda bot: launches[bot.name],
+            run="run",
         )
         try:
             # Two processes of one bot at once.
@@ -161,17 +167,15 @@ def test_no_note_crosses_between_processes_the_arena_starts(tmp_path: Path) -> N
             beside = await local.acquire(entry("note"), 1) + await local.acquire(entry("other"), 1)
             running = [*together, log("note", 3), log("other", 4)]
             await _looked_after_all_noted(running, running)
-            # The first two stop: their socket folders go, though each bot closed its own.
+            # The first two stop.
             local.release(first)
-            for address in first:
-                assert await _gone(Path(address.removeprefix("unix:")).parent), address
+            for stopped in together:
+                assert await _ended(stopped), stopped
             # And one after them.
             after = await local.acquire(entry("note"), 1)
             everyone = [*running, log("note", 5)]
             await _looked_after_all_noted(everyone[2:], everyone)
             local.release([*beside, *after])
-            for address in [*beside, *after]:
-                assert await _gone(Path(address.removeprefix("unix:")).parent), address
             return everyone
         finally:
             await local.stop_all()
@@ -218,16 +222,13 @@ def test_no_note_crosses_between_sandboxes_of_either_way(
     started: dict[Path, subprocess.Popen[bytes]] = {}
 
     def start(number: int) -> Path:
-        sockets, log = bot_folder / f"sockets-{number}", bot_folder / f"{number}.log"
-        sockets.mkdir(mode=0o700)
+        log = bot_folder / f"{number}.log"
         uid = None if become is not None else bubblewrap.SANDBOX_UIDS[20 + number]
-        owner = NOBODY if uid is None else uid
-        os.chown(sockets, owner, owner)
         probe = [str(SYSTEM_PYTHON), "bot.py", "--socket", bubblewrap.SOCKET_PATH, "--seconds", "600"]
         sandbox = Sandbox(SANDBOX.limits, share_arena_python=False)
         with bubblewrap.filter_descriptor() as filter_fd, log.open("wb") as output:
             started[log] = subprocess.Popen(
-                bubblewrap.command_line(sandbox, probe, sockets, bot, uid, filter_fd=filter_fd),
+                bubblewrap.command_line(sandbox, probe, bot, uid, filter_fd=filter_fd),
                 env=bubblewrap.ENVIRONMENT,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,

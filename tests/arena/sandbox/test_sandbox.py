@@ -105,16 +105,15 @@ print(json.dumps(results))
 
 
 @pytest.fixture
-def folders() -> Iterator[tuple[Path, Path]]:
-    """A bot folder and a socket folder that `nobody` can reach (pytest's own folders are root's alone)."""
+def bot_folder() -> Iterator[Path]:
+    """A bot folder that `nobody` can reach (pytest's own folders are root's alone)."""
     base = Path(tempfile.mkdtemp(prefix="arena-sandbox-test-"))
     base.chmod(0o755)
-    bot, sockets = base / "bot", base / "sockets"
+    bot = base / "bot"
     bot.mkdir(mode=0o755)
     (bot / "mine.txt").write_text("mine")
     (bot / "mine.txt").chmod(0o644)
-    sockets.mkdir(mode=0o700)
-    yield bot, sockets
+    yield bot
     shutil.rmtree(base)
 
 
@@ -132,16 +131,12 @@ def _ways() -> list[tuple[str, int | None, Callable[[], None] | None]]:
 
 @pytest.mark.parametrize(("way", "uid", "become"), _ways(), ids=[way for way, _, _ in _ways()])
 def test_inside_the_sandbox(
-    folders: tuple[Path, Path], way: str, uid: int | None, become: Callable[[], None] | None
+    bot_folder: Path, way: str, uid: int | None, become: Callable[[], None] | None
 ) -> None:
     require_bubblewrap()
     if not SYSTEM_PYTHON.exists():
         pytest.skip("no /usr/bin/python3 to probe the sandbox with")
-    bot, sockets = folders
-    if become is not None:
-        os.chown(sockets, NOBODY, NOBODY)
-    elif uid is not None:
-        os.chown(sockets, uid, uid)
+    bot = bot_folder
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen()
@@ -150,7 +145,7 @@ def test_inside_the_sandbox(
     probe = [str(SYSTEM_PYTHON), "-c", PROBE, str(listener.getsockname()[1])]
     with bubblewrap.filter_descriptor() as filter_fd:
         finished = subprocess.run(
-            bubblewrap.command_line(sandbox, probe, sockets, bot, uid, filter_fd=filter_fd),
+            bubblewrap.command_line(sandbox, probe, bot, uid, filter_fd=filter_fd),
             env={**bubblewrap.ENVIRONMENT, "SECRET_TOKEN": "x"} if become is None else bubblewrap.ENVIRONMENT,
             capture_output=True,
             text=True,
@@ -201,27 +196,26 @@ def test_inside_the_sandbox(
         "NoNewPrivs": "1",
     }
     assert not (bot / "evil").exists()
-    assert list(sockets.iterdir()) == []
 
 
 def test_the_command_line_keeps_the_bot_apart() -> None:
     """The parts of the bwrap command line that each guarantee rests on."""
-    arguments = bubblewrap.command_line(Sandbox(), ["run"], Path("/s"), Path("/b"), uid=None, filter_fd=7)
+    arguments = bubblewrap.command_line(Sandbox(), ["run"], Path("/b"), uid=None, filter_fd=7, info_fd=8)
     text = " ".join(arguments)
     for part in (
         "--seccomp 7",
+        "--info-fd 8",
         "--unshare-all --unshare-user --disable-userns",
         "--die-with-parent",
         "--ro-bind /b /bot",
-        "--bind /s /run/arena",
+        "--tmpfs /tmp --perms 1777 --dir /tmp/arena",
         "--remount-ro /dev --remount-ro /",
         "--nproc=64",
         "-- run",
     ):
         assert part in text
-    as_root = " ".join(
-        bubblewrap.command_line(Sandbox(), ["run"], Path("/s"), None, uid=3_000_123, filter_fd=7)
-    )
+    assert "--bind" not in arguments  # no host folder is writable to it: it writes in its /tmp alone
+    as_root = " ".join(bubblewrap.command_line(Sandbox(), ["run"], None, uid=3_000_123, filter_fd=7))
     assert "--seccomp 7" in as_root
     assert "--unshare-net" in as_root
     assert "setpriv --reuid=3000123 --regid=3000123 --clear-groups --inh-caps=-all --no-new-privs" in as_root
@@ -303,18 +297,15 @@ def test_a_ladder_warns_at_once_when_its_sandboxed_bots_cannot_start(
     ]
 
 
-def test_a_bot_past_its_cpu_seconds_is_killed(folders: tuple[Path, Path]) -> None:
+def test_a_bot_past_its_cpu_seconds_is_killed(bot_folder: Path) -> None:
     require_bubblewrap()
-    bot, sockets = folders
     uid = bubblewrap.SANDBOX_UIDS[8] if os.geteuid() == 0 else None
-    if uid is not None:
-        os.chown(sockets, uid, uid)
     sandbox = Sandbox(Limits(cpu_seconds=1), share_arena_python=False)
     spin = ["/bin/sh", "-c", "while :; do :; done"]
     started = time.monotonic()
     with bubblewrap.filter_descriptor() as filter_fd:
         finished = subprocess.run(
-            bubblewrap.command_line(sandbox, spin, sockets, bot, uid, filter_fd=filter_fd),
+            bubblewrap.command_line(sandbox, spin, bot_folder, uid, filter_fd=filter_fd),
             env=bubblewrap.ENVIRONMENT,
             capture_output=True,
             timeout=60,
@@ -325,12 +316,12 @@ def test_a_bot_past_its_cpu_seconds_is_killed(folders: tuple[Path, Path]) -> Non
     assert time.monotonic() - started < 30
 
 
-def test_a_python_installed_under_tmp_stays_seen_over_the_private_tmp(tmp_path: Path) -> None:
+def test_a_python_installed_under_tmp_stays_seen_over_the_private_tmp() -> None:
     """A virtualenv made in /tmp (as CI may make it) is bound after the private /tmp, not hidden by it."""
     venv = Path(tempfile.mkdtemp(prefix="arena-venv-", dir="/tmp"))
     try:
         sandbox = Sandbox(shared=(venv,), share_arena_python=False)
-        line = bubblewrap.command_line(sandbox, ["true"], tmp_path, filter_fd=3)
+        line = bubblewrap.command_line(sandbox, ["true"], filter_fd=3)
         private_tmp = line.index("--tmpfs")
         bound = [
             index for index, word in enumerate(line) if word == "--ro-bind" and line[index + 1] == str(venv)

@@ -407,7 +407,9 @@ class LocalBots:
                 pool.remove(running)
             await self._stop(running)
             raise BotStartError(
-                f"bot {name!r} did not start: {error} (its output is in {running.log_path})"
+                f"bot {name!r} did not start: {error} (its output is in {running.log_path})",
+                reason=f"bot {name!r} did not start: {error.reason}",
+                log_path=running.log_path,
             ) from None
         log.info(
             "local_bot_started",
@@ -453,7 +455,10 @@ class LocalBots:
                 pass_fds=() if filter_fd is None else (filter_fd,),
             )
         except OSError as error:
-            raise BotStartError(f"cannot start bot {name!r} ({' '.join(arguments)}): {error}") from None
+            raise BotStartError(
+                f"cannot start bot {name!r} ({' '.join(arguments)}): {error}",
+                reason=f"cannot start bot {name!r}: {error.strerror or 'the system refused'}",
+            ) from None
 
     async def _start_on_socket(self, name: str, launch: Launch, log_path: Path) -> _Running:
         """Start one process of `name`, in the sandbox when its launch says so, listening on a socket in a

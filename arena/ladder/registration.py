@@ -1,7 +1,10 @@
 """Registering a bot, the one way for every front end (`arena bots add/update`, the site's management
 API): by address, by the host's command, or by an uploaded bundle. The bundle is kept first (a refused
 bundle registers nothing), the bot is checked to answer (a command or an upload is started once, in the
-sandbox when it is to run there), then it is registered and how it starts is recorded (uploads.py)."""
+sandbox when it is to run there), then it is registered and how it starts is recorded (uploads.py). A
+refused upload leaves nothing: neither its bundle nor the check's log. The steps are apart (`prepare`,
+`check_answers`, `record`, `release`) so that the site runs the blocking ones in threads, each with a store
+of its own, and only the check on its event loop; `register_bot` runs them in order."""
 
 from __future__ import annotations
 
@@ -20,11 +23,17 @@ from arena.ladder.local_bots import LocalBots
 from arena.ladder.store import LadderStore
 from arena.ladder.store_file import StoreError
 from arena.ladder.store_uploads import Upload
-from arena.ladder.uploads import Uploads
+from arena.ladder.uploads import KeptBundle, Uploads
 from arena.runner import split_addresses
+from arena.untrusted import safe_text
 
 CHECK_TIMEOUT_S: Final = 5.0
 """How long a bot at an address has to answer the health check and handshake before it is refused."""
+LAUNCH_CHECK_TIMEOUT_S: Final = 30.0
+"""How long a bot the arena starts for the check (a command, an upload) has to answer."""
+OUTPUT_SHOWN_LINES: Final = 20
+OUTPUT_SHOWN_BYTES: Final = 2000
+"""How much of a bot's output the message of a failed check quotes (its first lines)."""
 
 
 class NotAnsweringError(ArenaError):
@@ -58,8 +67,20 @@ class Registered:
     launch: Launch | None
 
 
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A registration checked against the register, its bundle kept (held until `release`), and how the
+    bot starts (None: at its address)."""
+
+    wanted: Registration
+    new: bool
+    launch: Launch | None
+    kept: KeptBundle | None
+
+
 async def register_bot(store: LadderStore, wanted: Registration, new: bool, check: bool = True) -> Registered:
-    """Add (`new`) or update a bot as `wanted` says; with `check`, only once it has answered.
+    """Add (`new`) or update a bot as `wanted` says; with `check`, only once it has answered. A refused
+    upload leaves no bundle (`release`).
 
     :raises StoreError: the name is taken (add) or unknown (update), or the file cannot be written.
     :raises BundleError: the upload is refused.
@@ -73,19 +94,38 @@ async def register_bot(store: LadderStore, wanted: Registration, new: bool, chec
             await asyncio.to_thread(check_distinct_endpoints, wanted.address)
         except ValueError as error:
             raise SharedAddressError(str(error)) from None
+    prepared = prepare(store, wanted, new)
+    try:
+        if check:
+            await check_answers(wanted.name, wanted.address, prepared.launch)
+        return record(store, prepared)
+    finally:
+        release(store, prepared)
+
+
+def prepare(store: LadderStore, wanted: Registration, new: bool) -> Prepared:
+    """What comes before the check: the name is free (`new`) or registered, and the bundle, if any, is
+    kept and unpacked (blocking work: the site runs this in a thread). Give the result to `release`.
+
+    :raises StoreError: the name is taken (add) or unknown (update).
+    :raises BundleError: the upload is refused.
+    """
     if new and wanted.name in {bot.name for bot in store.bots()}:
         raise StoreError(f"a bot named {wanted.name!r} is already registered")
     if not new:
         store.bot(wanted.name)  # a StoreError if there is no such bot, before any bot is started
-    uploads = Uploads(store)
     launch = wanted.launch
-    bundle = uploads.keep(wanted.bundle) if wanted.bundle is not None else None
-    if bundle is not None and launch is not None:
-        launch = Launch(launch.command, launch.sandboxed, bundle.folder)
-    if check:
-        await check_answers(wanted.name, wanted.address, launch)
+    kept = Uploads(store).keep(wanted.bundle) if wanted.bundle is not None else None
+    if kept is not None and launch is not None:
+        launch = Launch(launch.command, launch.sandboxed, kept.bundle.folder)
+    return Prepared(wanted, new, launch, kept)
+
+
+def record(store: LadderStore, prepared: Prepared) -> Registered:
+    """Register the bot (once it has answered) and record how it starts: its upload's new version."""
+    wanted, launch = prepared.wanted, prepared.launch
     command = launch.command if launch is not None else None
-    if new:
+    if prepared.new:
         entry = store.add_bot(wanted.name, wanted.address, command, owner=wanted.owner)
     else:
         entry = store.update_bot(wanted.name, wanted.address, command)
@@ -94,12 +134,20 @@ async def register_bot(store: LadderStore, wanted: Registration, new: bool, chec
     upload = None
     if launch is None:
         store.forget_launch(wanted.name)
-    elif bundle is None:
+    elif prepared.kept is None:
         store.set_launch(wanted.name, launch.command, launch.sandboxed, None)
     else:
-        upload = store.add_upload(wanted.name, bundle.sha256, launch.command)
+        upload = store.add_upload(wanted.name, prepared.kept.bundle.sha256, launch.command)
         store.set_launch(wanted.name, launch.command, launch.sandboxed, upload.version)
     return Registered(entry, upload, launch)
+
+
+def release(store: LadderStore, prepared: Prepared) -> int:
+    """After `record`, or instead of it: let go of the bundle kept; a bundle no version names (this one,
+    when the registration was refused) is removed. The bytes freed."""
+    if prepared.kept is None:
+        return 0
+    return Uploads(store).release(prepared.kept)
 
 
 def unregister_bot(store: LadderStore, name: str) -> None:
@@ -108,10 +156,14 @@ def unregister_bot(store: LadderStore, name: str) -> None:
     store.forget_launch(name)
 
 
-async def check_answers(name: str, address: str | None, launch: Launch | None) -> None:
-    """Make sure a bot answers the handshake before registering it (a command is started and stopped).
+async def check_answers(
+    name: str, address: str | None, launch: Launch | None, timeout: float = LAUNCH_CHECK_TIMEOUT_S
+) -> None:
+    """Make sure a bot answers the handshake before registering it (a command is started, within
+    `timeout` seconds, and stopped; its log goes with it, whatever happened).
 
-    :raises NotAnsweringError: saying why it does not.
+    :raises NotAnsweringError: saying why it does not, with the first lines of a started bot's output
+        (escaped, bounded) and no path of the host: whoever uploaded the bot reads it.
     """
     if address is not None:
         for one in split_addresses(address):
@@ -121,12 +173,29 @@ async def check_answers(name: str, address: str | None, launch: Launch | None) -
                 raise NotAnsweringError(f"cannot reach {name!r} at {one}: {error}") from None
         return
     assert launch is not None
-    logs = Path(tempfile.mkdtemp(prefix="arena-check-"))
-    local = LocalBots(logs, launch_of=lambda _bot: launch)
+    logs = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="arena-check-"))
+    local = LocalBots(logs, startup_timeout=timeout, launch_of=lambda _bot: launch)
     try:
         await local.acquire(BotEntry(name, None, launch.command, 0.0, None), 1)
     except BotStartError as error:
-        raise NotAnsweringError(str(error)) from None  # its log is kept: the message names it
+        output = await asyncio.to_thread(first_output, error.log_path)
+        raise NotAnsweringError(f"{error.reason}; {output}") from None
     finally:
         await local.stop_all()
-    shutil.rmtree(logs, ignore_errors=True)
+        await asyncio.to_thread(shutil.rmtree, logs, True)
+
+
+def first_output(log: Path | None) -> str:
+    """How a bot's output began, for the message of a failed check: its first lines, escaped and cut."""
+    if log is None:
+        return "it did not run"
+    try:
+        with log.open("rb") as file:
+            head = file.read(OUTPUT_SHOWN_BYTES * 4)
+    except OSError:
+        return "it wrote nothing"
+    text = head.decode("utf-8", "replace").strip()
+    if not text:
+        return "it wrote nothing"
+    lines = text.splitlines()[:OUTPUT_SHOWN_LINES]
+    return f"its output began: {safe_text(chr(10).join(lines), OUTPUT_SHOWN_BYTES)}"

@@ -14,10 +14,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from sqlalchemy import and_, delete, func, select
+from sqlalchemy import and_, delete, func, or_, select
 
 from arena.ladder.database import replace
-from arena.ladder.store_file import StoreFile, every_method_store_errors, is_integer, is_number
+from arena.ladder.store_file import StoreError, StoreFile, every_method_store_errors, is_integer, is_number
 from arena.ladder.tables import bot_launches, bot_uploads, bots
 
 
@@ -89,6 +89,29 @@ class UploadStore(StoreFile):
                 raise self._damaged(f"the uploads of {bot!r}")
             uploads.append(Upload(str(name), version, sha256, run, float(uploaded_at)))
         return uploads
+
+    def wanted_bundles(self) -> set[str]:
+        """The SHA-256 of every bundle a version names: the bundles to keep.
+
+        :raises StoreError: the file has no uploads' table (opened read-only, of an older arena), so it
+            cannot say; nothing may then be removed.
+        """
+        if "bot_uploads" not in self._tables():
+            raise StoreError(f"{self.name} has no uploads' table: it cannot say which bundles to keep")
+        return {str(sha256) for sha256 in self._conn.scalars(select(bot_uploads.c.sha256).distinct())}
+
+    def bundles_of(self, participant: str) -> set[str]:
+        """The SHA-256 of the bundles of `participant`'s bots' versions: those of the bot named as their
+        token is (the one they upload to) and of every bot they own."""
+        if "bot_uploads" not in self._tables():
+            return set()
+        owned = select(bots.c.name).where(bots.c.owner == participant)
+        rows = self._conn.scalars(
+            select(bot_uploads.c.sha256)
+            .where(or_(bot_uploads.c.bot == participant, bot_uploads.c.bot.in_(owned)))
+            .distinct()
+        )
+        return {str(sha256) for sha256 in rows}
 
     def sandboxed_bots(self) -> list[str]:
         """The registered bots that run in the sandbox, by name."""

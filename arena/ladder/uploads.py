@@ -1,16 +1,22 @@
 """Uploaded bots' files: the bundles, kept in a folder beside the ladder (`<db>.bundles/`, by content hash;
 see arena/sandbox/bundles.py), and how a command bot starts from what the store says of it (its versions
-and launch settings are store_uploads.py's)."""
+and launch settings are store_uploads.py's).
+
+A bundle stays exactly as long as a version of some bot names it: an upload that is refused (its bot did
+not answer, a quota, an error) leaves nothing, and a bundle that a version shares with another, by content
+hash, stays while either does."""
 
 from __future__ import annotations
 
+import contextlib
 import shlex
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.ladder.bot_commands import BotStartError, Launch
 from arena.ladder.entries import BotEntry
 from arena.ladder.store import LadderStore
-from arena.sandbox.bundles import Bundle, BundleLimits, store_bundle
+from arena.sandbox.bundles import Bundle, BundleLimits, alone, holding, store_bundle, sweep
 
 
 def bundles_folder(db: Path) -> Path:
@@ -35,6 +41,16 @@ def socket_command(run: str) -> str:
     return run if "{socket}" in run else f"{run} --socket {{socket}}"
 
 
+@dataclass
+class KeptBundle:
+    """A bundle kept for an upload whose version is not recorded yet: the bundles folder is held (shared)
+    until `Uploads.release`, so that nothing removes the bundle meanwhile. Holds no store: it may be
+    released from another thread than the one that kept it."""
+
+    bundle: Bundle
+    hold: contextlib.ExitStack = field(repr=False)
+
+
 class Uploads:
     """The uploads of the ladder in `store`: their bundles on disk, their versions and launch settings in
     the store."""
@@ -44,9 +60,25 @@ class Uploads:
         self.folder = bundles_folder(store.files_stem)
         self.limits = limits if limits is not None else BundleLimits()
 
-    def keep(self, archive: Path) -> Bundle:
-        """Keep and unpack a bundle (BundleError when it is refused), before any bot is registered."""
-        return store_bundle(archive, self.folder, self.limits)
+    def keep(self, archive: Path) -> KeptBundle:
+        """Keep and unpack a bundle (BundleError when it is refused), before any bot is registered; give
+        it to `release` once its version is recorded, or refused."""
+        hold = contextlib.ExitStack()
+        hold.enter_context(holding(self.folder))
+        try:
+            return KeptBundle(store_bundle(archive, self.folder, self.limits), hold)
+        except BaseException:
+            hold.close()
+            raise
+
+    def release(self, kept: KeptBundle | None) -> int:
+        """Let go of a kept bundle; then, unless another upload holds the folder (the last one to let go
+        does it), remove every bundle that no version names: this one if its upload was refused, and
+        whatever an upload cut short left. The bytes freed."""
+        if kept is not None:
+            kept.hold.close()
+        with alone(self.folder) as taken:
+            return sweep(self.folder, self.store.wanted_bundles) if taken else 0
 
     def launch_of(self, bot: BotEntry) -> Launch:
         """How `bot` (a command bot) starts now.

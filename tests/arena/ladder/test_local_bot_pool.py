@@ -268,16 +268,21 @@ def test_a_fault_drops_the_kept_connection(tmp_path: Path) -> None:
     asyncio.run(run())
 
 
-def test_the_check_before_registering_leaves_no_folder_when_the_bot_answers(
+def test_the_check_before_registering_leaves_no_folder_whatever_the_bot_did(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     asyncio.run(check_answers("reported", None, Launch(REPORTING)))
     assert list(tmp_path.iterdir()) == []
-    with pytest.raises(NotAnsweringError, match="did not start"):
-        asyncio.run(check_answers("mute", None, Launch("python -c 'import sys; sys.exit(3)' {port_file}")))
-    [kept] = tmp_path.iterdir()  # a bot that did not answer: its log is kept, the message names it
-    assert kept.name.startswith("arena-check-")
+    crash = 'python -c \'import sys; print("starting\\x1b[2J"); print("x" * 9000); sys.exit(3)\' {port_file}'
+    with pytest.raises(NotAnsweringError, match="did not start") as refused:
+        asyncio.run(check_answers("mute", None, Launch(crash)))
+    assert list(tmp_path.iterdir()) == []  # nor when it did not answer: its log goes too
+    message = str(refused.value)
+    assert "exited with status 3" in message
+    assert "its output began: starting\\x1b[2J" in message  # its first lines, escaped
+    assert len(message) < 2200  # and bounded
+    assert str(tmp_path) not in message  # no path of the host
 
 
 def test_no_process_plays_the_same_deals_twice(tmp_path: Path) -> None:

@@ -311,3 +311,30 @@ def test_no_process_plays_the_same_deals_twice(tmp_path: Path) -> None:
             await bots.stop_all()
 
     asyncio.run(run())
+
+
+def test_a_process_of_a_replaced_launch_plays_no_more_matches(tmp_path: Path) -> None:
+    """A bot given a new version while processes of the old one are pooled: the idle ones are stopped
+    (their files may be pruned), the one a match holds once the match ends; the next match gets the new."""
+    launches = {"now": Launch(REPORTING)}
+
+    async def run() -> None:
+        bots = LocalBots(tmp_path, grace=1.0, launch_of=lambda _bot: launches["now"])
+        bot = command_bot("versioned")
+        try:
+            old = await bots.acquire(bot, 2)
+            bots.release(old[:1])  # one idle, one held by a match still in play
+            launches["now"] = Launch(REPORTING.replace("random_bot", "rule_bot"))
+            new = await bots.acquire(bot, 1)
+            assert not set(new) & set(old)
+            assert bots.running == 2  # the idle old one is stopped; the held one plays on until given back
+            bots.release(old[1:])
+            assert bots.running == 1
+            bots.release(new)
+            again = await bots.acquire(bot, 1)
+            assert again == new
+            assert {reply.name for reply in bots.described(again).values()} == {"rules"}
+        finally:
+            await bots.stop_all()
+
+    asyncio.run(run())

@@ -76,6 +76,11 @@ live_delay: Final = Bounded(0, 3_600, " s")
 """How late spectators see a match in play: up to an hour."""
 limit: Final = Bounded(1, 100_000)
 """Rows listed at once."""
+uploads_at_once: Final = Bounded(1, 64)
+uploads_per_hour: Final = Bounded(1, 10_000)
+upload_quota_mib: Final = Bounded(1, 1_048_576, " MiB")
+"""What a participant's bots' bundles may take: up to a TiB."""
+keep_versions: Final = Bounded(1, 10_000)
 
 
 @dataclass(frozen=True, slots=True)

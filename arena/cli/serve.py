@@ -10,6 +10,7 @@ import socket
 from arena.cli import arguments, options
 from arena.cli.options import Commands, Parents, open_store
 from arena.errors import ArenaError
+from arena.site.upload_limits import MIB, UploadLimits
 from arena.untrusted import safe_text
 
 
@@ -34,6 +35,32 @@ def register(commands: Commands, parents: Parents) -> None:
         help=f"show matches in play this late ({arguments.live_delay.range}; default 0: as the moves are "
         "made, a hand shown only once its deal is over)",
     )
+    defaults = UploadLimits()
+    serve.add_argument(
+        "--uploads-at-once",
+        type=arguments.uploads_at_once,
+        default=defaults.at_once,
+        metavar="N",
+        help="uploads processed at once; another is a 503 with Retry-After "
+        f"({arguments.uploads_at_once.range}; default {defaults.at_once})",
+    )
+    serve.add_argument(
+        "--uploads-per-hour",
+        type=arguments.uploads_per_hour,
+        default=defaults.per_hour,
+        metavar="N",
+        help="uploads a participant's token may make in any hour, refused ones counted "
+        f"({arguments.uploads_per_hour.range}; default {defaults.per_hour}; the host's token is not limited)",
+    )
+    serve.add_argument(
+        "--upload-quota",
+        type=arguments.upload_quota_mib,
+        default=defaults.kept_bytes // MIB,
+        metavar="MiB",
+        help="bundles kept for a participant's bots' versions, archives and files "
+        f"({arguments.upload_quota_mib.range}; default {defaults.kept_bytes // MIB:,}; freed by arena bots "
+        "prune)",
+    )
     serve.set_defaults(handler=serve_site, prog=serve.prog)
 
 
@@ -52,7 +79,10 @@ def serve_site(args: argparse.Namespace) -> int:
             f"cannot listen on {safe_text(args.host, 100)}: not an address of this machine"
         ) from None
     options.configure_logging_from(args)
-    app = create_app(SiteSettings(args.db, float(args.live_delay)))
+    uploads = UploadLimits(
+        at_once=args.uploads_at_once, per_hour=args.uploads_per_hour, kept_bytes=args.upload_quota * MIB
+    )
+    app = create_app(SiteSettings(args.db, float(args.live_delay), uploads))
     config = uvicorn.Config(
         app,
         host=args.host,

@@ -3,8 +3,8 @@ API): by address, by the host's command, or by an uploaded bundle. The bundle is
 bundle registers nothing), the bot is checked to answer (a command or an upload is started once, in the
 sandbox when it is to run there), then it is registered and how it starts is recorded (uploads.py). A
 refused upload leaves nothing: neither its bundle nor the check's log. The steps are apart (`prepare`,
-`check_answers`, `record`, `release`) so that the site runs the blocking ones in threads, each with a store
-of its own, and only the check on its event loop; `register_bot` runs them in order."""
+`check_answers`, `record`, then `Uploads.release`) so that the site runs the blocking ones in threads,
+each with a store of its own, and only the check on its event loop; `register_bot` runs them in order."""
 
 from __future__ import annotations
 
@@ -69,8 +69,8 @@ class Registered:
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
-    """A registration checked against the register, its bundle kept (held until `release`), and how the
-    bot starts (None: at its address)."""
+    """A registration checked against the register, its bundle kept (held until `Uploads.release`), and
+    how the bot starts (None: at its address)."""
 
     wanted: Registration
     new: bool
@@ -80,7 +80,7 @@ class Prepared:
 
 async def register_bot(store: LadderStore, wanted: Registration, new: bool, check: bool = True) -> Registered:
     """Add (`new`) or update a bot as `wanted` says; with `check`, only once it has answered. A refused
-    upload leaves no bundle (`release`).
+    upload leaves no bundle (`Uploads.release`).
 
     :raises StoreError: the name is taken (add) or unknown (update), or the file cannot be written.
     :raises BundleError: the upload is refused.
@@ -100,12 +100,14 @@ async def register_bot(store: LadderStore, wanted: Registration, new: bool, chec
             await check_answers(wanted.name, wanted.address, prepared.launch)
         return record(store, prepared)
     finally:
-        release(store, prepared)
+        if prepared.kept is not None:
+            Uploads(store).release(prepared.kept)
 
 
 def prepare(store: LadderStore, wanted: Registration, new: bool) -> Prepared:
     """What comes before the check: the name is free (`new`) or registered, and the bundle, if any, is
-    kept and unpacked (blocking work: the site runs this in a thread). Give the result to `release`.
+    kept and unpacked (blocking work: the site runs this in a thread). Its bundle goes to
+    `Uploads.release` once recorded or refused.
 
     :raises StoreError: the name is taken (add) or unknown (update).
     :raises BundleError: the upload is refused.
@@ -140,14 +142,6 @@ def record(store: LadderStore, prepared: Prepared) -> Registered:
         upload = store.add_upload(wanted.name, prepared.kept.bundle.sha256, launch.command)
         store.set_launch(wanted.name, launch.command, launch.sandboxed, upload.version)
     return Registered(entry, upload, launch)
-
-
-def release(store: LadderStore, prepared: Prepared) -> int:
-    """After `record`, or instead of it: let go of the bundle kept; a bundle no version names (this one,
-    when the registration was refused) is removed. The bytes freed."""
-    if prepared.kept is None:
-        return 0
-    return Uploads(store).release(prepared.kept)
 
 
 def unregister_bot(store: LadderStore, name: str) -> None:

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -28,8 +27,8 @@ from starlette.staticfiles import StaticFiles
 from arena.ladder import LadderStore, StoreError
 from arena.ladder.registration import Registration
 from arena.runner.public_events import public_only
-from arena.sandbox.bundles import BundleLimits
-from arena.site import data, management, render
+from arena.site import data, management, render, uploading
+from arena.site.upload_limits import UploadLimits
 
 log = structlog.get_logger("site")
 
@@ -54,6 +53,8 @@ class SiteSettings:
     """The ladder: a SQLite file, or a PostgreSQL URL."""
     live_delay_s: float = 0.0
     """Spectators see a match's events this many seconds after they happened."""
+    uploads: UploadLimits = field(default_factory=UploadLimits)
+    """How many uploads at once, and each participant's quotas (uploading.py)."""
 
 
 def _param(request: Request, key: str, limit: int = MAX_NAME) -> str | None:
@@ -101,6 +102,7 @@ def create_app(settings: SiteSettings) -> Starlette:
 
     links = render.Links()
     streams_open = [0]
+    gate = uploading.UploadGate(settings.uploads)
 
     def html(template: str, status: int = 200, **context: Any) -> HTMLResponse:
         return HTMLResponse(render.page(template, links, **context), status_code=status)
@@ -243,11 +245,10 @@ def create_app(settings: SiteSettings) -> Starlette:
         name = _path_name(request, "name")
         holder = await read(lambda store: management.holder_of(store, request.headers.get("authorization")))
         launch = management.upload_request(holder, name, request.query_params.get("run"))
-        with tempfile.TemporaryDirectory(prefix="arena-upload-") as folder:
-            archive = Path(folder) / "bundle"
-            await _save_body(request, archive, BundleLimits().bundle_bytes)
-            wanted = Registration(name, launch=launch, bundle=archive, owner=management.owner_of(holder))
-            done, action, status = await management.register(settings.db, holder, wanted)
+        wanted = Registration(name, launch=launch, owner=management.owner_of(holder))
+        done, action, status = await uploading.upload(
+            request, settings.db, holder, wanted, settings.uploads, gate
+        )
         assert done.upload is not None
         upload = {"version": done.upload.version, "sha256": done.upload.sha256, "run": done.upload.run}
         answer = {"bot": name, "owner": done.entry.owner, "action": action, "upload": upload}
@@ -277,21 +278,6 @@ def create_app(settings: SiteSettings) -> Starlette:
                 raise data.SiteError(413, f"the request body is over {management.MAX_BODY_BYTES} bytes")
         return body
 
-    async def _save_body(request: Request, path: Path, limit: int) -> None:
-        """Write the request's body to `path`, or a 4xx when it is empty or over `limit` bytes."""
-        declared = request.headers.get("content-length")
-        if declared is not None and (not declared.isdecimal() or int(declared) > limit):
-            raise data.SiteError(413, f"the bundle is over {limit:,} bytes")
-        size = 0
-        with path.open("wb") as out:
-            async for chunk in request.stream():
-                size += len(chunk)
-                if size > limit:
-                    raise data.SiteError(413, f"the bundle is over {limit:,} bytes")
-                out.write(chunk)
-        if size == 0:
-            raise data.SiteError(400, "send the bundle (a .tar.gz or .zip) as the request body")
-
     # Errors: a message for people, never a traceback.
 
     def failure(request: Request, status: int, message: str) -> Response:
@@ -301,7 +287,10 @@ def create_app(settings: SiteSettings) -> Starlette:
 
     async def site_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, data.SiteError)
-        return failure(request, error.status, error.message)
+        answer = failure(request, error.status, error.message)
+        if error.retry_after_s is not None:
+            answer.headers["Retry-After"] = str(error.retry_after_s)
+        return answer
 
     async def store_error(request: Request, error: Exception) -> Response:
         log.warning("ladder_file_unreadable", reason=str(error))

@@ -33,6 +33,8 @@ class SiteError(Exception):
 
     status: int
     message: str
+    retry_after_s: int | None = None
+    """When to try again (a Retry-After header): a 503 of a busy site, a 429 of a quota."""
 
     def __str__(self) -> str:
         return self.message

@@ -138,11 +138,8 @@ async def register(
 ) -> tuple[Registered, str, int]:
     """Register the bot or update it (a new address, or a new upload: a new version) once it answers, as
     `arena bots add` does (registration.py), and log who did; the bot, what was done and the status."""
-    with _writer(path) as store:
-        owners = {bot.name: bot.owner for bot in store.bots()}
-        new = wanted.name not in owners
-        if holder.role != "host" and not new and owners[wanted.name] is not None:
-            wanted = dataclasses.replace(wanted, owner=None)  # an owner the host gave it stands
+    with writer(path) as store:
+        wanted, new = as_registered_by(store, holder, wanted)
         try:
             done = await register_bot(store, wanted, new=new)
         except (BundleError, SharedAddressError) as error:
@@ -162,7 +159,7 @@ async def register(
 def remove_bot(path: str | Path, holder: TokenHolder, name: str) -> None:
     """Unregister a bot (host only)."""
     require_host(holder)
-    with _writer(path) as store:
+    with writer(path) as store:
         _known(store, name)
         store.remove_bot(name)
         store.record_write(actor(holder), "bot_removed", name)
@@ -176,7 +173,7 @@ def set_probation(path: str | Path, holder: TokenHolder, name: str, document: di
     reason = _text(document, "reason", 500)
     if clear == (reason is not None):
         raise SiteError(400, 'give either {"reason": "..."} or {"clear": true}')
-    with _writer(path) as store:
+    with writer(path) as store:
         _known(store, name)
         store.set_probation(name, reason)
         store.record_write(
@@ -193,8 +190,20 @@ def _known(store: LadderStore, name: str) -> None:
         raise SiteError(404, f"no bot named {name!r} is registered") from None
 
 
+def as_registered_by(
+    store: LadderStore, holder: TokenHolder, wanted: Registration
+) -> tuple[Registration, bool]:
+    """`wanted` as `holder` may register it, and whether the bot is new: a participant's update keeps an
+    owner the host gave the bot."""
+    owners = {bot.name: bot.owner for bot in store.bots()}
+    new = wanted.name not in owners
+    if holder.role != "host" and not new and owners[wanted.name] is not None:
+        wanted = dataclasses.replace(wanted, owner=None)  # an owner the host gave it stands
+    return wanted, new
+
+
 @contextmanager
-def _writer(path: str | Path) -> Iterator[LadderStore]:
+def writer(path: str | Path) -> Iterator[LadderStore]:
     """The ladder file opened for one write, closed after."""
     store = LadderStore(path, read_only=False, timeout=5.0)
     try:

@@ -162,6 +162,9 @@ BOUNDED_OPTIONS = [
     (TOURNAMENT, "--rounds", tournament.rounds),
     (["serve"], "--port", arguments.port),
     (["serve"], "--live-delay", arguments.live_delay),
+    (["serve"], "--uploads-at-once", arguments.uploads_at_once),
+    (["serve"], "--uploads-per-hour", arguments.uploads_per_hour),
+    (["serve"], "--upload-quota", arguments.upload_quota_mib),
     (["tokens", "audit"], "--limit", arguments.limit),
     (["ladder", "export", "--html", "out"], "--limit", arguments.limit),
 ]

@@ -194,14 +194,22 @@ def alone(store: Path, wait_s: float = 0.0) -> Iterator[bool]:
         os.close(descriptor)
 
 
-def sweep(store: Path, wanted: Callable[[], set[str]]) -> int:
+@dataclass(frozen=True, slots=True)
+class Swept:
+    """What a sweep removed: bundles, and the bytes they took."""
+
+    bundles: int = 0
+    bytes: int = 0
+
+
+def sweep(store: Path, wanted: Callable[[], set[str]]) -> Swept:
     """Remove from `store` every bundle whose hash `wanted()` leaves out, and what an unpacking cut short
-    left; the bytes freed. Only while `store` is held `alone` (`wanted` is asked then, so that no version
-    recorded meanwhile is missed). Names that are not a bundle's are left alone."""
+    left. Only while `store` is held `alone` (`wanted` is asked then, so that no version recorded
+    meanwhile is missed). Names that are not a bundle's are left alone."""
     try:
         names = os.listdir(store)
     except FileNotFoundError:
-        return 0
+        return Swept()
     keep = wanted()
     unwanted: dict[str, list[str]] = {}
     for name in names:
@@ -210,9 +218,11 @@ def sweep(store: Path, wanted: Callable[[], set[str]]) -> int:
             unwanted.setdefault(match.group(1), []).append(name)
         elif match is None and name.startswith(UNPACKING_PREFIX):
             unwanted.setdefault(name, []).append(name)
-    freed = 0
+    bundles = freed = 0
     for key, parts in unwanted.items():
-        freed += kept_bytes(store, key) if _KEPT_NAME.fullmatch(key) else 0
+        if _KEPT_NAME.fullmatch(key):
+            bundles += 1
+            freed += kept_bytes(store, key)
         for name in parts:
             path = store / name
             if path.is_dir() and not path.is_symlink():
@@ -220,7 +230,7 @@ def sweep(store: Path, wanted: Callable[[], set[str]]) -> int:
             else:
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
-    return freed
+    return Swept(bundles, freed)
 
 
 def _unpack(source: IO[bytes], suffix: str, root: Path, limits: BundleLimits) -> int:

@@ -15,7 +15,16 @@ from typing import Final
 
 import pytest
 
-from arena.sandbox.bundles import BundleError, BundleLimits, alone, holding, kept_bytes, store_bundle, sweep
+from arena.sandbox.bundles import (
+    BundleError,
+    BundleLimits,
+    Swept,
+    alone,
+    holding,
+    kept_bytes,
+    store_bundle,
+    sweep,
+)
 
 
 def tar_gz(path: Path, members: list[tuple[tarfile.TarInfo, bytes]]) -> Path:
@@ -186,7 +195,7 @@ def test_a_sweep_removes_the_bundles_no_one_wants_and_waits_for_holders(tmp_path
         assert not taken
     with alone(store) as taken:
         assert taken
-        assert sweep(store, lambda: {wanted.sha256}) == unwanted.bytes
+        assert sweep(store, lambda: {wanted.sha256}) == Swept(1, unwanted.bytes)
     names = sorted(path.name for path in store.iterdir())
     assert names == sorted(
         [".lock", "README", wanted.sha256, f"{wanted.sha256}.bytes", f"{wanted.sha256}.zip"]

@@ -23,8 +23,9 @@ from arena.ladder.local_bots import LocalBots
 from arena.ladder.store import LadderStore
 from arena.ladder.store_file import StoreError
 from arena.ladder.store_uploads import Upload
-from arena.ladder.uploads import KeptBundle, Uploads
+from arena.ladder.uploads import KeptBundle, Unpack, Uploads
 from arena.runner import split_addresses
+from arena.sandbox.bundles import store_bundle
 from arena.untrusted import safe_text
 
 CHECK_TIMEOUT_S: Final = 5.0
@@ -104,9 +105,10 @@ async def register_bot(store: LadderStore, wanted: Registration, new: bool, chec
             Uploads(store).release(prepared.kept)
 
 
-def prepare(store: LadderStore, wanted: Registration, new: bool) -> Prepared:
+def prepare(store: LadderStore, wanted: Registration, new: bool, unpack: Unpack = store_bundle) -> Prepared:
     """What comes before the check: the name is free (`new`) or registered, and the bundle, if any, is
-    kept and unpacked (blocking work: the site runs this in a thread). Its bundle goes to
+    kept and unpacked by `unpack` (blocking work: the site runs this in a thread, and `unpack` in a
+    process). Its bundle goes to
     `Uploads.release` once recorded or refused.
 
     :raises StoreError: the name is taken (add) or unknown (update).
@@ -117,7 +119,7 @@ def prepare(store: LadderStore, wanted: Registration, new: bool) -> Prepared:
     if not new:
         store.bot(wanted.name)  # a StoreError if there is no such bot, before any bot is started
     launch = wanted.launch
-    kept = Uploads(store).keep(wanted.bundle) if wanted.bundle is not None else None
+    kept = Uploads(store).keep(wanted.bundle, unpack) if wanted.bundle is not None else None
     if kept is not None and launch is not None:
         launch = Launch(launch.command, launch.sandboxed, kept.bundle.folder)
     return Prepared(wanted, new, launch, kept)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import shlex
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -24,6 +24,8 @@ from arena.ladder.store_uploads import Upload
 from arena.sandbox.bundles import Bundle, BundleLimits, Swept, alone, holding, store_bundle, sweep
 from arena.untrusted import safe_text
 
+Unpack = Callable[[Path, Path, BundleLimits], Bundle]
+"""How a bundle is kept: arena.sandbox.bundles.store_bundle's signature."""
 PRUNE_WAIT_S: Final = 60.0
 """How long a prune waits for the uploads in progress (each takes at most a few minutes)."""
 
@@ -69,13 +71,14 @@ class Uploads:
         self.folder = bundles_folder(store.files_stem)
         self.limits = limits if limits is not None else BundleLimits()
 
-    def keep(self, archive: Path) -> KeptBundle:
-        """Keep and unpack a bundle (BundleError when it is refused), before any bot is registered; give
-        it to `release` once its version is recorded, or refused."""
+    def keep(self, archive: Path, unpack: Unpack = store_bundle) -> KeptBundle:
+        """Keep and unpack a bundle (BundleError when it is refused), before any bot is registered, with
+        `unpack` (store_bundle here, or elsewhere: the site's runs in processes of its own); give it to
+        `release` once its version is recorded, or refused."""
         hold = contextlib.ExitStack()
         hold.enter_context(holding(self.folder))
         try:
-            return KeptBundle(store_bundle(archive, self.folder, self.limits), hold)
+            return KeptBundle(unpack(archive, self.folder, self.limits), hold)
         except BaseException:
             hold.close()
             raise

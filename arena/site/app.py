@@ -9,7 +9,7 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -103,6 +103,14 @@ def create_app(settings: SiteSettings) -> Starlette:
     links = render.Links()
     streams_open = [0]
     gate = uploading.UploadGate(settings.uploads)
+    unpacker = uploading.Unpacker(settings.uploads.at_once)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await run_in_threadpool(unpacker.close)
 
     def html(template: str, status: int = 200, **context: Any) -> HTMLResponse:
         return HTMLResponse(render.page(template, links, **context), status_code=status)
@@ -243,11 +251,12 @@ def create_app(settings: SiteSettings) -> Starlette:
 
     async def api_upload_bot(request: Request) -> Response:
         name = _path_name(request, "name")
+        gate.check_room()
         holder = await read(lambda store: management.holder_of(store, request.headers.get("authorization")))
         launch = management.upload_request(holder, name, request.query_params.get("run"))
         wanted = Registration(name, launch=launch, owner=management.owner_of(holder))
         done, action, status = await uploading.upload(
-            request, settings.db, holder, wanted, settings.uploads, gate
+            request, settings.db, holder, wanted, settings.uploads, gate, unpacker
         )
         assert done.upload is not None
         upload = {"version": done.upload.version, "sha256": done.upload.sha256, "run": done.upload.run}
@@ -282,8 +291,14 @@ def create_app(settings: SiteSettings) -> Starlette:
 
     def failure(request: Request, status: int, message: str) -> Response:
         if request.url.path.startswith("/api/"):
-            return JSONResponse({"error": message}, status_code=status)
-        return html("error.html", status=status, message=message)
+            answer: Response = JSONResponse({"error": message}, status_code=status)
+        else:
+            answer = html("error.html", status=status, message=message)
+        if request.method == "POST":
+            # The body may be unread (an upload refused before it: a quota, too many at once): closing
+            # spares the site reading it only to throw it away, which a flood of them would make it do.
+            answer.headers["Connection"] = "close"
+        return answer
 
     async def site_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, data.SiteError)
@@ -323,6 +338,7 @@ def create_app(settings: SiteSettings) -> Starlette:
     ]
     return Starlette(
         routes=routes,
+        lifespan=lifespan,
         exception_handlers={
             data.SiteError: site_error,
             StoreError: store_error,

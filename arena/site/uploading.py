@@ -1,9 +1,11 @@
 """An upload through the site (`POST /api/bots/NAME/upload`), from its first byte to its answer, such that
 no stranger can freeze the site or fill its disk.
 
-- *Off the event loop*: the body is written to disk, and the bundle hashed, unpacked, measured, kept or
-  removed, in threads, each with a store of its own (registration.py's steps); only the check (the bot
-  started in the sandbox, answered over gRPC) runs on the loop, as every other request's I/O does.
+- *Off the event loop*: the body is written to disk, the ladder read and written, and bundles removed, in
+  threads, each with a store of its own (registration.py's steps); the bundle is hashed, unpacked and
+  kept in a worker process (`Unpacker`: CPU work, which in a thread would hold the interpreter lock the
+  loop needs); only the check (the bot started in the sandbox, answered over gRPC) runs on the loop, as
+  every other request's I/O does.
 - *Bounded*: at most `UploadLimits.at_once` uploads are processed at once, and one per participant's
   token; another gets a 503 with Retry-After (or a 429 for a second of one token) at once, before its body
   is read. A body must arrive whole within `body_s` seconds, and is written to disk as it comes (at most
@@ -23,10 +25,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import multiprocessing
+import os
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Final, TypeVar
 
@@ -46,7 +53,7 @@ from arena.ladder.registration import (
 )
 from arena.ladder.store_access import TokenHolder
 from arena.ladder.uploads import KeptBundle, Uploads, bundles_folder
-from arena.sandbox.bundles import BundleError, BundleLimits, kept_bytes
+from arena.sandbox.bundles import Bundle, BundleError, BundleLimits, kept_bytes, store_bundle
 from arena.site import management
 from arena.site.data import SiteError
 from arena.site.upload_limits import MIB, UploadLimits
@@ -59,10 +66,52 @@ WRITE_BYTES: Final = MIB
 """A body is written to disk in pieces of about this much (what it holds in memory at most)."""
 BUNDLE_BYTES: Final = BundleLimits().bundle_bytes
 """The largest body an upload may send: a bundle's largest file."""
+UNPACK_NICENESS: Final = 10
 COUNTED: Final = ("bot_uploaded", "upload_refused")
 """The audit log's actions that the hourly quota counts."""
 
 T = TypeVar("T")
+
+
+class Unpacker:
+    """Bundles hashed, unpacked and copied in processes of their own, started when first needed and at a
+    lower priority (nice 10), not in threads: that work is CPU-bound (a bomb inflates hundreds of MiB),
+    and in a thread it would hold the interpreter lock that the event loop needs for every request.
+    `store` is called from a thread, which only waits."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def store(self, archive: Path, folder: Path, limits: BundleLimits) -> Bundle:
+        """store_bundle, in a worker process.
+
+        :raises BundleError: the bundle is refused.
+        :raises SiteError: the worker died (it is replaced for the next upload).
+        """
+        with self._lock:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(
+                    self.workers, multiprocessing.get_context("spawn"), os.nice, (UNPACK_NICENESS,)
+                )
+            pool = self._pool
+        try:
+            return pool.submit(store_bundle, archive, folder, limits).result()
+        except BrokenProcessPool:
+            with self._lock:
+                if self._pool is pool:
+                    self._pool = None
+            pool.shutdown(wait=False)
+            log.error("unpacker_died")
+            raise SiteError(503, "the bundle could not be unpacked now; try again in a minute", 60) from None
+
+    def close(self) -> None:
+        """Stop the worker processes (the site is stopping)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 class UploadGate:
@@ -73,15 +122,20 @@ class UploadGate:
         self.limits = limits
         self.uploading: list[str] = []
 
+    def check_room(self) -> None:
+        """A 503 when `at_once` uploads are in progress: said before anything else is done for the request
+        (not even its token read), so that a flood of them costs the site next to nothing."""
+        if len(self.uploading) >= self.limits.at_once:
+            busy = f"the site is processing {self.limits.at_once} uploads already"
+            raise SiteError(503, f"{busy}; try again in a few seconds", self.limits.retry_after_s)
+
     @contextlib.contextmanager
     def entered(self, holder: TokenHolder) -> Iterator[None]:
         """Count an upload in for as long as the block runs, or refuse it at once (429 or 503)."""
         who = management.actor(holder)
         if holder.role != "host" and who in self.uploading:
             raise SiteError(429, "an upload of this token is in progress: wait for its answer", 5)
-        if len(self.uploading) >= self.limits.at_once:
-            busy = f"the site is processing {self.limits.at_once} uploads already"
-            raise SiteError(503, f"{busy}; try again in a few seconds", self.limits.retry_after_s)
+        self.check_room()
         self.uploading.append(who)
         try:
             yield
@@ -96,6 +150,7 @@ async def upload(
     wanted: Registration,
     limits: UploadLimits,
     gate: UploadGate,
+    unpacker: Unpacker,
 ) -> tuple[Registered, str, int]:
     """Process an upload (its body is the bundle) as the module docstring says: the bot as registered,
     the action and the status; a SiteError saying why it was refused."""
@@ -107,7 +162,7 @@ async def upload(
             await _in_store(db, lambda store: _check_quotas(store, holder, limits))
         folder = Path(await run_in_threadpool(tempfile.mkdtemp, None, "arena-upload-"))
         try:
-            return await _process(request, db, holder, wanted, limits, folder / "bundle")
+            return await _process(request, db, holder, wanted, limits, unpacker, folder / "bundle")
         finally:
             await run_in_threadpool(shutil.rmtree, folder, True)
 
@@ -118,6 +173,7 @@ async def _process(
     holder: TokenHolder,
     wanted: Registration,
     limits: UploadLimits,
+    unpacker: Unpacker,
     body: Path,
 ) -> tuple[Registered, str, int]:
     """The upload once let in: every way it ends is audited (a refusal as `upload_refused`), and ends with
@@ -126,7 +182,7 @@ async def _process(
     try:
         try:
             await _save_body(request, body, limits)
-            prepared = await _in_store(db, lambda store: _prepare(store, holder, wanted, body))
+            prepared = await _in_store(db, lambda store: _prepare(store, holder, wanted, body, unpacker))
             if holder.role != "host":
                 await _in_store(db, lambda store: _check_quotas(store, holder, limits, prepared))
             assert prepared.launch is not None
@@ -184,10 +240,12 @@ async def _save_body(request: Request, path: Path, limits: UploadLimits) -> None
         raise SiteError(400, "send the bundle (a .tar.gz or .zip) as the request body")
 
 
-def _prepare(store: LadderStore, holder: TokenHolder, wanted: Registration, body: Path) -> Prepared:
+def _prepare(
+    store: LadderStore, holder: TokenHolder, wanted: Registration, body: Path, unpacker: Unpacker
+) -> Prepared:
     """registration.prepare for this holder: whether the bot is new, and the owner that stands."""
     wanted, new = management.as_registered_by(store, holder, wanted)
-    return prepare(store, dataclasses.replace(wanted, bundle=body), new)
+    return prepare(store, dataclasses.replace(wanted, bundle=body), new, unpacker.store)
 
 
 def _record(store: LadderStore, holder: TokenHolder, prepared: Prepared) -> Registered:

@@ -59,32 +59,55 @@ def refusals(db: Path, actor: str) -> list[str]:
         return [str(detail) for (detail,) in rows]
 
 
-def test_pages_answer_while_a_bomb_unpacks_and_more_uploads_wait_their_turn(
+def test_pages_answer_while_bombs_unpack_and_more_uploads_wait_their_turn(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], bomb: bytes
 ) -> None:
     db = ladder(tmp_path)
-    ann, bea = token(db, "ann", capsys), token(db, "bea", capsys)
+    ann, bea, cy = (token(db, name, capsys) for name in ("ann", "bea", "cy"))
     bundles = bundles_folder(db)
-    with serving(db, "--uploads-at-once", "1") as site, ThreadPoolExecutor(1) as pool:
+
+    def unpacking() -> int:
+        return len(list(bundles.glob(".unpacking-*")))
+
+    with serving(db, "--uploads-at-once", "2") as site, ThreadPoolExecutor(2) as pool:
+        bombing = [
+            pool.submit(site.upload, name, bomb, secret) for name, secret in (("ann", ann), ("bea", bea))
+        ]
+        deadline = time.monotonic() + 60
+        while unpacking() < 2:
+            assert not any(future.done() for future in bombing), [future.result() for future in bombing]
+            assert time.monotonic() < deadline, "the bombs were never unpacked"
+            time.sleep(0.005)
+        # While they unpack: a page answers, and other uploads are refused at once, before their body.
+        assert site.request("GET", "/api/pools")[0] == 200
+        status, answer, headers = site.request("POST", "/api/bots/cy/upload?run=x", b"x", cy)
+        assert (status, headers["retry-after"], headers["connection"]) == (503, "10", "close"), answer
+        assert "processing 2 uploads already" in answer["error"]
+        assert unpacking() == 2, "the page and the refusal waited for the bombs"
+        answers = [future.result() for future in bombing]
+    assert [status for status, _ in answers] == [400, 400]
+    assert all("unpacks to more than 268435456 bytes" in answer["error"] for _, answer in answers)
+    assert listing(bundles) == [".lock"]
+
+
+def test_one_upload_at_a_time_per_token(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], bomb: bytes
+) -> None:
+    db = ladder(tmp_path)
+    ann, host = token(db, "ann", capsys), token(db, "boss", capsys, "--host")
+    bundles = bundles_folder(db)
+    with serving(db) as site, ThreadPoolExecutor(1) as pool:
         bombing = pool.submit(site.upload, "ann", bomb, ann)
         deadline = time.monotonic() + 60
-        while not any(name.startswith(".unpacking-") for name in listing(bundles)):
+        while not list(bundles.glob(".unpacking-*")):
             assert not bombing.done(), bombing.result()
             assert time.monotonic() < deadline, "the bomb was never unpacked"
             time.sleep(0.005)
-        # While the bomb unpacks: a page answers, and other uploads are refused at once, before their body.
-        assert site.request("GET", "/api/pools")[0] == 200
-        status, answer, headers = site.request("POST", "/api/bots/bea/upload?run=x", b"x", bea)
-        assert (status, headers["retry-after"]) == (503, "10"), answer
-        assert "processing 1 uploads already" in answer["error"]
-        status, answer, _ = site.request("POST", "/api/bots/ann/upload?run=x", b"x", ann)
-        assert status == 429
-        assert "in progress" in answer["error"]
-        assert any(name.startswith(".unpacking-") for name in listing(bundles)), "the page waited for it"
-        status, answer = bombing.result()
-    assert status == 400
-    assert "unpacks to more than 268435456 bytes" in answer["error"]
-    assert listing(bundles) == [".lock"]
+        status, answer, headers = site.request("POST", "/api/bots/ann/upload?run=x", b"x", ann)
+        assert (status, headers["retry-after"]) == (429, "5"), answer
+        assert "an upload of this token is in progress" in answer["error"]
+        assert site.upload("ann", b"junk", host)[0] == 400  # the host's token is not held back
+        assert bombing.result()[0] == 400
 
 
 def test_refused_uploads_of_every_kind_leave_nothing_behind(

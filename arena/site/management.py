@@ -2,7 +2,8 @@
 participant registers or updates their own bot, by address or by uploading its files, and owns it: the
 token's name is the bot's owner; the host does anything), the checks a bot must pass first (it answers
 the arena's health check and handshake, started in the sandbox when uploaded: registration.py, as for
-`arena bots add`), and the audit log line of each write, naming who made it."""
+`arena bots add`), and the audit log line of each write, naming who made it. An upload's whole course
+(bounded, under quotas, off the event loop) is uploading.py's."""
 
 from __future__ import annotations
 
@@ -27,7 +28,6 @@ from arena.ladder.registration import (
 from arena.ladder.store_access import TokenHolder
 from arena.ladder.uploads import socket_command
 from arena.runner import check_address, split_addresses
-from arena.sandbox.bundles import BundleError
 from arena.site.data import SiteError
 from arena.untrusted import safe_text
 
@@ -136,21 +136,18 @@ def upload_request(holder: TokenHolder, name: str, run: str | None) -> Launch:
 async def register(
     path: str | Path, holder: TokenHolder, wanted: Registration
 ) -> tuple[Registered, str, int]:
-    """Register the bot or update it (a new address, or a new upload: a new version) once it answers, as
-    `arena bots add` does (registration.py), and log who did; the bot, what was done and the status."""
+    """Register the bot or update it at a new address once it answers, as `arena bots add` does
+    (registration.py), and log who did; the bot, what was done and the status. (An upload is
+    uploading.py's.)"""
     with writer(path) as store:
         wanted, new = as_registered_by(store, holder, wanted)
         try:
             done = await register_bot(store, wanted, new=new)
-        except (BundleError, SharedAddressError) as error:
+        except SharedAddressError as error:
             raise SiteError(400, safe_text(error)) from None
         except NotAnsweringError as error:
             raise SiteError(422, safe_text(error)) from None
-        if done.upload is None:
-            action, detail = ("bot_registered" if new else "bot_updated"), done.entry.where
-        else:
-            upload = done.upload
-            action, detail = "bot_uploaded", f"version {upload.version} ({upload.sha256[:12]}): {upload.run}"
+        action, detail = ("bot_registered" if new else "bot_updated"), done.entry.where
         store.record_write(actor(holder), action, wanted.name, detail)
     log.info(action, bot=wanted.name, by=actor(holder))
     return done, action, 201 if new else 200

@@ -108,8 +108,7 @@ async def register_bot(store: LadderStore, wanted: Registration, new: bool, chec
 def prepare(store: LadderStore, wanted: Registration, new: bool, unpack: Unpack = store_bundle) -> Prepared:
     """What comes before the check: the name is free (`new`) or registered, and the bundle, if any, is
     kept and unpacked by `unpack` (blocking work: the site runs this in a thread, and `unpack` in a
-    process). Its bundle goes to
-    `Uploads.release` once recorded or refused.
+    process). Its bundle goes to `Uploads.release` once recorded or refused.
 
     :raises StoreError: the name is taken (add) or unknown (update).
     :raises BundleError: the upload is refused.

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, Final
 
@@ -38,6 +40,17 @@ def read_file(path: str | Path, limit: int, what: str) -> bytes:
 
     :raises FileRefusedError: the file is missing or unreadable, is not a regular file, or is too big.
     """
+    with open_file(path, limit, what) as file:
+        return read_stream(file, limit, what)  # read errors are its FileRefusedError
+
+
+@contextmanager
+def open_file(path: str | Path, limit: int, what: str) -> Iterator[BinaryIO]:
+    """The regular file at `path`, opened for reading, which held at most `limit` bytes when opened (a
+    reader that streams it must still stop at `limit` + 1: it may grow).
+
+    :raises FileRefusedError: the file is missing or unreadable, is not a regular file, or is too big.
+    """
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
     except OSError as error:
@@ -49,11 +62,17 @@ def read_file(path: str | Path, limit: int, what: str) -> bytes:
             raise FileRefusedError(f"not a regular file: {kind}")
         if status.st_size > limit:
             raise FileRefusedError(f"{status.st_size:,} bytes, over the limit of {limit:,} for {what}")
-        with open(descriptor, "rb", closefd=False) as file:
-            return read_stream(file, limit, what)
+        file = open(descriptor, "rb", closefd=False)  # noqa: SIM115 -- closed below, with the descriptor
     except OSError as error:
+        os.close(descriptor)
         raise FileRefusedError(f"cannot read: {error.strerror or error}") from None
+    except FileRefusedError:
+        os.close(descriptor)
+        raise
+    try:
+        yield file
     finally:
+        file.close()
         os.close(descriptor)
 
 

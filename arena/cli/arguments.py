@@ -79,6 +79,11 @@ streams: Final = Bounded(1, 10_000)
 """Live streams `arena serve` keeps open at once (each is a connection and a file descriptor)."""
 limit: Final = Bounded(1, 100_000)
 """Rows listed at once."""
+uploads_at_once: Final = Bounded(1, 64)
+uploads_per_hour: Final = Bounded(1, 10_000)
+upload_quota_mib: Final = Bounded(1, 1_048_576, " MiB")
+"""What a participant's bots' bundles may take: up to a TiB."""
+keep_versions: Final = Bounded(1, 10_000)
 
 
 @dataclass(frozen=True, slots=True)

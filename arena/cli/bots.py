@@ -1,4 +1,4 @@
-"""`arena bots add|update|remove|probation|list`: the ladder's register of bots."""
+"""`arena bots add|update|remove|probation|prune|list`: the ladder's register of bots and their uploads."""
 
 from __future__ import annotations
 
@@ -6,13 +6,14 @@ import argparse
 import asyncio
 from pathlib import Path
 
+from arena.check.report import plural
 from arena.cli import arguments, tables
 from arena.cli.options import Commands, Handler, Parents, open_store
 from arena.errors import ArenaError, UsageError
 from arena.ladder import Launch
 from arena.ladder.registration import NotAnsweringError, Registration, register_bot, unregister_bot
 from arena.ladder.store_access import COMMAND_LINE
-from arena.ladder.uploads import socket_command
+from arena.ladder.uploads import Uploads, socket_command
 from arena.untrusted import safe_text
 
 
@@ -92,6 +93,23 @@ def register(commands: Commands, parents: Parents) -> None:
     choice.add_argument("--reason", help="why the bot is on probation")
     choice.add_argument("--clear", action="store_true", help="take the bot off probation")
     probation.set_defaults(handler=set_probation, prog=probation.prog)
+    prune = actions.add_parser(
+        "prune",
+        help="forget old versions of uploaded bots and remove the bundles no version names",
+        description="Forget each bot's versions older than its newest N, except the one it runs and any "
+        "a set not over yet may play, and remove the bundles no version names any more (a bundle that "
+        "another version shares stays). Refused uploads leave nothing to prune.",
+        parents=[parents.database],
+    )
+    prune.add_argument("names", nargs="*", metavar="NAME", help="only these bots (default: every bot)")
+    prune.add_argument(
+        "--keep",
+        type=arguments.keep_versions,
+        default=1,
+        metavar="N",
+        help=f"the newest versions of each bot to keep ({arguments.keep_versions.range}; default 1)",
+    )
+    prune.set_defaults(handler=prune_versions, prog=prune.prog)
     listing = actions.add_parser("list", help="list the registered bots", parents=[parents.database])
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(handler=list_bots, prog=listing.prog)
@@ -171,6 +189,19 @@ def set_probation(args: argparse.Namespace) -> int:
         store.record_write(COMMAND_LINE, action, args.name, args.reason or "")
         change = "off probation" if args.clear else f"on probation ({args.reason})"
         print(f"{safe_text(args.name)}: {safe_text(change)}")
+    return 0
+
+
+def prune_versions(args: argparse.Namespace) -> int:
+    """Forget old versions and free their bundles (uploads.py says which may go); one line of what."""
+    with open_store(args, writes=True) as store:
+        done = Uploads(store).prune(args.keep, args.names)
+        pruned = ", ".join(f"{upload.bot} v{upload.version}" for upload in done.versions)
+        store.record_write(COMMAND_LINE, "versions_pruned", " ".join(args.names), safe_text(pruned))
+    versions = plural(len(done.versions), "version")
+    bots = plural(len({upload.bot for upload in done.versions}), "bot")
+    freed = f"{done.swept.bytes / (1024 * 1024):,.1f} MiB in {plural(done.swept.bundles, 'bundle')}"
+    print(f"Pruned {versions} of {bots}, kept {done.kept}: freed {freed}")
     return 0
 
 

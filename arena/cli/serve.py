@@ -15,6 +15,7 @@ from arena.errors import ArenaError
 from arena.ladder.store_access import COMMAND_LINE
 from arena.runner.address_policy import AddressPolicy
 from arena.site.stream_limits import StreamLimits
+from arena.site.upload_limits import MIB, UploadLimits
 from arena.untrusted import safe_text
 
 
@@ -39,22 +40,22 @@ def register(commands: Commands, parents: Parents) -> None:
         help=f"show matches in play this late ({arguments.live_delay.range}; default 0: as the moves are "
         "made, a hand shown only once its deal is over)",
     )
-    defaults = StreamLimits()
+    stream_defaults = StreamLimits()
     serve.add_argument(
         "--max-streams",
         type=arguments.streams,
-        default=defaults.max_streams,
+        default=stream_defaults.max_streams,
         metavar="N",
         help=f"live streams open at once, in all ({arguments.streams.range}; default "
-        f"{defaults.max_streams}); past that a stream is refused with 503",
+        f"{stream_defaults.max_streams}); past that a stream is refused with 503",
     )
     serve.add_argument(
         "--max-streams-per-client",
         type=arguments.streams,
-        default=defaults.per_client,
+        default=stream_defaults.per_client,
         metavar="N",
         help=f"live streams open at once from one address (an IPv6 /64) ({arguments.streams.range}; default "
-        f"{defaults.per_client}); past that, 429. Behind a proxy, have it send X-Forwarded-For",
+        f"{stream_defaults.per_client}); past that, 429. Behind a proxy, have it send X-Forwarded-For",
     )
     serve.add_argument(
         "--allow-addresses",
@@ -64,6 +65,33 @@ def register(commands: Commands, parents: Parents) -> None:
         help="address ranges where participants' bots may be besides public addresses, separated by "
         "commas, for a LAN event (e.g. 10.0.0.0/8,192.168.1.0/24; default none: public addresses only; "
         "kept in the ladder file for its runners)",
+    )
+    upload_defaults = UploadLimits()
+    serve.add_argument(
+        "--uploads-at-once",
+        type=arguments.uploads_at_once,
+        default=upload_defaults.at_once,
+        metavar="N",
+        help="uploads processed at once; another is a 503 with Retry-After "
+        f"({arguments.uploads_at_once.range}; default {upload_defaults.at_once})",
+    )
+    serve.add_argument(
+        "--uploads-per-hour",
+        type=arguments.uploads_per_hour,
+        default=upload_defaults.per_hour,
+        metavar="N",
+        help="uploads a participant's token may make in any hour, refused ones counted "
+        f"({arguments.uploads_per_hour.range}; default {upload_defaults.per_hour}; "
+        "the host's token is not limited)",
+    )
+    serve.add_argument(
+        "--upload-quota",
+        type=arguments.upload_quota_mib,
+        default=upload_defaults.kept_bytes // MIB,
+        metavar="MiB",
+        help="bundles kept for a participant's bots' versions, archives and files "
+        f"({arguments.upload_quota_mib.range}; default {upload_defaults.kept_bytes // MIB:,}; "
+        "freed by arena bots prune)",
     )
     serve.set_defaults(handler=serve_site, prog=serve.prog)
 
@@ -84,7 +112,10 @@ def serve_site(args: argparse.Namespace) -> int:
         ) from None
     options.configure_logging_from(args)
     limits = StreamLimits(max_streams=args.max_streams, per_client=args.max_streams_per_client)
-    app = create_app(SiteSettings(args.db, float(args.live_delay), limits))
+    uploads = UploadLimits(
+        at_once=args.uploads_at_once, per_hour=args.uploads_per_hour, kept_bytes=args.upload_quota * MIB
+    )
+    app = create_app(SiteSettings(args.db, float(args.live_delay), limits, uploads))
     config = uvicorn.Config(
         app,
         host=args.host,

@@ -28,7 +28,14 @@ from fiftysix.v1 import bot_pb2 as pb
 
 
 class BotStartError(ArenaError, RuntimeError):
-    """A local bot that did not start: its process exited, or it never answered the handshake."""
+    """A local bot that did not start: its process exited, or it never answered the handshake. The
+    message is for the host (it may name the log and the command line); `reason` says why without a path
+    of the host, for whoever uploaded the bot, and `log_path` is where its output went, when it ran."""
+
+    def __init__(self, message: str, reason: str | None = None, log_path: Path | None = None) -> None:
+        super().__init__(message)
+        self.reason = message if reason is None else reason
+        self.log_path = log_path
 
 
 PORT_FILE_POLL_SECONDS: Final = 0.02

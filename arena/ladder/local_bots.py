@@ -142,8 +142,9 @@ class _Running:
         self.sandboxed = sandboxed
         self.uid: int | None = None
         """The user id it runs as in the sandbox, when the arena runs as root."""
-        self.retire = False
-        """Stopped rather than kept when it is given back (a sandboxed process that faulted)."""
+        self.retire: str | None = None
+        """Why it is stopped rather than kept when it is given back: a sandboxed process that faulted, or
+        one of a launch since replaced."""
         self.busy = True
         """Held by a match, or still starting."""
         self.description: pb.DescribeResponse | None = None
@@ -154,6 +155,8 @@ class _Running:
         """The arena's channel to it, kept across its matches (opened by the first)."""
         self.deals: set[str] = set()
         """The deals it has played (`acquire`'s `deals` of each of its matches): it never plays them again."""
+        self.launch: Launch | None = None
+        """How it was started: once its bot starts otherwise (a new upload), it plays no more matches."""
 
 
 class LocalBots:
@@ -274,7 +277,8 @@ class LocalBots:
             for running in pool:
                 if running.address in addresses:
                     self._close_channel(running)
-                    running.retire = running.sandboxed
+                    if running.sandboxed:
+                        running.retire = "faulted"
 
     def _close_channel(self, running: _Running) -> None:
         channel, running.channel = running.channel, None
@@ -313,6 +317,7 @@ class LocalBots:
                 )
                 pool.remove(running)
             await asyncio.gather(*(self._stop(running) for running in dead))  # its pipe and channel
+            self._retire_outdated(bot.name, pool, launch)
             # Newest first, so that the least recently used stay idle and are stopped first.
             if not self.isolate_deals:
                 deals = None
@@ -339,6 +344,16 @@ class LocalBots:
                 _tell(running, b"match\n")  # the supervisor counts each match's output from here
             return [running.address for running in taken]
 
+    def _retire_outdated(self, name: str, pool: list[_Running], launch: Launch) -> None:
+        """Stop the processes of `name` started otherwise than it starts now (a version since replaced, its
+        files perhaps pruned): the idle ones now, in the background, those held by a match once it ends."""
+        for running in [running for running in pool if running.launch != launch]:
+            running.retire = "outdated"
+            if not running.busy:
+                pool.remove(running)
+                log.info("local_bot_retired", bot=name, address=running.address, reason="outdated")
+                self._in_background(self._stop(running))
+
     def release(self, addresses: Sequence[str]) -> None:
         """Give processes back after a match; the least recently used idle ones past `idle_limit` are
         stopped (in the background: `stop_all` waits for them)."""
@@ -351,11 +366,12 @@ class LocalBots:
         for running in processes:
             running.busy = False
             running.released_at = now
-            if running.retire:
+            if running.retire is not None:
                 for name, pool in self._pools.items():
                     if running in pool:
                         pool.remove(running)
-                        log.info("local_bot_retired", bot=name, address=running.address, reason="faulted")
+                        reason = running.retire
+                        log.info("local_bot_retired", bot=name, address=running.address, reason=reason)
                         self._in_background(self._stop(running))
         idle = sorted(
             (
@@ -372,8 +388,13 @@ class LocalBots:
             self._in_background(self._stop(running))
 
     async def _start(self, name: str, launch: Launch) -> _Running:
-        """Start one process of `name` and wait until it answers the handshake; it joins the pool busy, so
-        that `stop_all` finds it even while it starts."""
+        """Start one process of `name` as `launch` says and wait until it answers the handshake; it joins
+        the pool busy, so that `stop_all` finds it even while it starts."""
+        running = await self._start_process(name, launch)
+        running.launch = launch
+        return running
+
+    async def _start_process(self, name: str, launch: Launch) -> _Running:
         self.log_folder.mkdir(parents=True, exist_ok=True)
         self._started += 1
         log_path = self.log_folder / f"{name}-{self._started}.log"
@@ -432,7 +453,9 @@ class LocalBots:
                 pool.remove(running)
             await self._stop(running)
             raise BotStartError(
-                f"bot {name!r} did not start: {error} (its output is in {running.log_path})"
+                f"bot {name!r} did not start: {error} (its output is in {running.log_path})",
+                reason=f"bot {name!r} did not start: {error.reason}",
+                log_path=running.log_path,
             ) from None
         log.info(
             "local_bot_started",
@@ -477,7 +500,10 @@ class LocalBots:
                 pass_fds=tuple(pass_fds),
             )
         except OSError as error:
-            raise BotStartError(f"cannot start bot {name!r} ({' '.join(arguments)}): {error}") from None
+            raise BotStartError(
+                f"cannot start bot {name!r} ({' '.join(arguments)}): {error}",
+                reason=f"cannot start bot {name!r}: {error.strerror or 'the system refused'}",
+            ) from None
 
     async def _start_on_socket(self, name: str, launch: Launch, log_path: Path) -> _Running:
         """Start one process of `name` listening on a socket: in the sandbox when its launch says so (the

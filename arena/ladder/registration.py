@@ -1,7 +1,10 @@
 """Registering a bot, the one way for every front end (`arena bots add/update`, the site's management
 API): by address, by the host's command, or by an uploaded bundle. The bundle is kept first (a refused
 bundle registers nothing), the bot is checked to answer (a command or an upload is started once, in the
-sandbox when it is to run there), then it is registered and how it starts is recorded (uploads.py).
+sandbox when it is to run there), then it is registered and how it starts is recorded (uploads.py). A
+refused upload leaves nothing: neither its bundle nor the check's log. The steps are apart (`prepare`,
+`check_answers`, `record`, then `Uploads.release`) so that the site runs the blocking ones in threads,
+each with a store of its own, and only the check on its event loop; `register_bot` runs them in order.
 
 An address a participant gives (`Registration.policy` set) is checked against the host's address policy
 before anything connects to it, and the check connects to the address it checked (address_policy.py);
@@ -11,6 +14,7 @@ there (a closed port, another program, nothing at all), after the same time; the
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import shutil
 import tempfile
 import time
@@ -28,15 +32,22 @@ from arena.ladder.local_bots import LocalBots
 from arena.ladder.store import LadderStore
 from arena.ladder.store_file import StoreError
 from arena.ladder.store_uploads import Upload
-from arena.ladder.uploads import Uploads
+from arena.ladder.uploads import KeptBundle, Unpack, Uploads
 from arena.runner import split_addresses
 from arena.runner.address_policy import AddressPolicy, AddressRefusedError, pin_addresses
+from arena.sandbox.bundles import store_bundle
+from arena.untrusted import safe_text
 
 log = structlog.get_logger("ladder")
 
 CHECK_TIMEOUT_S: Final = 5.0
 """How long a bot at an address has to answer the health check and handshake before it is refused (a
 participant's that does not answer is refused after this long, whatever the reason)."""
+LAUNCH_CHECK_TIMEOUT_S: Final = 30.0
+"""How long a bot the arena starts for the check (a command, an upload) has to answer."""
+OUTPUT_SHOWN_LINES: Final = 20
+OUTPUT_SHOWN_BYTES: Final = 2000
+"""How much of a bot's output the message of a failed check quotes (its first lines)."""
 
 
 class NotAnsweringError(ArenaError):
@@ -78,8 +89,22 @@ class Registered:
     launch: Launch | None
 
 
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A registration checked against the register, its bundle kept (held until `Uploads.release`), and
+    how the bot starts (None: at its address); `pinned`, a participant's address as the policy checked
+    it (what the check connects to)."""
+
+    wanted: Registration
+    new: bool
+    launch: Launch | None
+    kept: KeptBundle | None
+    pinned: str | None = None
+
+
 async def register_bot(store: LadderStore, wanted: Registration, new: bool, check: bool = True) -> Registered:
-    """Add (`new`) or update a bot as `wanted` says; with `check`, only once it has answered.
+    """Add (`new`) or update a bot as `wanted` says; with `check`, only once it has answered. A refused
+    upload leaves no bundle (`Uploads.release`).
 
     :raises StoreError: the name is taken (add) or unknown (update), or the file cannot be written.
     :raises BundleError: the upload is refused.
@@ -103,23 +128,44 @@ async def register_bot(store: LadderStore, wanted: Registration, new: bool, chec
             await asyncio.to_thread(check_distinct_endpoints, wanted.address)
         except ValueError as error:
             raise SharedAddressError(str(error)) from None
+    prepared = dataclasses.replace(prepare(store, wanted, new), pinned=pinned)
+    try:
+        if check and pinned is not None:
+            assert wanted.address is not None
+            await check_participant_answers(wanted.name, wanted.address, pinned)
+        elif check:
+            await check_answers(wanted.name, wanted.address, prepared.launch)
+        return record(store, prepared)
+    finally:
+        if prepared.kept is not None:
+            Uploads(store).release(prepared.kept)
+
+
+def prepare(store: LadderStore, wanted: Registration, new: bool, unpack: Unpack = store_bundle) -> Prepared:
+    """What comes before the check: the name is free (`new`) or registered, and the bundle, if any, is
+    kept and unpacked by `unpack` (blocking work: the site runs this in a thread, and `unpack` in a
+    process). Its bundle goes to `Uploads.release` once recorded or refused.
+
+    :raises StoreError: the name is taken (add) or unknown (update).
+    :raises BundleError: the upload is refused.
+    """
     if new and wanted.name in {bot.name for bot in store.bots()}:
         raise StoreError(f"a bot named {wanted.name!r} is already registered")
     if not new:
         store.bot(wanted.name)  # a StoreError if there is no such bot, before any bot is started
-    uploads = Uploads(store)
     launch = wanted.launch
-    bundle = uploads.keep(wanted.bundle) if wanted.bundle is not None else None
-    if bundle is not None and launch is not None:
-        launch = Launch(launch.command, launch.sandboxed, bundle.folder)
-    if check and pinned is not None:
-        assert wanted.address is not None
-        await check_participant_answers(wanted.name, wanted.address, pinned)
-    elif check:
-        await check_answers(wanted.name, wanted.address, launch)
+    kept = Uploads(store).keep(wanted.bundle, unpack) if wanted.bundle is not None else None
+    if kept is not None and launch is not None:
+        launch = Launch(launch.command, launch.sandboxed, kept.bundle.folder)
+    return Prepared(wanted, new, launch, kept)
+
+
+def record(store: LadderStore, prepared: Prepared) -> Registered:
+    """Register the bot (once it has answered) and record how it starts: its upload's new version."""
+    wanted, launch = prepared.wanted, prepared.launch
     command = launch.command if launch is not None else None
-    participant_address = pinned is not None
-    if new:
+    participant_address = prepared.pinned is not None
+    if prepared.new:
         entry = store.add_bot(wanted.name, wanted.address, command, wanted.owner, participant_address)
     else:
         entry = store.update_bot(wanted.name, wanted.address, command, participant_address)
@@ -128,10 +174,10 @@ async def register_bot(store: LadderStore, wanted: Registration, new: bool, chec
     upload = None
     if launch is None:
         store.forget_launch(wanted.name)
-    elif bundle is None:
+    elif prepared.kept is None:
         store.set_launch(wanted.name, launch.command, launch.sandboxed, None)
     else:
-        upload = store.add_upload(wanted.name, bundle.sha256, launch.command)
+        upload = store.add_upload(wanted.name, prepared.kept.bundle.sha256, launch.command)
         store.set_launch(wanted.name, launch.command, launch.sandboxed, upload.version)
     return Registered(entry, upload, launch)
 
@@ -142,10 +188,14 @@ def unregister_bot(store: LadderStore, name: str) -> None:
     store.forget_launch(name)
 
 
-async def check_answers(name: str, address: str | None, launch: Launch | None) -> None:
-    """Make sure a bot answers the handshake before registering it (a command is started and stopped).
+async def check_answers(
+    name: str, address: str | None, launch: Launch | None, timeout: float = LAUNCH_CHECK_TIMEOUT_S
+) -> None:
+    """Make sure a bot answers the handshake before registering it (a command is started, within
+    `timeout` seconds, and stopped; its log goes with it, whatever happened).
 
-    :raises NotAnsweringError: saying why it does not.
+    :raises NotAnsweringError: saying why it does not, with the first lines of a started bot's output
+        (escaped, bounded) and no path of the host: whoever uploaded the bot reads it.
     """
     if address is not None:
         for one in split_addresses(address):
@@ -155,15 +205,32 @@ async def check_answers(name: str, address: str | None, launch: Launch | None) -
                 raise NotAnsweringError(f"cannot reach {name!r} at {one}: {error}") from None
         return
     assert launch is not None
-    logs = Path(tempfile.mkdtemp(prefix="arena-check-"))
-    local = LocalBots(logs, launch_of=lambda _bot: launch)
+    logs = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="arena-check-"))
+    local = LocalBots(logs, startup_timeout=timeout, launch_of=lambda _bot: launch)
     try:
         await local.acquire(BotEntry(name, None, launch.command, 0.0, None), 1)
     except BotStartError as error:
-        raise NotAnsweringError(str(error)) from None  # its log is kept: the message names it
+        output = await asyncio.to_thread(first_output, error.log_path)
+        raise NotAnsweringError(f"{error.reason}; {output}") from None
     finally:
         await local.stop_all()
-    shutil.rmtree(logs, ignore_errors=True)
+        await asyncio.to_thread(shutil.rmtree, logs, True)
+
+
+def first_output(log: Path | None) -> str:
+    """How a bot's output began, for the message of a failed check: its first lines, escaped and cut."""
+    if log is None:
+        return "it did not run"
+    try:
+        with log.open("rb") as file:
+            head = file.read(OUTPUT_SHOWN_BYTES * 4)
+    except OSError:
+        return "it wrote nothing"
+    text = head.decode("utf-8", "replace").strip()
+    if not text:
+        return "it wrote nothing"
+    lines = text.splitlines()[:OUTPUT_SHOWN_LINES]
+    return f"its output began: {safe_text(chr(10).join(lines), OUTPUT_SHOWN_BYTES)}"
 
 
 def no_answer_text(address: str) -> str:

@@ -19,6 +19,7 @@ import hashlib
 import hmac
 import secrets
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -125,6 +126,17 @@ class AccessStore(StoreFile):
         self._conn.execute(
             audit.insert().values(at=time.time(), actor=actor, action=action, target=target, detail=detail)
         )
+
+    def write_times(self, actor: str, actions: Collection[str], since: float) -> list[float]:
+        """When `actor` made writes of `actions` from `since` on, oldest first (what a quota counts)."""
+        if "audit" not in self._tables():
+            return []
+        rows = self._conn.scalars(
+            select(audit.c.at)
+            .where(audit.c.actor == actor, audit.c.action.in_(list(actions)), audit.c.at >= since)
+            .order_by(audit.c.at)
+        )
+        return [float(at) for at in rows]
 
     def audit_log(self, limit: int) -> list[AuditEntry]:
         """The newest `limit` writes, newest first."""

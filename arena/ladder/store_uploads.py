@@ -12,13 +12,14 @@ tables (a read-only file of an older arena) reads as a ladder without uploads.""
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 
-from sqlalchemy import and_, delete, func, select
+from sqlalchemy import and_, delete, func, or_, select
 
 from arena.ladder.database import replace
-from arena.ladder.store_file import StoreFile, every_method_store_errors, is_integer, is_number
-from arena.ladder.tables import bot_launches, bot_uploads, bots
+from arena.ladder.store_file import StoreError, StoreFile, every_method_store_errors, is_integer, is_number
+from arena.ladder.tables import bot_launches, bot_uploads, bots, sets
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +90,69 @@ class UploadStore(StoreFile):
                 raise self._damaged(f"the uploads of {bot!r}")
             uploads.append(Upload(str(name), version, sha256, run, float(uploaded_at)))
         return uploads
+
+    def uploads(self) -> list[Upload]:
+        """Every upload of every bot (registered or not), by bot and version."""
+        if "bot_uploads" not in self._tables():
+            return []
+        names = self._conn.scalars(select(bot_uploads.c.bot).distinct().order_by(bot_uploads.c.bot))
+        return [upload for name in list(names) for upload in self.uploads_of(str(name))]
+
+    def launched_versions(self) -> dict[str, int]:
+        """Per bot, the version its launch names (the one it runs now, for the command it has)."""
+        if "bot_launches" not in self._tables():
+            return {}
+        rows = self._conn.execute(
+            select(bot_launches.c.bot, bot_launches.c.version).where(bot_launches.c.version.is_not(None))
+        )
+        return {str(bot): int(version) for bot, version in rows}
+
+    def open_sets_since(self) -> dict[str, float]:
+        """Per bot, when the oldest set that names it and is not over (neither rated nor void) was made."""
+        rows = self._conn.execute(
+            select(sets.c.id, sets.c.bots, sets.c.created_at).where(
+                sets.c.rated_at.is_(None), sets.c.void_reason.is_(None)
+            )
+        )
+        since: dict[str, float] = {}
+        for set_id, bots_json, created_at in rows:
+            names = self._decoded(bots_json, f"the bots of set {set_id}")
+            if not (isinstance(names, list) and is_number(created_at)):
+                raise self._damaged(f"set {set_id}")
+            for name in names:
+                since[str(name)] = min(since.get(str(name), float(created_at)), float(created_at))
+        return since
+
+    def remove_uploads(self, versions: Collection[tuple[str, int]]) -> None:
+        """Forget these versions (bot, version), in one transaction: their bundles may then be swept."""
+        with self._transaction():
+            for bot, version in versions:
+                self._conn.execute(
+                    delete(bot_uploads).where(bot_uploads.c.bot == bot, bot_uploads.c.version == version)
+                )
+
+    def wanted_bundles(self) -> set[str]:
+        """The SHA-256 of every bundle a version names: the bundles to keep.
+
+        :raises StoreError: the file has no uploads' table (opened read-only, of an older arena), so it
+            cannot say; nothing may then be removed.
+        """
+        if "bot_uploads" not in self._tables():
+            raise StoreError(f"{self.name} has no uploads' table: it cannot say which bundles to keep")
+        return {str(sha256) for sha256 in self._conn.scalars(select(bot_uploads.c.sha256).distinct())}
+
+    def bundles_of(self, participant: str) -> set[str]:
+        """The SHA-256 of the bundles of `participant`'s bots' versions: those of the bot named as their
+        token is (the one they upload to) and of every bot they own."""
+        if "bot_uploads" not in self._tables():
+            return set()
+        owned = select(bots.c.name).where(bots.c.owner == participant)
+        rows = self._conn.scalars(
+            select(bot_uploads.c.sha256)
+            .where(or_(bot_uploads.c.bot == participant, bot_uploads.c.bot.in_(owned)))
+            .distinct()
+        )
+        return {str(sha256) for sha256 in rows}
 
     def sandboxed_bots(self) -> list[str]:
         """The registered bots that run in the sandbox, by name."""

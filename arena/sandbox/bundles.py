@@ -8,30 +8,42 @@ relative, without `..`, backslashes or control characters, of bounded length and
 are written (a zip bomb's headers may lie). Files get mode 644 (755 when the bundle marks them
 executable), folders 755, whatever the bundle says; each is created anew (O_EXCL | O_NOFOLLOW), so a name
 that comes twice is refused too. A refused bundle leaves nothing behind; a bundle that is already kept is
-not unpacked again.
+not unpacked again. The archive is streamed (hashed, unpacked, copied), never read whole into memory, and
+no message names a path of the host: a participant reads them.
+
+The bundles folder holds, per bundle, `<sha256>/` (unpacked), `<sha256>.tar.gz` or `<sha256>.zip` (the
+bytes as uploaded) and `<sha256>.bytes` (what it takes on disk: the archive's bytes and those unpacked,
+the figure the uploads' quota counts). Which bundles are still wanted is the ladder's to say (a version
+names one): `sweep` removes the others. So that it never removes a bundle an upload is keeping and has not
+recorded yet, whoever keeps a bundle holds the folder shared (`holding`) until its version is recorded or
+refused, and `sweep` runs only when it can take the folder alone (an `flock` on `.lock` in it, which holds
+across processes: the site, the command line).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import gzip
 import hashlib
 import io
 import os
+import re
 import shutil
 import stat
 import tarfile
 import tempfile
+import time
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Final
 
 from arena.errors import ArenaError
 from arena.untrusted import safe_text
-from fiftysix.files import FileRefusedError, read_file
+from fiftysix.files import FileRefusedError, open_file
 
 CHUNK_BYTES: Final = 1024 * 1024
 MAX_NAME_BYTES: Final = 1024
@@ -39,10 +51,19 @@ MAX_PART_BYTES: Final = 255
 MAX_DEPTH: Final = 32
 HEADER_SLACK_BYTES: Final = 16 * 1024 * 1024
 """What a tar stream may hold beyond its files' bytes: headers, long names, padding."""
+LOCK_NAME: Final = ".lock"
+UNPACKING_PREFIX: Final = ".unpacking-"
+_KEPT_NAME: Final = re.compile(r"([0-9a-f]{64})(?:\.tar\.gz|\.zip|\.bytes)?")
+"""The names of a kept bundle's parts: its folder, its archive, its size."""
+LOCK_POLL_S: Final = 0.05
 
 
 class BundleError(ArenaError, ValueError):
     """A bundle refused: what is wrong with it, naming the member when one is."""
+
+
+class BundlesBusyError(ArenaError):
+    """The bundles folder is held by uploads in progress for longer than one would wait."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,58 +77,183 @@ class BundleLimits:
 
 @dataclass(frozen=True, slots=True)
 class Bundle:
-    """A kept bundle: its content hash and the folder it is unpacked in."""
+    """A kept bundle: its content hash, the folder it is unpacked in, and the bytes it takes (its
+    archive and its files)."""
 
     sha256: str
     folder: Path
+    bytes: int
 
 
 def store_bundle(archive: Path, store: Path, limits: BundleLimits = BundleLimits()) -> Bundle:
-    """Keep `archive` in `store` as `<sha256>.tar.gz` or `<sha256>.zip` and unpacked in `<sha256>/`.
+    """Keep `archive` in `store` as `<sha256>.tar.gz` or `<sha256>.zip`, unpacked in `<sha256>/`, its size
+    in `<sha256>.bytes`. Hold `store` (`holding`) while the bundle is not yet wanted by a version.
+
+    The archive is opened once, as fiftysix/files.py opens a file a person names (a FIFO or a device is
+    refused unread), and copied into a folder of this store while it is hashed: what is unpacked and kept
+    is that copy, so it is what was hashed even if the file given changes meanwhile.
 
     :raises BundleError: the file cannot be read, is too big, is neither format, or holds a member
         refused (see the module docstring).
     """
     try:
-        data = read_file(archive, limits.bundle_bytes, "a bundle")
+        with open_file(archive, limits.bundle_bytes, "a bundle") as source:
+            return _keep(source, store, limits)
     except FileRefusedError as error:
-        raise BundleError(f"{archive}: {error}") from None
-    if data.startswith(b"\x1f\x8b"):
-        suffix = ".tar.gz"
-    elif data.startswith(b"PK\x03\x04"):
-        suffix = ".zip"
-    else:
-        raise BundleError(f"{archive} is neither a .tar.gz nor a .zip file")
-    sha256 = hashlib.sha256(data).hexdigest()
-    folder = store / sha256
-    if folder.is_dir():
-        return Bundle(sha256, folder)
+        raise BundleError(f"the bundle: {error}") from None
+
+
+def _keep(source: IO[bytes], store: Path, limits: BundleLimits) -> Bundle:
+    """`store_bundle` of the archive opened as `source`."""
     store.mkdir(parents=True, exist_ok=True)
-    partial = Path(tempfile.mkdtemp(prefix=".unpacking-", dir=store))
+    partial = Path(tempfile.mkdtemp(prefix=UNPACKING_PREFIX, dir=store))
     try:
-        partial.chmod(0o755)
-        _unpack(io.BytesIO(data), suffix, partial, limits)  # the bytes hashed, not the file read again
-        kept = store / f"{sha256}{suffix}"
-        if not kept.exists():
-            kept.write_bytes(data)
+        copy = partial / "archive"
+        digest, size = hashlib.sha256(), 0
+        with copy.open("wb") as target:
+            while chunk := source.read(CHUNK_BYTES):
+                size += len(chunk)
+                if size > limits.bundle_bytes:  # it grew since it was opened
+                    raise BundleError(
+                        f"the bundle has more than {limits.bundle_bytes:,} bytes, over the limit"
+                    )
+                digest.update(chunk)
+                target.write(chunk)
+        sha256 = digest.hexdigest()
+        with copy.open("rb") as kept:
+            head = kept.read(4)
+        if head.startswith(b"\x1f\x8b"):
+            suffix = ".tar.gz"
+        elif head.startswith(b"PK\x03\x04"):
+            suffix = ".zip"
+        else:
+            raise BundleError("the bundle is neither a .tar.gz nor a .zip file")
+        folder = store / sha256
+        if folder.is_dir():
+            return Bundle(sha256, folder, kept_bytes(store, sha256))
+        files = partial / "files"
+        files.mkdir(mode=0o755)
+        with copy.open("rb") as kept:
+            unpacked = _unpack(kept, suffix, files, limits)
+        taken = size + unpacked
+        (partial / "bytes").write_text(f"{taken}\n")
+        # The folder last: once it is there the bundle is kept, its archive and size beside it.
+        os.replace(copy, store / f"{sha256}{suffix}")
+        os.replace(partial / "bytes", store / f"{sha256}.bytes")
         try:
-            partial.rename(folder)
+            files.rename(folder)
         except OSError:
             if not folder.is_dir():  # another upload of the same bundle was first: keep that one
                 raise
     except OSError as error:
-        raise BundleError(f"cannot unpack {archive}: {error.strerror or error}") from None
+        raise BundleError(f"cannot unpack the bundle: {error.strerror or error}") from None
     finally:
         shutil.rmtree(partial, ignore_errors=True)
-    return Bundle(sha256, folder)
+    return Bundle(sha256, folder, taken)
 
 
-def _unpack(source: IO[bytes], suffix: str, root: Path, limits: BundleLimits) -> None:
+def kept_bytes(store: Path, sha256: str) -> int:
+    """The bytes the bundle `sha256` takes in `store` (0 when it is not kept): its `.bytes` file, or, for a
+    bundle kept before those were written, its archive and files counted now."""
+    try:
+        return int((store / f"{sha256}.bytes").read_text())
+    except (OSError, ValueError):
+        pass
+    total = 0
+    for path in (store / f"{sha256}.tar.gz", store / f"{sha256}.zip"):
+        with contextlib.suppress(OSError):
+            total += path.stat().st_size
+    for root, _folders, names in os.walk(store / sha256):
+        for name in names:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(root, name)).st_size
+    return total
+
+
+@contextlib.contextmanager
+def holding(store: Path) -> Iterator[None]:
+    """Hold the bundles folder `store` shared while a bundle is kept and its version not yet recorded:
+    no `sweep` runs meanwhile (it waits for a prune, which holds the folder alone)."""
+    store.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(store / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(descriptor)
+
+
+@contextlib.contextmanager
+def alone(store: Path, wait_s: float = 0.0) -> Iterator[bool]:
+    """Hold `store` alone for as long as the block runs, waiting up to `wait_s` seconds for those who hold
+    it to finish: whether it was taken (False: someone still holds it, so nothing may be swept)."""
+    if not store.is_dir():
+        yield True
+        return
+    descriptor = os.open(store / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    try:
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    yield False
+                    return
+                time.sleep(LOCK_POLL_S)
+        yield True
+    finally:
+        os.close(descriptor)
+
+
+@dataclass(frozen=True, slots=True)
+class Swept:
+    """What a sweep removed: bundles, and the bytes they took."""
+
+    bundles: int = 0
+    bytes: int = 0
+
+
+def sweep(store: Path, wanted: Callable[[], set[str]]) -> Swept:
+    """Remove from `store` every bundle whose hash `wanted()` leaves out, and what an unpacking cut short
+    left. Only while `store` is held `alone` (`wanted` is asked then, so that no version recorded
+    meanwhile is missed). Names that are not a bundle's are left alone."""
+    try:
+        names = os.listdir(store)
+    except FileNotFoundError:
+        return Swept()
+    keep = wanted()
+    unwanted: dict[str, list[str]] = {}
+    for name in names:
+        match = _KEPT_NAME.fullmatch(name)
+        if match is not None and match.group(1) not in keep:
+            unwanted.setdefault(match.group(1), []).append(name)
+        elif match is None and name.startswith(UNPACKING_PREFIX):
+            unwanted.setdefault(name, []).append(name)
+    bundles = freed = 0
+    for key, parts in unwanted.items():
+        if _KEPT_NAME.fullmatch(key):
+            bundles += 1
+            freed += kept_bytes(store, key)
+        for name in parts:
+            path = store / name
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+    return Swept(bundles, freed)
+
+
+def _unpack(source: IO[bytes], suffix: str, root: Path, limits: BundleLimits) -> int:
+    """Unpack into `root`; the bytes written."""
     budget = _Budget(limits)
     if suffix == ".zip":
         _unpack_zip(source, root, budget)
     else:
         _unpack_tar(source, root, budget)
+    return budget.written
 
 
 class _Budget:

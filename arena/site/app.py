@@ -6,10 +6,9 @@ running ladder waits for."""
 
 from __future__ import annotations
 
-import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,10 +24,10 @@ from starlette.staticfiles import StaticFiles
 
 from arena.ladder import LadderStore, StoreError
 from arena.ladder.registration import Registration
-from arena.sandbox.bundles import BundleLimits
-from arena.site import data, management, params, render
+from arena.site import data, management, params, render, uploading
 from arena.site.live import LiveHub, client_of
 from arena.site.stream_limits import StreamLimits
+from arena.site.upload_limits import UploadLimits
 
 log = structlog.get_logger("site")
 
@@ -45,6 +44,8 @@ class SiteSettings:
     """Spectators see a match's events this many seconds after they happened."""
     streams: StreamLimits = field(default_factory=StreamLimits)
     """How many live streams are served at once, and how they are fed."""
+    uploads: UploadLimits = field(default_factory=UploadLimits)
+    """How many uploads at once, and each participant's quotas (uploading.py)."""
 
 
 def _pool(request: Request) -> str | None:
@@ -84,6 +85,15 @@ def create_app(settings: SiteSettings) -> Starlette:
 
     links = render.Links()
     hub = LiveHub(read, settings.streams, settings.live_delay_s)
+    gate = uploading.UploadGate(settings.uploads)
+    unpacker = uploading.Unpacker(settings.uploads.at_once)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await run_in_threadpool(unpacker.close)
 
     def html(template: str, status: int = 200, **context: Any) -> HTMLResponse:
         return HTMLResponse(render.page(template, links, **context), status_code=status)
@@ -177,13 +187,13 @@ def create_app(settings: SiteSettings) -> Starlette:
 
     async def api_upload_bot(request: Request) -> Response:
         name = _bot_name(request)
+        gate.check_room()
         holder = await read(lambda store: management.holder_of(store, request.headers.get("authorization")))
         launch = management.upload_request(holder, name, params.single(request.query_params, "run"))
-        with tempfile.TemporaryDirectory(prefix="arena-upload-") as folder:
-            archive = Path(folder) / "bundle"
-            await _save_body(request, archive, BundleLimits().bundle_bytes)
-            wanted = Registration(name, launch=launch, bundle=archive, owner=management.owner_of(holder))
-            done, action, status = await management.register(settings.db, holder, wanted)
+        wanted = Registration(name, launch=launch, owner=management.owner_of(holder))
+        done, action, status = await uploading.upload(
+            request, settings.db, holder, wanted, settings.uploads, gate, unpacker
+        )
         assert done.upload is not None
         upload = {"version": done.upload.version, "sha256": done.upload.sha256, "run": done.upload.run}
         answer = {"bot": name, "owner": done.entry.owner, "action": action, "upload": upload}
@@ -211,33 +221,25 @@ def create_app(settings: SiteSettings) -> Starlette:
                 raise data.SiteError(413, f"the request body is over {management.MAX_BODY_BYTES:,} bytes")
         return body
 
-    async def _save_body(request: Request, path: Path, limit: int) -> None:
-        """Write the request's body to `path`, or a 4xx when it is empty or over `limit` bytes."""
-        params.content_length(request.headers, limit, "the bundle")
-        size = 0
-        with path.open("wb") as out:
-            async for chunk in request.stream():
-                size += len(chunk)
-                if size > limit:
-                    raise data.SiteError(413, f"the bundle is over {limit:,} bytes")
-                out.write(chunk)
-        if size == 0:
-            raise data.SiteError(400, "send the bundle (a .tar.gz or .zip) as the request body")
-
     # Errors: a message for people, never a traceback.
 
-    def failure(
-        request: Request, status: int, message: str, headers: dict[str, str] | None = None
-    ) -> Response:
+    def failure(request: Request, status: int, message: str) -> Response:
         if request.url.path.startswith("/api/"):
-            return JSONResponse({"error": message}, status_code=status, headers=headers)
-        answer = html("error.html", status=status, message=message)
-        answer.headers.update(headers or {})
+            answer: Response = JSONResponse({"error": message}, status_code=status)
+        else:
+            answer = html("error.html", status=status, message=message)
+        if request.method == "POST":
+            # The body may be unread (an upload refused before it: a quota, too many at once): closing
+            # spares the site reading it only to throw it away, which a flood of them would make it do.
+            answer.headers["Connection"] = "close"
         return answer
 
     async def site_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, data.SiteError)
-        return failure(request, error.status, error.message, error.headers)
+        answer = failure(request, error.status, error.message)
+        if error.retry_after_s is not None:
+            answer.headers["Retry-After"] = str(error.retry_after_s)
+        return answer
 
     async def store_error(request: Request, error: Exception) -> Response:
         log.warning("ladder_file_unreadable", reason=str(error))
@@ -270,6 +272,7 @@ def create_app(settings: SiteSettings) -> Starlette:
     ]
     app = Starlette(
         routes=routes,
+        lifespan=lifespan,
         exception_handlers={
             data.SiteError: site_error,
             StoreError: store_error,

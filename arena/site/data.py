@@ -10,7 +10,7 @@ follows too; probation reasons never quote a fault's detail (arena/ladder/probat
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 from arena.ladder import LadderStore, Standing, StoreError, default_pool, ladder_standings, parse_pool
@@ -33,8 +33,8 @@ class SiteError(Exception):
 
     status: int
     message: str
-    headers: dict[str, str] = field(default_factory=dict)
-    """Sent with the answer (Retry-After, say)."""
+    retry_after_s: int | None = None
+    """When to try again (a Retry-After header): a 503 of a busy site, a 429 of a quota."""
 
     def __str__(self) -> str:
         return self.message

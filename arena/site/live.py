@@ -202,10 +202,10 @@ class LiveHub:
         limits = self.limits
         if self.open >= limits.max_streams:
             message = f"every place for a live stream is taken ({limits.max_streams} at once); try again soon"
-            raise SiteError(503, message, {"Retry-After": "30"})
+            raise SiteError(503, message, 30)
         if self.by_client[client] >= limits.per_client:
             message = f"this address has as many live streams open as one client may ({limits.per_client})"
-            raise SiteError(429, message, {"Retry-After": "30"})
+            raise SiteError(429, message, 30)
         self.open += 1
         self.by_client[client] += 1
 

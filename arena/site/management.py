@@ -4,7 +4,7 @@ token's name is the bot's owner; the host does anything), the checks a bot must 
 the arena's health check and handshake, started in the sandbox when uploaded: registration.py, as for
 `arena bots add`; a participant's address must pass the host's address policy first, and what they read
 back says only whether a 56 bot answered there), and the audit log line of each write, naming who made
-it."""
+it. An upload's whole course (bounded, under quotas, off the event loop) is uploading.py's."""
 
 from __future__ import annotations
 
@@ -29,7 +29,6 @@ from arena.ladder.registration import (
 from arena.ladder.store_access import TokenHolder
 from arena.ladder.uploads import socket_command
 from arena.runner import check_address, split_addresses
-from arena.sandbox.bundles import BundleError
 from arena.site.data import SiteError
 from arena.untrusted import safe_text
 
@@ -138,26 +137,20 @@ def upload_request(holder: TokenHolder, name: str, run: str | None) -> Launch:
 async def register(
     path: str | Path, holder: TokenHolder, wanted: Registration
 ) -> tuple[Registered, str, int]:
-    """Register the bot or update it (a new address, or a new upload: a new version) once it answers, as
-    `arena bots add` does (registration.py), and log who did; the bot, what was done and the status."""
-    with _writer(path) as store:
-        owners = {bot.name: bot.owner for bot in store.bots()}
-        new = wanted.name not in owners
-        if holder.role != "host" and not new and owners[wanted.name] is not None:
-            wanted = dataclasses.replace(wanted, owner=None)  # an owner the host gave it stands
+    """Register the bot or update it at a new address once it answers, as `arena bots add` does
+    (registration.py), and log who did; the bot, what was done and the status. (An upload is
+    uploading.py's.)"""
+    with writer(path) as store:
+        wanted, new = as_registered_by(store, holder, wanted)
         if holder.role != "host" and wanted.address is not None:
             wanted = dataclasses.replace(wanted, policy=store.address_policy())
         try:
             done = await register_bot(store, wanted, new=new)
-        except (BundleError, SharedAddressError) as error:
+        except SharedAddressError as error:
             raise SiteError(400, safe_text(error)) from None
         except NotAnsweringError as error:
             raise SiteError(422, safe_text(error)) from None
-        if done.upload is None:
-            action, detail = ("bot_registered" if new else "bot_updated"), done.entry.where
-        else:
-            upload = done.upload
-            action, detail = "bot_uploaded", f"version {upload.version} ({upload.sha256[:12]}): {upload.run}"
+        action, detail = ("bot_registered" if new else "bot_updated"), done.entry.where
         store.record_write(actor(holder), action, wanted.name, detail)
     log.info(action, bot=wanted.name, by=actor(holder))
     return done, action, 201 if new else 200
@@ -166,7 +159,7 @@ async def register(
 def remove_bot(path: str | Path, holder: TokenHolder, name: str) -> None:
     """Unregister a bot (host only)."""
     require_host(holder)
-    with _writer(path) as store:
+    with writer(path) as store:
         _known(store, name)
         store.remove_bot(name)
         store.record_write(actor(holder), "bot_removed", name)
@@ -180,7 +173,7 @@ def set_probation(path: str | Path, holder: TokenHolder, name: str, document: di
     reason = _text(document, "reason", 500)
     if clear == (reason is not None):
         raise SiteError(400, 'give either {"reason": "..."} or {"clear": true}')
-    with _writer(path) as store:
+    with writer(path) as store:
         _known(store, name)
         store.set_probation(name, reason)
         store.record_write(
@@ -197,8 +190,20 @@ def _known(store: LadderStore, name: str) -> None:
         raise SiteError(404, f"no bot named {name!r} is registered") from None
 
 
+def as_registered_by(
+    store: LadderStore, holder: TokenHolder, wanted: Registration
+) -> tuple[Registration, bool]:
+    """`wanted` as `holder` may register it, and whether the bot is new: a participant's update keeps an
+    owner the host gave the bot."""
+    owners = {bot.name: bot.owner for bot in store.bots()}
+    new = wanted.name not in owners
+    if holder.role != "host" and not new and owners[wanted.name] is not None:
+        wanted = dataclasses.replace(wanted, owner=None)  # an owner the host gave it stands
+    return wanted, new
+
+
 @contextmanager
-def _writer(path: str | Path) -> Iterator[LadderStore]:
+def writer(path: str | Path) -> Iterator[LadderStore]:
     """The ladder file opened for one write, closed after."""
     store = LadderStore(path, read_only=False, timeout=5.0)
     try:

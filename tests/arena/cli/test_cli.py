@@ -166,6 +166,10 @@ BOUNDED_OPTIONS = [
     (["serve"], "--live-delay", arguments.live_delay),
     (["serve"], "--max-streams", arguments.streams),
     (["serve"], "--max-streams-per-client", arguments.streams),
+    (["serve"], "--uploads-at-once", arguments.uploads_at_once),
+    (["serve"], "--uploads-per-hour", arguments.uploads_per_hour),
+    (["serve"], "--upload-quota", arguments.upload_quota_mib),
+    (["bots", "prune"], "--keep", arguments.keep_versions),
     (["tokens", "audit"], "--limit", arguments.limit),
     (["ladder", "export", "--html", "out"], "--limit", arguments.limit),
 ]

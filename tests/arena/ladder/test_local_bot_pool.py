@@ -268,16 +268,21 @@ def test_a_fault_drops_the_kept_connection(tmp_path: Path) -> None:
     asyncio.run(run())
 
 
-def test_the_check_before_registering_leaves_no_folder_when_the_bot_answers(
+def test_the_check_before_registering_leaves_no_folder_whatever_the_bot_did(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     asyncio.run(check_answers("reported", None, Launch(REPORTING)))
     assert list(tmp_path.iterdir()) == []
-    with pytest.raises(NotAnsweringError, match="did not start"):
-        asyncio.run(check_answers("mute", None, Launch("python -c 'import sys; sys.exit(3)' {port_file}")))
-    [kept] = tmp_path.iterdir()  # a bot that did not answer: its log is kept, the message names it
-    assert kept.name.startswith("arena-check-")
+    crash = 'python -c \'import sys; print("starting\\x1b[2J"); print("x" * 9000); sys.exit(3)\' {port_file}'
+    with pytest.raises(NotAnsweringError, match="did not start") as refused:
+        asyncio.run(check_answers("mute", None, Launch(crash)))
+    assert list(tmp_path.iterdir()) == []  # nor when it did not answer: its log goes too
+    message = str(refused.value)
+    assert "exited with status 3" in message
+    assert "its output began: starting\\x1b[2J" in message  # its first lines, escaped
+    assert len(message) < 2200  # and bounded
+    assert str(tmp_path) not in message  # no path of the host
 
 
 def test_no_process_plays_the_same_deals_twice(tmp_path: Path) -> None:
@@ -302,6 +307,33 @@ def test_no_process_plays_the_same_deals_twice(tmp_path: Path) -> None:
             again = await bots.acquire(bot, 1, deals="seed-a")
             assert again[0] not in other_set
             assert bots.running == 5
+        finally:
+            await bots.stop_all()
+
+    asyncio.run(run())
+
+
+def test_a_process_of_a_replaced_launch_plays_no_more_matches(tmp_path: Path) -> None:
+    """A bot given a new version while processes of the old one are pooled: the idle ones are stopped
+    (their files may be pruned), the one a match holds once the match ends; the next match gets the new."""
+    launches = {"now": Launch(REPORTING)}
+
+    async def run() -> None:
+        bots = LocalBots(tmp_path, grace=1.0, launch_of=lambda _bot: launches["now"])
+        bot = command_bot("versioned")
+        try:
+            old = await bots.acquire(bot, 2)
+            bots.release(old[:1])  # one idle, one held by a match still in play
+            launches["now"] = Launch(REPORTING.replace("random_bot", "rule_bot"))
+            new = await bots.acquire(bot, 1)
+            assert not set(new) & set(old)
+            assert bots.running == 2  # the idle old one is stopped; the held one plays on until given back
+            bots.release(old[1:])
+            assert bots.running == 1
+            bots.release(new)
+            again = await bots.acquire(bot, 1)
+            assert again == new
+            assert {reply.name for reply in bots.described(again).values()} == {"rules"}
         finally:
             await bots.stop_all()
 

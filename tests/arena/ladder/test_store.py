@@ -381,6 +381,13 @@ PUBLIC_CALLS: dict[str, Any] = {
     "uploads_of": lambda s: s.uploads_of("a"),
     "sandboxed_bots": lambda s: s.sandboxed_bots(),
     "launch_row": lambda s: s.launch_row("a", "run"),
+    "uploads": lambda s: s.uploads(),
+    "launched_versions": lambda s: s.launched_versions(),
+    "open_sets_since": lambda s: s.open_sets_since(),
+    "remove_uploads": lambda s: s.remove_uploads([("a", 1)]),
+    "wanted_bundles": lambda s: s.wanted_bundles(),
+    "bundles_of": lambda s: s.bundles_of("a"),
+    "write_times": lambda s: s.write_times("participant:a", ["bot_uploaded"], 0.0),
 }
 
 

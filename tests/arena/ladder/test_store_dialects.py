@@ -458,6 +458,39 @@ def test_uploads_are_versions_and_launches_follow_the_registered_command(store: 
     assert store.sandboxed_bots() == []
 
 
+def test_what_quotas_and_prunes_read_of_uploads(store: LadderStore) -> None:
+    store.add_bot("x", command="run {socket}")
+    store.add_bot("y", command="run {socket}", owner="x")  # owned by x: its bundles count for x
+    store.add_upload("x", "a" * 64, "run {socket}")
+    store.add_upload("x", "b" * 64, "run {socket}")
+    store.add_upload("y", "c" * 64, "run {socket}")
+    store.add_upload("z", "a" * 64, "run {socket}")  # a bot removed since, sharing x's first bundle
+    store.set_launch("x", "run {socket}", True, 1)
+    assert store.bundles_of("x") == {"a" * 64, "b" * 64, "c" * 64}
+    assert store.bundles_of("z") == {"a" * 64}
+    assert store.launched_versions() == {"x": 1}
+    assert [(upload.bot, upload.version) for upload in store.uploads()] == [
+        ("x", 1),
+        ("x", 2),
+        ("y", 1),
+        ("z", 1),
+    ]
+    open_set = store.create_set(4, "pairs", None, 1, ["x", "y"], isolated=True)
+    store.create_set(4, "pairs", None, 2, ["x", "z"], isolated=True)
+    since = store.open_sets_since()
+    assert set(since) == {"x", "y", "z"}
+    assert since["x"] == since["y"] <= since["z"]
+    store.void_set(open_set.id, "a test")
+    assert set(store.open_sets_since()) == {"x", "z"}
+    store.remove_uploads([("x", 1), ("z", 1)])
+    assert store.wanted_bundles() == {"b" * 64, "c" * 64}
+    store.record_write("participant:x", "bot_uploaded", "x")
+    store.record_write("participant:x", "bot_removed", "x")
+    store.record_write("participant:y", "upload_refused", "y")
+    assert len(store.write_times("participant:x", ["bot_uploaded", "upload_refused"], 0.0)) == 1
+    assert store.write_times("participant:x", ["bot_uploaded"], time.time() + 60) == []
+
+
 def test_a_lost_server_connection_is_one_error_then_the_store_connects_again(store: LadderStore) -> None:
     """A server restart (or a network cut) fails the call in flight in one line; the next call connects
     again, inside a transaction too."""

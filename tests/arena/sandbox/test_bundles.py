@@ -16,7 +16,16 @@ from typing import Final
 
 import pytest
 
-from arena.sandbox.bundles import BundleError, BundleLimits, store_bundle
+from arena.sandbox.bundles import (
+    BundleError,
+    BundleLimits,
+    Swept,
+    alone,
+    holding,
+    kept_bytes,
+    store_bundle,
+    sweep,
+)
 
 
 def tar_gz(path: Path, members: list[tuple[tarfile.TarInfo, bytes]]) -> Path:
@@ -67,7 +76,10 @@ def test_a_tar_bundle_is_kept_by_hash_and_unpacked(tmp_path: Path) -> None:
     assert (bundle.folder / "lib/x.txt").read_text() == "x"
     assert (store / f"{bundle.sha256}.tar.gz").read_bytes() == archive.read_bytes()
     assert store_bundle(archive, store) == bundle  # the same bytes: the same folder, not unpacked again
-    assert sorted(path.name for path in store.iterdir()) == [bundle.sha256, f"{bundle.sha256}.tar.gz"]
+    parts = [bundle.sha256, f"{bundle.sha256}.bytes", f"{bundle.sha256}.tar.gz"]
+    assert sorted(path.name for path in store.iterdir()) == parts
+    assert bundle.bytes == archive.stat().st_size + len("print('hi')\n") + len("#!/bin/sh\n") + 1
+    assert kept_bytes(store, bundle.sha256) == bundle.bytes
 
 
 def test_a_zip_bundle_is_unpacked(tmp_path: Path) -> None:
@@ -160,8 +172,42 @@ def test_too_many_members_and_too_big_a_file(tmp_path: Path) -> None:
 def test_a_bundle_that_is_no_regular_file_is_refused_unread(tmp_path: Path) -> None:
     fifo = tmp_path / "bot.tar.gz"
     os.mkfifo(fifo)  # read as a plain open would, it waits for a writer
-    with pytest.raises(BundleError, match=r"bot\.tar\.gz: not a regular file: a FIFO"):
+    with pytest.raises(BundleError, match="not a regular file: a FIFO"):
         store_bundle(fifo, tmp_path / "store")
-    with pytest.raises(BundleError, match="/dev/zero: not a regular file: a character device"):
+    with pytest.raises(BundleError, match="not a regular file: a character device"):
         store_bundle(Path("/dev/zero"), tmp_path / "store")
     assert not (tmp_path / "store").exists()
+
+
+def test_no_message_names_a_path_of_the_host(tmp_path: Path) -> None:
+    """A participant reads these messages: the archive's path is the host's (a temporary file)."""
+    cases = [
+        (tmp_path / "missing.zip", "the bundle: cannot read"),
+        (_write(tmp_path / "b.bin", b"plain text"), "neither a .tar.gz nor a .zip"),
+        (tmp_path, "not a regular file: a directory"),
+    ]
+    for archive, problem in cases:
+        with pytest.raises(BundleError, match=problem) as refused:
+            store_bundle(archive, tmp_path / "store")
+        assert str(tmp_path) not in str(refused.value)
+    big = _write(tmp_path / "big.zip", b"PK\x03\x04" + b"\0" * 100)
+    with pytest.raises(BundleError, match="over the limit") as refused:
+        store_bundle(big, tmp_path / "store", BundleLimits(bundle_bytes=10))
+    assert str(tmp_path) not in str(refused.value)
+
+
+def test_a_sweep_removes_the_bundles_no_one_wants_and_waits_for_holders(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    wanted = store_bundle(zip_file(tmp_path / "a.zip", [("a", b"a" * 1000, 0o100644)]), store)
+    unwanted = store_bundle(zip_file(tmp_path / "b.zip", [("b", b"b" * 3000, 0o100644)]), store)
+    (store / ".unpacking-cut-short").mkdir()
+    (store / "README").write_text("the host's own note")
+    with holding(store), alone(store) as taken:  # an upload in progress: nothing may be swept
+        assert not taken
+    with alone(store) as taken:
+        assert taken
+        assert sweep(store, lambda: {wanted.sha256}) == Swept(1, unwanted.bytes)
+    names = sorted(path.name for path in store.iterdir())
+    assert names == sorted(
+        [".lock", "README", wanted.sha256, f"{wanted.sha256}.bytes", f"{wanted.sha256}.zip"]
+    )

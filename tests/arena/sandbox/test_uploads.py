@@ -4,6 +4,7 @@ sandbox), a ladder run between them, a new version by `bots update`, the version
 from __future__ import annotations
 
 import sqlite3
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,24 @@ def test_uploaded_bots_play_a_ladder_and_keep_their_versions(
     with sqlite3.connect(db) as connection:
         assert connection.execute("SELECT count(*) FROM bot_uploads WHERE bot = 'ann'").fetchone() == (2,)
         assert connection.execute("SELECT count(*) FROM bot_launches WHERE bot = 'ann'").fetchone() == (0,)
+
+
+def test_a_refused_upload_leaves_no_bundle_but_a_shared_one_stays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    require_bubblewrap()
+    archive, db = random_bot_bundle(tmp_path), str(tmp_path / "arena.db")
+    other = tmp_path / "other.tar.gz"
+    with tarfile.open(other, "w:gz") as tar:
+        tar.add(Path(__file__), "bot.py")
+    add = ["bots", "add", "--db", db]
+    assert main([*add, "ann", "--upload", str(other), "--run", "python bot.py"]) == 1  # it does not serve
+    error = capsys.readouterr().err
+    assert "did not start" in error
+    folder = bundles_folder(Path(db))
+    assert sorted(path.name for path in folder.iterdir()) == [".lock"]  # nothing of it left
+    assert main([*add, "bea", "--upload", str(archive), "--run", "python bot.py"]) == 0
+    kept = sorted(path.name for path in folder.iterdir())
+    # The same bytes again, refused (its command fails): the bundle bea's version names stays.
+    assert main([*add, "cy", "--upload", str(archive), "--run", "python missing.py"]) == 1
+    assert sorted(path.name for path in folder.iterdir()) == kept

@@ -65,8 +65,12 @@ def _endpoints(address: str) -> set[tuple[str, ...]]:
     """The endpoints `address` may reach, normalised for comparison."""
     if address.startswith(UNIX_PREFIX):
         return {("unix", os.path.realpath(address[len(UNIX_PREFIX) :]))}
-    host, _, port = address.rpartition(":")
+    host, _, written = address.rpartition(":")
     host = host.strip("[]")
+    try:
+        port = str(int(written))  # the port as a number: `80` and `080` are one port
+    except ValueError:
+        port = written
     try:
         found = {info[4][0] for info in socket.getaddrinfo(host, int(port), proto=socket.IPPROTO_TCP)}
     except (OSError, UnicodeError, ValueError):

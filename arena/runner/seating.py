@@ -60,7 +60,10 @@ def check_address(address: str) -> None:
             raise ValueError(f"a socket path has no spaces, commas or control characters, got {address!r}")
         return
     host, colon, port = address.strip().rpartition(":")
-    if not colon or not host or not port.isdigit() or len(port) > 5 or not 1 <= int(port) <= 65535:
+    # ASCII digits only: `str.isdigit` and `int` also take other scripts' digits (`٨٠` is 80).
+    if not colon or not host or not (port.isascii() and port.isdigit()) or len(port) > 5:
+        raise ValueError(f"expected HOST:PORT with a port from 1 to 65535, got {address!r}")
+    if not 1 <= int(port) <= 65535:
         raise ValueError(f"expected HOST:PORT with a port from 1 to 65535, got {address!r}")
     if not host.isprintable() or any(character.isspace() for character in host) or len(host) > 253:
         raise ValueError(f"a host name has no spaces or control characters, got {address!r}")

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,16 @@ def arena(*args: str, db: Path, timeout: float = 300) -> subprocess.CompletedPro
         timeout=timeout,
         check=False,
     )
+
+
+def arena_here(capsys: pytest.CaptureFixture[str], *args: str, db: Path) -> subprocess.CompletedProcess[str]:
+    """`arena` as `arena()` runs it, in this process (what it prints read by `capsys`)."""
+    try:
+        code = main([args[0], "--db", str(db), *args[1:]])
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    printed = capsys.readouterr()
+    return subprocess.CompletedProcess(list(args), code, printed.out, printed.err)
 
 
 def test_ladder_ranks_the_rule_bot_above_the_random_bot(tmp_path: Path) -> None:
@@ -285,7 +296,8 @@ def test_two_ctrl_c_stop_at_once_with_the_standings_and_no_traceback(tmp_path: P
         store.close()
 
 
-def test_bots_commands(tmp_path: Path) -> None:
+def test_bots_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    arena = partial(arena_here, capsys)  # one process: a process each would take a second a command
     db = tmp_path / "ladder.db"
     server = start(RandomBot)
     try:

@@ -147,7 +147,7 @@ def test_the_pool_stays_bounded_while_twenty_command_bots_play(tmp_path: Path) -
         store.add_bot(f"bot{number:02}", command=REPORTING)
     bots = LocalBots(tmp_path / "logs", grace=1.0, idle_limit=idle_limit)
     counts: list[int] = []
-    settings = LadderSettings(matches=12, concurrency=concurrency, players=4, deal_cap=1, seed=5)
+    settings = LadderSettings(matches=6, concurrency=concurrency, players=4, deal_cap=1, seed=5)
     ladder = Ladder(store, settings, bots, on_match=lambda _outcome, _report: counts.append(bots.running))
 
     async def run() -> None:
@@ -158,11 +158,11 @@ def test_the_pool_stays_bounded_while_twenty_command_bots_play(tmp_path: Path) -
 
     try:
         asyncio.run(run())
-        assert ladder.report.matches == 12
+        assert ladder.report.matches == 6
         assert ladder.report.faults == 0
     finally:
         store.close()
-    assert len(counts) == 12
+    assert len(counts) == 6
     assert max(counts) <= bound, counts
     # Many more processes than that were started in all: the bound is what kept them few.
     assert len(list(bots.log_folder.glob("*.log"))) > bound
@@ -234,7 +234,7 @@ def test_the_matches_of_a_process_share_one_connection(tmp_path: Path) -> None:
     store = LadderStore(tmp_path / "ladder.db")
     for name in ("one", "two"):
         store.add_bot(name, command=unruly(name, "--log-peers").command)
-    settings = LadderSettings(matches=6, deal_cap=1, seed=4)
+    settings = LadderSettings(matches=2, deal_cap=1, seed=4)
     bots = LocalBots(tmp_path / "logs", grace=1.0)
 
     async def run() -> None:
@@ -247,7 +247,7 @@ def test_the_matches_of_a_process_share_one_connection(tmp_path: Path) -> None:
     store.close()
     peers = peers_in(sorted(bots.log_folder.glob("*.log")))
     # A process a seat, and one for each rotation of a set (no process plays a deal twice).
-    assert sum(len(streams) for streams in peers) == 6 * 4
+    assert sum(len(streams) for streams in peers) == 2 * 4
     assert all(len(set(streams)) <= 1 for streams in peers), peers  # some started for a check only
 
 

@@ -315,10 +315,10 @@ def test_a_ladder_with_every_kind_of_hostile_bot_runs_to_the_end(tmp_path: Path)
     db = tmp_path / "ladder.db"
     bots = {name: HostileBot(script) for name, script in {**HOSTILE_SCRIPTS, **HARMLESS_SCRIPTS}.items()}
     try:
-        for name, bot in bots.items():
-            assert arena("bots", "add", name, bot.address, "--no-check", db=db).returncode == 0
+        for name, bot in bots.items():  # in this process: a process each would add a second a bot
+            assert main(["bots", "--db", str(db), "add", name, bot.address, "--no-check"]) == 0
         failing = "python -c 'import sys; sys.exit(3)' {port}"
-        assert arena("bots", "add", "no-start", "--command", failing, "--no-check", db=db).returncode == 0
+        assert main(["bots", "--db", str(db), "add", "no-start", "--command", failing, "--no-check"]) == 0
         run = arena(
             "ladder", "run", "--sample-bots", "--matches", "100", "--concurrency", "4", "--deal-cap", "2",
             "--decision-ms", "300", "--bank-ms", "300", "--seed", "11", db=db,

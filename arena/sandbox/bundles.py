@@ -3,21 +3,24 @@ folder of its own, which the sandbox shows the bot read-only.
 
 A bundle comes from a stranger, so it is unpacked by this module, never by the archive libraries'
 `extractall`: only regular files and folders (no symbolic or hard links, devices or FIFOs), names that are
-relative, without `..`, backslashes or control characters, of bounded length and depth, at most
-`BundleLimits.members` of them, and at most `BundleLimits.unpacked_bytes` written in all, counted as they
-are written (a zip bomb's headers may lie). Files get mode 644 (755 when the bundle marks them
-executable), folders 755, whatever the bundle says; each is created anew (O_EXCL | O_NOFOLLOW), so a name
-that comes twice is refused too. A refused bundle leaves nothing behind; a bundle that is already kept is
-not unpacked again. The archive is streamed (hashed, unpacked, copied), never read whole into memory, and
-no message names a path of the host: a participant reads them.
+relative, without `..`, backslashes or control characters, of bounded length and depth. What it makes is
+counted as it is made (a zip bomb's headers may lie) and as the disk takes it, since a stranger chooses the
+shape to amplify: at most `BundleLimits.members` entries, each member and each folder made on a member's
+way (a name of 32 parts may make 31 folders), and at most `BundleLimits.unpacked_bytes` taken, each file's
+bytes rounded up to a `BLOCK_BYTES` block (at least one, even when empty) and a block per folder made.
+Files get mode 644 (755 when the bundle marks them executable), folders 755, whatever the bundle says;
+each is created anew (O_EXCL | O_NOFOLLOW), so a name that comes twice is refused too. A refused bundle
+leaves nothing behind; a bundle that is already kept is not unpacked again. The archive is streamed
+(hashed, unpacked, copied), never read whole into memory, and no message names a path of the host: a
+participant reads them.
 
 The bundles folder holds, per bundle, `<sha256>/` (unpacked), `<sha256>.tar.gz` or `<sha256>.zip` (the
-bytes as uploaded) and `<sha256>.bytes` (what it takes on disk: the archive's bytes and those unpacked,
-the figure the uploads' quota counts). Which bundles are still wanted is the ladder's to say (a version
-names one): `sweep` removes the others. So that it never removes a bundle an upload is keeping and has not
-recorded yet, whoever keeps a bundle holds the folder shared (`holding`) until its version is recorded or
-refused, and `sweep` runs only when it can take the folder alone (an `flock` on `.lock` in it, which holds
-across processes: the site, the command line).
+bytes as uploaded) and `<sha256>.bytes` (what it takes on disk: the archive's bytes, and its files and
+folders counted by blocks as above; the figure the uploads' quota counts). Which bundles are still wanted
+is the ladder's to say (a version names one): `sweep` removes the others. So that it never removes a
+bundle an upload is keeping and has not recorded yet, whoever keeps a bundle holds the folder shared
+(`holding`) until its version is recorded or refused, and `sweep` runs only when it can take the folder
+alone (an `flock` on `.lock` in it, which holds across processes: the site, the command line).
 """
 
 from __future__ import annotations
@@ -49,6 +52,9 @@ CHUNK_BYTES: Final = 1024 * 1024
 MAX_NAME_BYTES: Final = 1024
 MAX_PART_BYTES: Final = 255
 MAX_DEPTH: Final = 32
+BLOCK_BYTES: Final = 4096
+"""The block that unpacked files and folders are counted by: ext4's default block, what a folder or a
+one-byte file takes at least (with an inode)."""
 HEADER_SLACK_BYTES: Final = 16 * 1024 * 1024
 """What a tar stream may hold beyond its files' bytes: headers, long names, padding."""
 LOCK_NAME: Final = ".lock"
@@ -68,7 +74,8 @@ class BundlesBusyError(ArenaError):
 
 @dataclass(frozen=True, slots=True)
 class BundleLimits:
-    """How big a bundle may be: its file, the bytes unpacked from it, and its members."""
+    """How big a bundle may be: its file, what it takes unpacked (counted by `BLOCK_BYTES` blocks), and
+    the entries it makes (its members and the folders made on their way)."""
 
     bundle_bytes: int = 64 * 1024 * 1024
     unpacked_bytes: int = 256 * 1024 * 1024
@@ -78,7 +85,7 @@ class BundleLimits:
 @dataclass(frozen=True, slots=True)
 class Bundle:
     """A kept bundle: its content hash, the folder it is unpacked in, and the bytes it takes (its
-    archive and its files)."""
+    archive, and its files and folders counted by blocks)."""
 
     sha256: str
     folder: Path
@@ -154,7 +161,7 @@ def _keep(source: IO[bytes], store: Path, limits: BundleLimits) -> Bundle:
 
 def kept_bytes(store: Path, sha256: str) -> int:
     """The bytes the bundle `sha256` takes in `store` (0 when it is not kept): its `.bytes` file, or, for a
-    bundle kept before those were written, its archive and files counted now."""
+    bundle kept before those were written, its archive, files and folders counted now by blocks."""
     try:
         return int((store / f"{sha256}.bytes").read_text())
     except (OSError, ValueError):
@@ -163,11 +170,17 @@ def kept_bytes(store: Path, sha256: str) -> int:
     for path in (store / f"{sha256}.tar.gz", store / f"{sha256}.zip"):
         with contextlib.suppress(OSError):
             total += path.stat().st_size
-    for root, _folders, names in os.walk(store / sha256):
+    for root, folders, names in os.walk(store / sha256):
+        total += len(folders) * BLOCK_BYTES
         for name in names:
             with contextlib.suppress(OSError):
-                total += os.lstat(os.path.join(root, name)).st_size
+                total += _blocks(os.lstat(os.path.join(root, name)).st_size)
     return total
+
+
+def _blocks(size: int) -> int:
+    """What a file of `size` bytes is counted as taking: whole blocks, at least one."""
+    return max(1, -(-size // BLOCK_BYTES)) * BLOCK_BYTES
 
 
 @contextlib.contextmanager
@@ -247,32 +260,53 @@ def sweep(store: Path, wanted: Callable[[], set[str]]) -> Swept:
 
 
 def _unpack(source: IO[bytes], suffix: str, root: Path, limits: BundleLimits) -> int:
-    """Unpack into `root`; the bytes written."""
+    """Unpack into `root`; the bytes it takes, counted by blocks."""
     budget = _Budget(limits)
     if suffix == ".zip":
         _unpack_zip(source, root, budget)
     else:
         _unpack_tar(source, root, budget)
-    return budget.written
+    return budget.taken
 
 
 class _Budget:
-    """The members and bytes a bundle may still unpack."""
+    """The entries and bytes a bundle may still make, counted as the disk takes them."""
 
     def __init__(self, limits: BundleLimits) -> None:
         self.limits = limits
         self.members = 0
-        self.written = 0
+        self.taken = 0
 
     def member(self) -> None:
+        """One more entry: a member of the archive, or a folder made on a member's way."""
         self.members += 1
         if self.members > self.limits.members:
-            raise BundleError(f"the bundle has more than {self.limits.members} members")
+            raise BundleError(
+                f"the bundle has more than {self.limits.members} members "
+                "(the folders on a member's way count as members too)"
+            )
+
+    def folder(self, named: bool) -> None:
+        """A folder made: a block, and an entry unless it is the member itself (already counted)."""
+        if not named:
+            self.member()
+        self.spend(BLOCK_BYTES)
+
+    def file(self) -> None:
+        """A file made, empty: the block it takes at least (its member is already counted)."""
+        self.spend(BLOCK_BYTES)
+
+    def grown(self, before: int, after: int) -> None:
+        """A file grown from `before` to `after` bytes: the blocks that adds."""
+        self.spend(_blocks(after) - _blocks(before))
 
     def spend(self, count: int) -> None:
-        self.written += count
-        if self.written > self.limits.unpacked_bytes:
-            raise BundleError(f"the bundle unpacks to more than {self.limits.unpacked_bytes} bytes")
+        self.taken += count
+        if self.taken > self.limits.unpacked_bytes:
+            raise BundleError(
+                f"the bundle unpacks to more than {self.limits.unpacked_bytes} bytes "
+                f"(each file counted by {BLOCK_BYTES}-byte blocks, and a block per folder)"
+            )
 
 
 class _CappedStream(io.RawIOBase):
@@ -305,7 +339,7 @@ def _unpack_tar(source: IO[bytes], root: Path, budget: _Budget) -> None:
                 budget.member()
                 parts = _parts(member.name)
                 if member.isdir():
-                    _make_folder(root, parts)
+                    _make_folder(root, parts, budget, named=True)
                 elif member.isreg() and not member.issparse():
                     reader = tar.extractfile(member)
                     assert reader is not None
@@ -329,7 +363,7 @@ def _unpack_zip(source: IO[bytes], root: Path, budget: _Budget) -> None:
                 if info.flag_bits & 0x1:
                     raise BundleError(f"{_shown(info.filename)} is encrypted")
                 if info.is_dir():
-                    _make_folder(root, parts)
+                    _make_folder(root, parts, budget, named=True)
                 elif kind in (0, stat.S_IFREG):
                     with bundle.open(info) as reader:
                         executable = bool((info.external_attr >> 16) & 0o111)
@@ -360,14 +394,19 @@ def _parts(name: str) -> tuple[str, ...]:
     return parts
 
 
-def _make_folder(root: Path, parts: tuple[str, ...]) -> Path:
-    """`root/parts...`, made with its parents where missing; none of them may be anything but a folder
-    (nothing else than folders and files is ever made, so nothing here leads out of `root`)."""
+def _make_folder(root: Path, parts: tuple[str, ...], budget: _Budget, named: bool) -> Path:
+    """`root/parts...`, made with its parents where missing, each counted (`named`: the last is the
+    member itself, already counted as one); none of them may be anything but a folder (nothing else than
+    folders and files is ever made, so nothing here leads out of `root`)."""
     folder = root
-    for part in parts:
+    for depth, part in enumerate(parts, 1):
         folder = folder / part
-        with contextlib.suppress(FileExistsError):
+        try:
             folder.mkdir(mode=0o755)
+        except FileExistsError:
+            pass
+        else:
+            budget.folder(named=named and depth == len(parts))
         if folder.is_symlink() or not folder.is_dir():
             raise BundleError(f"{_shown('/'.join(parts))} is both a file and a folder in the bundle")
     return folder
@@ -378,7 +417,7 @@ def _write_file(
 ) -> None:
     if not parts:
         raise BundleError("a file of the bundle has no name")
-    folder = _make_folder(root, parts[:-1])
+    folder = _make_folder(root, parts[:-1], budget, named=False)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
     try:
         descriptor = os.open(folder / parts[-1], flags, 0o755 if executable else 0o644)
@@ -386,8 +425,11 @@ def _write_file(
         raise BundleError(f"{_shown('/'.join(parts))} comes twice in the bundle") from None
     with os.fdopen(descriptor, "wb") as target:
         os.fchmod(target.fileno(), 0o755 if executable else 0o644)  # whatever the umask says
+        budget.file()
+        written = 0
         for chunk in _chunks(reader):
-            budget.spend(len(chunk))
+            budget.grown(written, written + len(chunk))
+            written += len(chunk)
             target.write(chunk)
 
 

@@ -242,8 +242,11 @@ def create_app(settings: SiteSettings) -> Starlette:
         return answer
 
     async def store_error(request: Request, error: Exception) -> Response:
+        # The reason names the host's file or database server: the host's log has it, the visitor not.
         log.warning("ladder_file_unreadable", reason=str(error))
-        return failure(request, 503, f"the ladder file cannot be read now: {error}")
+        answer = failure(request, 503, "the ladder cannot be read now; try again soon")
+        answer.headers["Retry-After"] = "10"
+        return answer
 
     async def http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, HTTPException)

@@ -399,3 +399,18 @@ def test_the_static_export_writes_self_contained_pages(
     assert "<style>" in replay
     assert "Cards.build" in replay
     assert main(["ladder", "export", "--db", str(ladder.path), "--html", str(folder / "index.html")]) == 1
+
+
+def test_a_ladder_that_cannot_be_read_is_a_503_that_names_nothing_of_the_host(tmp_path: Path) -> None:
+    """The store's reason names the host's file (or database server): a visitor reads none of it."""
+    db = tmp_path / "secret-folder" / "ladder.db"
+    db.parent.mkdir()
+    LadderStore(db).close()
+    with TestClient(create_app(SiteSettings(db)), raise_server_exceptions=False) as broken:
+        db.write_bytes(b"not a database at all" * 100)
+        for path in ("/api/pools", "/"):
+            answer = broken.get(path)
+            assert answer.status_code == 503
+            assert answer.headers["retry-after"] == "10"
+            assert "secret-folder" not in answer.text
+            assert "cannot be read now" in answer.text

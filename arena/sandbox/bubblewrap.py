@@ -24,7 +24,8 @@ filter (`system_call_filter`, installed by bwrap's `--seccomp`) refuses what wou
 another through the files they share or the user id they share: the keyrings (a key outlives its process,
 and another process of the same user sees it), watches on files (inotify, fanotify, dnotify: a watch on a
 shared file sees the others' opens), and file locks (another sandbox would see a lock on a shared file:
-taking one succeeds without taking it, asking who holds one fails); and every system call of another ABI
+taking one succeeds without taking it, asking who holds one fails); memory no limit would count (memfds,
+SysV shared memory, extended attributes: see `REFUSED_CALLS`); and every system call of another ABI
 (32-bit, x32), whose numbers the filter does not check. What still crosses is what no filter can see: the
 timing of shared resources, such as the page cache of those read-only files and the machine's load.
 
@@ -173,6 +174,13 @@ _MACHINES: Final = {
             "inotify_init": 253,
             "inotify_init1": 294,
             "fanotify_init": 300,
+            "shmget": 29,
+            "setxattr": 188,
+            "lsetxattr": 189,
+            "fsetxattr": 190,
+            "memfd_create": 319,
+            "memfd_secret": 447,
+            "setxattrat": 463,
         },
         x32=True,
     ),
@@ -186,6 +194,13 @@ _MACHINES: Final = {
             "request_key": 218,
             "keyctl": 219,
             "fanotify_init": 262,
+            "setxattr": 5,
+            "lsetxattr": 6,
+            "fsetxattr": 7,
+            "shmget": 194,
+            "memfd_create": 279,
+            "memfd_secret": 447,
+            "setxattrat": 463,
         },
     ),
 }
@@ -204,6 +219,19 @@ REFUSED_CALLS: Final = {
     # Locks on such a file would be seen by the others: granted without being taken (0). Each sandbox
     # runs alone, so a lock has nothing to keep out there, and programs that lock files (SQLite) work.
     "flock": 0,
+    # Memory that neither the /tmp cap (the blocks of its tmpfs) nor RLIMIT_AS (what is mapped) counts:
+    # memfds (each as big as RLIMIT_FSIZE, one per descriptor), SysV shared memory segments (kept after
+    # detaching, for as long as the sandbox's IPC namespace lives), and extended attributes of its files
+    # (unswappable kernel memory; `statvfs` shows none of it). Programs fall back without them: a file in
+    # /tmp for a memfd, an anonymous mapping for shared memory, no attributes (as on a file system that
+    # has none: EOPNOTSUPP).
+    "memfd_create": errno.ENOSYS,
+    "memfd_secret": errno.ENOSYS,
+    "shmget": errno.ENOSYS,
+    "setxattr": errno.EOPNOTSUPP,
+    "lsetxattr": errno.EOPNOTSUPP,
+    "fsetxattr": errno.EOPNOTSUPP,
+    "setxattrat": errno.EOPNOTSUPP,
 }
 """System calls the sandbox refuses, with the error number each returns (0: it succeeds, doing nothing)."""
 

@@ -8,7 +8,6 @@ import shlex
 import socket
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -68,20 +67,37 @@ def test_a_port_file_that_never_comes_is_a_start_error(tmp_path: Path) -> None:
     assert "wrote no port to its port file" in asyncio.run(run())
 
 
-def test_processes_start_in_parallel(tmp_path: Path) -> None:
-    count, delay = 4, 3.0
+WAITS_FOR_THE_OTHERS = """
+import os, runpy, sys, time
+folder, count = sys.argv[1], int(sys.argv[2])
+open(os.path.join(folder, f"started-{os.getpid()}"), "w").close()
+deadline = time.monotonic() + 120
+while len([name for name in os.listdir(folder) if name.startswith("started-")]) < count:
+    if time.monotonic() > deadline:
+        sys.exit(3)  # started alone: the others wait for this one to answer first
+    time.sleep(0.05)
+sys.argv = ["random_bot", "--port", "0", "--port-file", sys.argv[3]]
+runpy.run_module("sample_bots.random_bot", run_name="__main__")
+"""
 
-    async def run() -> float:
-        bots = LocalBots(tmp_path, grace=1.0)
+
+def test_processes_start_in_parallel(tmp_path: Path) -> None:
+    """Each process answers only once all of them have started: started one after the other (each
+    awaited before the next), the first would wait for the others for ever, whatever the machine's load."""
+    count = 4
+    script, folder = tmp_path / "waits.py", tmp_path / "starts"
+    script.write_text(WAITS_FOR_THE_OTHERS)
+    folder.mkdir()
+    command = f"{sys.executable} {script} {folder} {count} {{port_file}}"
+
+    async def run() -> int:
+        bots = LocalBots(tmp_path / "logs", grace=1.0, startup_timeout=150.0)
         try:
-            started = time.monotonic()
-            assert len(set(await bots.acquire(unruly("slow", "--delay", str(delay)), count))) == count
-            return time.monotonic() - started
+            return len(set(await bots.acquire(BotEntry("waits", None, command, 1500.0, None), count)))
         finally:
             await bots.stop_all()
 
-    # One after the other would take at least count * delay seconds (12), plus each one's start.
-    assert asyncio.run(run()) < count * delay * 0.75
+    assert asyncio.run(run()) == count
 
 
 FAILS_FIRST = """

@@ -35,6 +35,16 @@ def run_arena(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def run_arena_here(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess.CompletedProcess[str]:
+    """`run_arena` in this process, for the many cases of one family (a process each takes a second)."""
+    try:
+        code = main(list(args))
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    printed = capsys.readouterr()
+    return subprocess.CompletedProcess(list(args), code, printed.out, printed.err)
+
+
 def test_play_prints_deals_and_ranking_and_saves_a_record(tmp_path: Path) -> None:
     path = tmp_path / "match.json"
     finished = run_arena("play", "--players", "6", "--seed", "4", "--save", str(path))
@@ -97,8 +107,10 @@ def test_replay_of_a_malformed_file_exits_1(tmp_path: Path) -> None:
         (["fly"], "invalid choice"),
     ],
 )
-def test_bad_flags_get_a_clear_error(args: list[str], message: str) -> None:
-    finished = run_arena(*args)
+def test_bad_flags_get_a_clear_error(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    finished = run_arena_here(capsys, *args)
     assert finished.returncode == 2
     assert message in finished.stderr
 
@@ -418,6 +430,11 @@ def test_replay_reads_at_most_the_limit_of_standard_input(
 def run_arena_without_root(*args: str) -> subprocess.CompletedProcess[str]:
     """Run the command so that file permissions apply: root (as in containers) ignores them, so the
     capabilities that let it are dropped first."""
+    return run_arena_without_root_argv(["-m", "arena.cli", *args])
+
+
+def run_arena_without_root_argv(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """Python with `argv`, as `run_arena_without_root` runs the arena."""
     prefix: list[str] = []
     if os.geteuid() == 0:
         setpriv = shutil.which("setpriv")
@@ -425,12 +442,38 @@ def run_arena_without_root(*args: str) -> subprocess.CompletedProcess[str]:
             pytest.skip("running as root without setpriv: file permissions do not apply")
         prefix = [setpriv, "--bounding-set=-dac_override,-dac_read_search"]
     return subprocess.run(
-        [*prefix, sys.executable, "-m", "arena.cli", *args],
+        [*prefix, sys.executable, *argv],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
+
+
+EACH_COMMAND = """
+import contextlib, io, json, sys
+from arena.cli import main
+results = []
+for argv in json.loads(sys.argv[1]):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as exit_:
+            code = int(exit_.code or 0)
+    results.append([code, out.getvalue(), err.getvalue()])
+print(json.dumps(results))
+"""
+
+
+def run_arena_commands_without_root(commands: list[list[str]]) -> list[subprocess.CompletedProcess[str]]:
+    """`run_arena_without_root` of each command, all in one process (one start, not one a command)."""
+    finished = run_arena_without_root_argv(["-c", EACH_COMMAND, json.dumps(commands)])
+    assert finished.returncode == 0, finished.stderr
+    return [
+        subprocess.CompletedProcess(command, code, out, err)
+        for command, (code, out, err) in zip(commands, json.loads(finished.stdout), strict=True)
+    ]
 
 
 def ladder_file(path: Path) -> Path:
@@ -485,13 +528,14 @@ def test_a_read_only_ladder_file_is_read_and_never_written(tmp_path: Path, folde
     if not folder_writable:
         folder.chmod(0o555)
     try:
-        for command, expected in READ_COMMANDS:
-            finished = run_arena_without_root(*with_db(command, db))
+        commands = [with_db(command, db) for command, _ in READ_COMMANDS]
+        commands += [with_db(command, db) for command in WRITE_COMMANDS]
+        results = run_arena_commands_without_root(commands)
+        for (_, expected), finished in zip(READ_COMMANDS, results, strict=False):
             assert finished.returncode == 0, finished.stderr
             assert expected in finished.stdout
             assert "\x1b" not in finished.stdout
-        for command in WRITE_COMMANDS:
-            finished = run_arena_without_root(*with_db(command, db))
+        for finished in results[len(READ_COMMANDS) :]:
             assert finished.returncode == 1
             line = one_line_error(finished.stderr)
             assert f"{db} is read-only (no permission to write" in line
@@ -611,9 +655,11 @@ def damaged_ladder_file(path: Path) -> Path:
         ["bots", "probation", "bot-0119", "--reason", "why"],
     ],
 )
-def test_a_ladder_file_damaged_late_gives_one_error_line(command: list[str], tmp_path: Path) -> None:
+def test_a_ladder_file_damaged_late_gives_one_error_line(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db = damaged_ladder_file(tmp_path / "ladder.db")
-    finished = run_arena(*with_db(command, db))
+    finished = run_arena_here(capsys, *with_db(command, db))
     assert finished.returncode == 1
     assert f"{db} is damaged or not a ladder database (database disk image is malformed)" in one_line_error(
         finished.stderr
@@ -622,7 +668,7 @@ def test_a_ladder_file_damaged_late_gives_one_error_line(command: list[str], tmp
 
 @pytest.mark.parametrize("command", [command for command, _ in READ_COMMANDS] + WRITE_COMMANDS)
 def test_another_programs_database_gives_one_error_line_and_is_not_changed(
-    command: list[str], tmp_path: Path
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = tmp_path / "other.db"
     connection = sqlite3.connect(db)
@@ -630,7 +676,7 @@ def test_another_programs_database_gives_one_error_line_and_is_not_changed(
     connection.commit()
     connection.close()
     before = folder_listing(tmp_path)
-    finished = run_arena(*with_db(command, db))
+    finished = run_arena_here(capsys, *with_db(command, db))
     assert finished.returncode == 1
     assert f"{db} is not a ladder database (it holds other tables: bots)" in one_line_error(finished.stderr)
     assert folder_listing(tmp_path) == before

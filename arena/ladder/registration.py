@@ -14,7 +14,6 @@ there (a closed port, another program, nothing at all), after the same time; the
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import shutil
 import tempfile
 import time
@@ -92,14 +91,12 @@ class Registered:
 @dataclass(frozen=True, slots=True)
 class Prepared:
     """A registration checked against the register, its bundle kept (held until `Uploads.release`), and
-    how the bot starts (None: at its address); `pinned`, a participant's address as the policy checked
-    it (what the check connects to)."""
+    how the bot starts (None: at its address)."""
 
     wanted: Registration
     new: bool
     launch: Launch | None
     kept: KeptBundle | None
-    pinned: str | None = None
 
 
 async def register_bot(store: LadderStore, wanted: Registration, new: bool, check: bool = True) -> Registered:
@@ -128,7 +125,7 @@ async def register_bot(store: LadderStore, wanted: Registration, new: bool, chec
             await asyncio.to_thread(check_distinct_endpoints, wanted.address)
         except ValueError as error:
             raise SharedAddressError(str(error)) from None
-    prepared = dataclasses.replace(prepare(store, wanted, new), pinned=pinned)
+    prepared = prepare(store, wanted, new)
     try:
         if check and pinned is not None:
             assert wanted.address is not None
@@ -164,7 +161,8 @@ def record(store: LadderStore, prepared: Prepared) -> Registered:
     """Register the bot (once it has answered) and record how it starts: its upload's new version."""
     wanted, launch = prepared.wanted, prepared.launch
     command = launch.command if launch is not None else None
-    participant_address = prepared.pinned is not None
+    # A participant gave the address: register_bot pinned it by the policy (or refused it).
+    participant_address = wanted.address is not None and wanted.policy is not None
     if prepared.new:
         entry = store.add_bot(wanted.name, wanted.address, command, wanted.owner, participant_address)
     else:

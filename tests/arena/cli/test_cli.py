@@ -26,6 +26,7 @@ from arena.cli import replay as replay_command
 from arena.errors import ArenaError, UsageError
 from arena.ladder import BotStartError, Ladder, LadderError, LadderReport, LadderStore, StoreError
 from fiftysix.record import MAX_RECORD_BYTES
+from tests.cli_in_process import run_here
 
 
 def run_arena(*args: str) -> subprocess.CompletedProcess[str]:
@@ -33,16 +34,6 @@ def run_arena(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, timeout=120, check=False
     )
-
-
-def run_arena_here(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess.CompletedProcess[str]:
-    """`run_arena` in this process, for the many cases of one family (a process each takes a second)."""
-    try:
-        code = main(list(args))
-    except SystemExit as exit_:
-        code = int(exit_.code or 0)
-    printed = capsys.readouterr()
-    return subprocess.CompletedProcess(list(args), code, printed.out, printed.err)
 
 
 def test_play_prints_deals_and_ranking_and_saves_a_record(tmp_path: Path) -> None:
@@ -110,7 +101,7 @@ def test_replay_of_a_malformed_file_exits_1(tmp_path: Path) -> None:
 def test_bad_flags_get_a_clear_error(
     args: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    finished = run_arena_here(capsys, *args)
+    finished = run_here(capsys, *args)
     assert finished.returncode == 2
     assert message in finished.stderr
 
@@ -659,7 +650,7 @@ def test_a_ladder_file_damaged_late_gives_one_error_line(
     command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = damaged_ladder_file(tmp_path / "ladder.db")
-    finished = run_arena_here(capsys, *with_db(command, db))
+    finished = run_here(capsys, *with_db(command, db))
     assert finished.returncode == 1
     assert f"{db} is damaged or not a ladder database (database disk image is malformed)" in one_line_error(
         finished.stderr
@@ -676,7 +667,7 @@ def test_another_programs_database_gives_one_error_line_and_is_not_changed(
     connection.commit()
     connection.close()
     before = folder_listing(tmp_path)
-    finished = run_arena_here(capsys, *with_db(command, db))
+    finished = run_here(capsys, *with_db(command, db))
     assert finished.returncode == 1
     assert f"{db} is not a ladder database (it holds other tables: bots)" in one_line_error(finished.stderr)
     assert folder_listing(tmp_path) == before

@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 import time
-from functools import partial
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from fiftysix.replay import replay
 from fiftysix.wire import FaultCause, FaultRecord
 from sample_bots.random_bot import RandomBot
 from sdk import start
+from tests.cli_in_process import run_here
 
 SAMPLES = {
     "random": "python -m sample_bots.random_bot --port {port}",
@@ -39,16 +39,6 @@ def arena(*args: str, db: Path, timeout: float = 300) -> subprocess.CompletedPro
         timeout=timeout,
         check=False,
     )
-
-
-def arena_here(capsys: pytest.CaptureFixture[str], *args: str, db: Path) -> subprocess.CompletedProcess[str]:
-    """`arena` as `arena()` runs it, in this process (what it prints read by `capsys`)."""
-    try:
-        code = main([args[0], "--db", str(db), *args[1:]])
-    except SystemExit as exit_:
-        code = int(exit_.code or 0)
-    printed = capsys.readouterr()
-    return subprocess.CompletedProcess(list(args), code, printed.out, printed.err)
 
 
 def test_ladder_ranks_the_rule_bot_above_the_random_bot(tmp_path: Path) -> None:
@@ -297,7 +287,9 @@ def test_two_ctrl_c_stop_at_once_with_the_standings_and_no_traceback(tmp_path: P
 
 
 def test_bots_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    arena = partial(arena_here, capsys)  # one process: a process each would take a second a command
+    def arena(*args: str, db: Path) -> subprocess.CompletedProcess[str]:  # in this process: see run_here
+        return run_here(capsys, args[0], "--db", str(db), *args[1:])
+
     db = tmp_path / "ladder.db"
     server = start(RandomBot)
     try:

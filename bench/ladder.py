@@ -57,8 +57,10 @@ from types import ModuleType
 
 import structlog
 
-from arena.ladder import Ladder, LadderReport, LadderSettings, LadderStore, LocalBots, idle_limit_for
+from arena.ladder import Ladder, LadderReport, LadderSettings
+from arena.ladder.bots import LocalBots, idle_limit_for
 from arena.ladder.match_play import MatchPlayer
+from arena.ladder.store import LadderStore
 
 SAMPLES = {
     "random": "python -m sample_bots.random_bot --port 0 --port-file {port_file}",

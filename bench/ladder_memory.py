@@ -24,7 +24,9 @@ import time
 
 import structlog
 
-from arena.ladder import Ladder, LadderReport, LadderSettings, LadderStore, LocalBots, idle_limit_for
+from arena.ladder import Ladder, LadderReport, LadderSettings
+from arena.ladder.bots import LocalBots, idle_limit_for
+from arena.ladder.store import LadderStore
 from arena.runner import MatchOutcome
 
 SAMPLES = {

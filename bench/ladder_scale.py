@@ -29,8 +29,9 @@ import time
 import structlog
 
 from arena.cli.tables import format_standings
-from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, ladder_standings, rate_set
-from arena.ladder.entries import DuplicateSet
+from arena.ladder import Ladder, LadderSettings, ladder_standings, rate_set
+from arena.ladder.bots import LocalBots
+from arena.ladder.store import DuplicateSet, LadderStore
 from fiftysix.wire import FaultCause, FaultRecord
 
 BOTS = [f"bot-{number:02}" for number in range(12)]

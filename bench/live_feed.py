@@ -30,8 +30,8 @@ import tempfile
 import time
 from typing import Any
 
-from arena.ladder import LadderStore
 from arena.ladder.live_feed import LiveFeed
+from arena.ladder.store import LadderStore
 from arena.runner import public_events
 from fiftysix.engine import Match, MatchRules
 

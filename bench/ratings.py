@@ -3,7 +3,7 @@
 Run by hand: `python bench/ratings.py [--bots 100] [--sets 100000] [--rounds 3]`. For two-team sets
 (Bradley-Terry on the pairwise sums) and four-team sets (Plackett-Luce on the finishing orders of their
 four matches each, read a place at a time), it simulates the sets between bots of known strength
-(arena/ladder/simulate.py; not timed), then times `fit_pool` on the sums as the store keeps them: what
+(arena/ladder/rating/simulate.py; not timed), then times `fit_pool` on the sums as the store keeps them: what
 the ladder does after every rated set. The fit's cost depends on the number of pairs (at most bots^2 / 2)
 and of groups of bots that met (at most bots^4 / 24 with four teams, fewer when the pairing brings close
 ratings together), not on the number of sets. It prints the best time of the rounds and how far the
@@ -24,9 +24,7 @@ import time
 
 import numpy as np
 
-from arena.ladder.entries import START_RATING
-from arena.ladder.fit import fit_pool
-from arena.ladder.simulate import simulated_sums
+from arena.ladder.rating import START_RATING, fit_pool, simulated_sums
 
 
 def main() -> None:

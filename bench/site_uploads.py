@@ -34,7 +34,7 @@ import time
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 
-from arena.ladder import LadderStore
+from arena.ladder.store import LadderStore
 
 ROOT = Path(__file__).resolve().parents[1]
 MIB = 1024 * 1024

@@ -1,7 +1,7 @@
 """How many duplicate sets `arena sprt` needs, against a fixed-length test of the same power.
 
 Run by hand: `python bench/sprt.py [--tests 1000]`. For H0 = 0 Elo against H1 = +10, +20 and +50 Elo
-(alpha = beta = 0.05), it simulates SPRTs on set scores drawn directly (arena/ladder/simulate.py: two
+(alpha = beta = 0.05), it simulates SPRTs on set scores drawn directly (arena/ladder/rating/simulate.py: two
 matches a set, each won with the logistic probability of the true difference; no matches played) at the
 true differences 0 and elo1, and prints the mean and 90th percentile of the sets each needed, the rates of
 false positives and negatives, and the length of the fixed-length test (a one-sided z-test of the mean set
@@ -22,8 +22,7 @@ import time
 
 import numpy as np
 
-from arena.ladder.simulate import set_scores, simulated_sprts
-from arena.ladder.sprt import SprtSettings, fixed_length
+from arena.ladder.rating import SprtSettings, fixed_length, set_scores, simulated_sprts
 
 
 def main() -> None:

@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Final
 from urllib.parse import unquote
 
 import pytest
@@ -194,3 +195,59 @@ def test_nothing_refers_to_a_file_outside_the_repository() -> None:
                 f"{path.relative_to(ROOT)}:{number}: {outside}" for outside in OUTSIDE if outside in line
             ]
     assert found == []
+
+
+PROJECT_PATH = re.compile(
+    r"`((?:arena|fiftysix|sdk|sample_bots|bench|tests|protos|docs)/[A-Za-z0-9_./{},-]*?)(?::\d+)?`"
+)
+"""A repository path quoted as code in the documentation: `arena/ladder/store/file.py`, a folder
+(`arena/ladder/bots/`) or several in braces (`tests/arena/{runner,ladder}/`)."""
+
+
+NOT_PATHS: Final = {"fiftysix/first-dealer"}
+"""Quoted text that looks like a path and is not one (the label the first dealer's HMAC is keyed by)."""
+
+
+def expanded(path: str) -> list[str]:
+    """A quoted path with its braces spelled out, one path per choice."""
+    braces = re.search(r"\{([^{}]*)\}", path)
+    if braces is None:
+        return [path]
+    head, tail = path[: braces.start()], path[braces.end() :]
+    return [spelled for choice in braces.group(1).split(",") for spelled in expanded(head + choice + tail)]
+
+
+def quoted_paths_that_are_missing(root: Path) -> list[str]:
+    missing = []
+    for path in repository_files(root):
+        if path.suffix != ".md":
+            continue
+        for number, line in prose_lines(text_of(path) or ""):
+            for quoted in PROJECT_PATH.findall(line):
+                if "*" in quoted or "..." in quoted or quoted in NOT_PATHS:
+                    continue
+                bases = (root, path.parent, root / "protos")  # protos/ quotes its own paths
+                missing += [
+                    f"{path.relative_to(root)}:{number}: {spelled}"
+                    for spelled in expanded(quoted)
+                    if not any((base / spelled.rstrip("/")).exists() for base in bases)
+                ]
+    return missing
+
+
+def test_every_path_the_documentation_quotes_is_there() -> None:
+    """A module moved (arena/ladder's store, bots and rating) leaves no old path in the README's
+    layout or in docs/."""
+    assert quoted_paths_that_are_missing(ROOT) == []
+
+
+def test_the_path_check_finds_a_moved_module(tmp_path: Path) -> None:
+    (tmp_path / "arena" / "ladder" / "store").mkdir(parents=True)
+    (tmp_path / "arena" / "ladder" / "store" / "file.py").write_text("")
+    (tmp_path / "README.md").write_text(
+        "`arena/ladder/store/file.py` and `arena/ladder/{store,bots}/` and `arena/ladder/store_file.py`\n"
+    )
+    assert quoted_paths_that_are_missing(tmp_path) == [
+        "README.md:1: arena/ladder/bots/",
+        "README.md:1: arena/ladder/store_file.py",
+    ]

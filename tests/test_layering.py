@@ -6,6 +6,10 @@
    PettingZoo.
 2. `sdk` (the bot side) imports `fiftysix` only from the project (and gRPC, structlog...).
 3. Only `arena`, `tests` and `bench` import `arena`: never the game, the SDK or the sample bots.
+
+Inside the ladder (`arena/ladder/`, the run) three sub-packages stand below it: `rating` (pure math)
+imports nothing of the host; the `store` imports neither the run nor the bots; the `bots` import
+nothing of the run; and importing the store loads neither the run nor the bots' pool.
 """
 
 from __future__ import annotations
@@ -135,3 +139,77 @@ def test_the_trusted_fast_path_is_out_of_the_hosts_reach() -> None:
         names = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
         names |= {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
         assert "apply_trusted" not in names, f"{path.relative_to(ROOT)} uses the unchecked Deal.apply_trusted"
+
+
+LADDER = ROOT / "arena" / "ladder"
+RUN = {path.stem for path in LADDER.glob("*.py")} - {"__init__"}
+
+
+def ladder_imports(package: str) -> list[tuple[Path, str]]:
+    """What the modules of one of the ladder's sub-packages import of the host, in every form
+    (`from arena.ladder import scheduler` names the run as surely as `import arena.ladder.scheduler`)."""
+    found: list[tuple[Path, str]] = []
+    for path in files_under(f"arena/ladder/{package}"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found += [(path, alias.name) for alias in node.names if alias.name.startswith("arena")]
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("arena"):
+                assert node.module is not None
+                found.append((path, node.module))
+                found += [(path, f"{node.module}.{alias.name}") for alias in node.names]
+    return found
+
+
+def is_run(name: str) -> bool:
+    """Whether a dotted name is the ladder's run: its face or one of its own modules."""
+    parts = name.split(".")
+    return parts[:2] == ["arena", "ladder"] and (len(parts) == 2 or parts[2] in RUN)
+
+
+def test_the_rating_math_imports_nothing_of_the_host() -> None:
+    for path, name in ladder_imports("rating"):
+        assert name.startswith("arena.ladder.rating"), f"{path.relative_to(ROOT)} imports {name}"
+
+
+@pytest.mark.parametrize("package", ["store", "bots"])
+def test_the_store_and_the_bots_stand_below_the_run(package: str) -> None:
+    for path, name in ladder_imports(package):
+        assert not is_run(name) or name == "arena.ladder", f"{path.relative_to(ROOT)} imports {name}"
+        if package == "store":
+            assert not name.startswith("arena.ladder.bots"), f"{path.relative_to(ROOT)} imports {name}"
+
+
+def test_the_run_and_nothing_else_lives_beside_the_sub_packages() -> None:
+    """The ladder's folder holds its face, the run's modules and the three sub-packages: a new
+    persisting, bot-starting or rating module goes in its sub-package."""
+    folders = {path.name for path in LADDER.iterdir() if path.is_dir() and path.name != "__pycache__"}
+    assert folders == {"store", "bots", "rating"}
+    for module in RUN:
+        assert not module.startswith(("store", "local_bots", "bot_commands", "supervisor")), module
+
+
+def test_reading_the_store_loads_neither_the_run_nor_the_bots() -> None:
+    """The face of the ladder loads its names when first used: importing the store (as the read-only
+    site does) brings no scheduler and no process pool."""
+    code = (
+        "import sys, arena.ladder.store, arena.ladder.rating\n"
+        "loaded = sorted(name for name in sys.modules if name.startswith('arena.ladder.'))\n"
+        "print(' '.join(loaded))\n"
+    )
+    finished = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    loaded = finished.stdout.split()
+    assert "arena.ladder.store.ladder_store" in loaded
+    assert not [name for name in loaded if is_run(name) or name.startswith("arena.ladder.bots")], loaded
+
+
+def test_the_face_of_the_ladder_names_what_it_loads() -> None:
+    """Every name the ladder's face promises is there when asked for, and a wrong name is an
+    AttributeError, as from any module."""
+    import arena.ladder
+
+    for name in arena.ladder.__all__:
+        assert getattr(arena.ladder, name) is not None, name
+    with pytest.raises(AttributeError):
+        _ = arena.ladder.no_such_name  # type: ignore[attr-defined]

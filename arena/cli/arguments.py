@@ -13,9 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from arena.ladder import BOT_NAME_RULE, is_bot_name
-from arena.ladder.bot_commands import command_arguments
-from arena.ladder.entries import OWNER_RULE, event_name, is_owner_name
+from arena.ladder.bots import command_arguments
+from arena.ladder.store import BOT_NAME_RULE, OWNER_RULE, event_name, is_bot_name, is_owner_name
 from arena.runner import BotAddress, check_address, split_addresses
 from arena.runner.address_policy import AddressPolicy
 from arena.untrusted import safe_text

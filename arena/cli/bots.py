@@ -10,9 +10,9 @@ from arena.check.report import plural
 from arena.cli import arguments, tables
 from arena.cli.options import Commands, Handler, Parents, open_store
 from arena.errors import ArenaError, UsageError
-from arena.ladder import Launch
+from arena.ladder.bots import Launch
 from arena.ladder.registration import NotAnsweringError, Registration, register_bot, unregister_bot
-from arena.ladder.store_access import COMMAND_LINE
+from arena.ladder.store import COMMAND_LINE
 from arena.ladder.uploads import Uploads, socket_command
 from arena.untrusted import safe_text
 

@@ -13,7 +13,8 @@ from typing import Final, TextIO
 
 from arena.cli.tables import check_pool
 from arena.errors import ArenaError
-from arena.ladder import LadderStore, default_pool, ladder_standings
+from arena.ladder import default_pool, ladder_standings
+from arena.ladder.store import LadderStore
 
 STANDINGS_COLUMNS: Final = (
     "rank",

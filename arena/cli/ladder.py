@@ -15,8 +15,10 @@ from arena.cli.options import Commands, Parents, open_store
 from arena.cli.progress import Progress
 from arena.cli.sandbox_options import add_limits, sandbox_of
 from arena.errors import ArenaError, UsageError
-from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, StoreError, idle_limit_for
+from arena.ladder import Ladder, LadderSettings
+from arena.ladder.bots import LocalBots, idle_limit_for
 from arena.ladder.ray_play import RayMatches
+from arena.ladder.store import LadderStore, StoreError
 from arena.ladder.uploads import Uploads
 from arena.sandbox import bubblewrap
 from arena.untrusted import safe_text

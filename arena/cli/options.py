@@ -17,8 +17,7 @@ from typing import TypeAlias
 
 from arena.cli import arguments
 from arena.errors import ArenaError
-from arena.ladder import DEFAULT_DB, LadderStore
-from arena.ladder.database import is_server_url
+from arena.ladder.store import DEFAULT_DB, LadderStore, is_server_url
 from arena.untrusted import safe_text
 from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.logs import configure_logging

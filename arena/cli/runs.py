@@ -11,7 +11,8 @@ import sys
 import time
 
 from arena.cli import options
-from arena.ladder import Ladder, LadderSettings, LocalBots
+from arena.ladder import Ladder, LadderSettings
+from arena.ladder.bots import LocalBots
 from arena.ladder.pairing import EventPairing
 from arena.untrusted import safe_text
 

@@ -12,7 +12,7 @@ import socket
 from arena.cli import arguments, options
 from arena.cli.options import Commands, Parents, open_store
 from arena.errors import ArenaError
-from arena.ladder.store_access import COMMAND_LINE
+from arena.ladder.store import COMMAND_LINE
 from arena.runner.address_policy import AddressPolicy
 from arena.site.stream_limits import StreamLimits
 from arena.site.upload_limits import MIB, UploadLimits

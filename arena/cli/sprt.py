@@ -1,6 +1,6 @@
 """`arena sprt A B --elo0 E0 --elo1 E1`: play duplicate sets between two registered bots until the
 sequential probability ratio test decides whether A is elo1 stronger than B rather than elo0 (the test
-itself is arena/ladder/sprt.py; the sets are played by the ladder's machinery: leases, local bots,
+itself is arena/ladder/rating/sprt.py; the sets are played by the ladder's machinery: leases, local bots,
 containment, storage, probation).
 
 The sets are stored like the ladder's, in the event's own rating pool (`4p-pairs@sprt-...`, see `arena
@@ -24,9 +24,11 @@ from typing import Final
 from arena.cli import arguments, options, runs
 from arena.cli.options import Commands, Parents, open_store
 from arena.errors import UsageError
-from arena.ladder import Ladder, LadderReport, LadderStore, LocalBots, idle_limit_for
+from arena.ladder import Ladder, LadderReport
+from arena.ladder.bots import LocalBots, idle_limit_for
 from arena.ladder.pairing import EventPairing
-from arena.ladder.sprt import SetScores, SprtSettings, decision, elo_estimate, log_likelihood_ratio
+from arena.ladder.rating import SetScores, SprtSettings, decision, elo_estimate, log_likelihood_ratio
+from arena.ladder.store import LadderStore
 from arena.ladder.uploads import Uploads
 from arena.runner import MatchOutcome
 from arena.untrusted import safe_text

@@ -9,8 +9,10 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from arena.errors import ArenaError
-from arena.ladder import START_RATING, LadderStore, Standing, default_pool, ladder_standings, parse_pool
+from arena.ladder import Standing, default_pool, ladder_standings
+from arena.ladder.rating import START_RATING
 from arena.ladder.standings import HeadToHead, crosstable
+from arena.ladder.store import LadderStore, parse_pool
 from arena.untrusted import safe_text
 
 

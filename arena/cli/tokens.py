@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from arena.cli import arguments
 from arena.cli.options import Commands, Parents, open_store
-from arena.ladder.store_access import COMMAND_LINE
+from arena.ladder.store import COMMAND_LINE
 from arena.untrusted import safe_text
 
 

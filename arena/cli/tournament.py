@@ -21,7 +21,8 @@ from arena.cli import arguments, options, runs, tables
 from arena.cli.options import Commands, Parents, open_store
 from arena.cli.progress import Progress
 from arena.errors import UsageError
-from arena.ladder import Ladder, LocalBots, idle_limit_for
+from arena.ladder import Ladder
+from arena.ladder.bots import LocalBots, idle_limit_for
 from arena.ladder.pairing import TOURNAMENT_FORMATS, EventPairing, tournament_plan
 from arena.ladder.uploads import Uploads
 from arena.untrusted import safe_text

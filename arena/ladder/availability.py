@@ -16,11 +16,9 @@ from collections.abc import Sequence
 
 import structlog
 
-from arena.ladder.bot_commands import BotStartError
-from arena.ladder.entries import BotEntry, DuplicateSet
-from arena.ladder.local_bots import LocalBots
+from arena.ladder.bots import BotStartError, LocalBots
 from arena.ladder.run_settings import LadderReport, LadderSettings
-from arena.ladder.store import LadderStore
+from arena.ladder.store import BotEntry, DuplicateSet, LadderStore
 from arena.runner import split_addresses
 from arena.runner.address_policy import AddressPolicy, AddressRefusedError, pin_addresses
 from arena.runner.connection import HandshakeError, handshake, open_channel

@@ -10,11 +10,9 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from arena.ladder.entries import DuplicateSet
 from arena.ladder.live_gate import LiveGate
 from arena.ladder.run_settings import LadderSettings
-from arena.ladder.store import LadderStore
-from arena.ladder.store_file import StoreError
+from arena.ladder.store import DuplicateSet, LadderStore, StoreError
 
 log = structlog.get_logger("ladder")
 

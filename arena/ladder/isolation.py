@@ -19,7 +19,7 @@ import ipaddress
 import os
 import socket
 
-from arena.ladder.entries import BotEntry, isolated
+from arena.ladder.store import BotEntry, isolated
 from arena.runner import split_addresses
 from arena.runner.seating import UNIX_PREFIX
 from fiftysix.engine import MatchRules

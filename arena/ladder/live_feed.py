@@ -17,9 +17,7 @@ from typing import Any, Final
 
 import structlog
 
-from arena.ladder.store import LadderStore
-from arena.ladder.store_file import StoreError
-from arena.ladder.store_live import event_text
+from arena.ladder.store import LadderStore, StoreError, event_text
 
 log = structlog.get_logger("ladder")
 

@@ -11,10 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from arena.ladder.bot_commands import BotStartError
-from arena.ladder.entries import BotEntry
-from arena.ladder.local_bots import LocalBots
-from arena.ladder.store_file import StoreError
+from arena.ladder.bots import BotStartError, LocalBots
+from arena.ladder.store import BotEntry, StoreError
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
 from arena.untrusted import safe_text
 

@@ -26,10 +26,9 @@ from typing import Final, Protocol
 
 import structlog
 
-from arena.ladder.entries import BotEntry, DuplicateSet, shared_owner
 from arena.ladder.isolation import unfit_reason
 from arena.ladder.run_settings import LadderError, LadderSettings
-from arena.ladder.store import LadderStore
+from arena.ladder.store import BotEntry, DuplicateSet, LadderStore, shared_owner
 
 log = structlog.get_logger("ladder")
 

@@ -17,11 +17,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from arena.ladder.entries import START_RATING, DuplicateSet, RatingChange
-from arena.ladder.fit import fit_pool
-from arena.ladder.store import LadderStore
-from arena.ladder.store_file import RatingsChangedError
-from arena.ladder.tally import add_set, set_result
+from arena.ladder.rating import START_RATING, add_set, fit_pool, set_result
+from arena.ladder.store import DuplicateSet, LadderStore, RatingChange, RatingsChangedError
 
 ATTEMPTS: Final = 5
 """How many times a set's rating event is computed while other runners keep rating sets of its pool

@@ -32,10 +32,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from arena.errors import ArenaError
-from arena.ladder.bot_commands import BotStartError, Launch
-from arena.ladder.entries import BotEntry
-from arena.ladder.local_bots import LocalBots, new_run_name
+from arena.ladder.bots import BotStartError, Launch, LocalBots, new_run_name
 from arena.ladder.match_play import MatchOrder, NotStarted, play_order
+from arena.ladder.store import BotEntry
 from arena.runner import MatchOutcome
 from arena.sandbox import bubblewrap
 

@@ -24,13 +24,9 @@ from typing import Final
 import structlog
 
 from arena.errors import ArenaError, UsageError
-from arena.ladder.bot_commands import BotStartError, Launch, wait_until_ready
-from arena.ladder.entries import BotEntry
+from arena.ladder.bots import BotStartError, Launch, LocalBots, wait_until_ready
 from arena.ladder.isolation import check_distinct_endpoints
-from arena.ladder.local_bots import LocalBots
-from arena.ladder.store import LadderStore
-from arena.ladder.store_file import StoreError
-from arena.ladder.store_uploads import Upload
+from arena.ladder.store import BotEntry, LadderStore, StoreError, Upload
 from arena.ladder.uploads import KeptBundle, Unpack, Uploads
 from arena.runner import split_addresses
 from arena.runner.address_policy import AddressPolicy, AddressRefusedError, pin_addresses

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from arena.errors import ArenaError
-from arena.ladder.entries import pool_name
+from arena.ladder.store import pool_name
 from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.wire import TimeControl
 

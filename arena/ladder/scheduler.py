@@ -38,15 +38,13 @@ from typing import Final
 
 import structlog
 
-from arena.ladder.entries import isolated
+from arena.ladder.bots import LocalBots
 from arena.ladder.held_sets import HeldSets, Job
-from arena.ladder.local_bots import LocalBots
 from arena.ladder.match_play import MatchPlayer
 from arena.ladder.pairing import Pairing, RatingPairing, active_bots
 from arena.ladder.run_settings import LadderError, LadderReport, LadderSettings
 from arena.ladder.set_play import SetPlayer
-from arena.ladder.store import LadderStore
-from arena.ladder.store_file import StoreError
+from arena.ladder.store import LadderStore, StoreError, isolated
 from arena.runner import MatchOutcome
 from fiftysix.engine import SEED_BITS
 from fiftysix.engine.seeds import seed_key

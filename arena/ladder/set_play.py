@@ -26,16 +26,14 @@ from typing import Any
 import structlog
 
 from arena.ladder.availability import Availability, pinned
-from arena.ladder.entries import BotEntry, DuplicateSet
+from arena.ladder.bots import LocalBots
 from arena.ladder.held_sets import HeldSets, Job, SetInPlay
 from arena.ladder.live_feed import LiveFeed
-from arena.ladder.local_bots import LocalBots
 from arena.ladder.match_play import LocalMatches, MatchOrder, MatchPlayer
 from arena.ladder.probation import probation_reason
 from arena.ladder.ratings import rate_set
 from arena.ladder.run_settings import VOIDED_SETS_KEPT, LadderReport, LadderSettings
-from arena.ladder.store import LadderStore
-from arena.ladder.store_file import DuplicateMatchError, StoreError
+from arena.ladder.store import BotEntry, DuplicateMatchError, DuplicateSet, LadderStore, StoreError
 from arena.runner import MatchOutcome, MatchSettings, new_match_id
 from arena.runner.address_policy import AddressRefusedError
 from fiftysix.engine import EndReason, MatchRules, Ruleset

@@ -10,20 +10,17 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arena.ladder.entries import (
-    DEFAULT_POOL,
+from arena.ladder.isolation import shares_seats
+from arena.ladder.rating import (
+    CRASH_CAUSES,
+    ILLEGAL_MOVE_CAUSES,
     START_RATING,
-    BotEntry,
+    TIMEOUT_CAUSES,
     BotTotals,
     FittedRating,
     PairResult,
-    StoredMatch,
-    isolated,
-    pool_rules,
 )
-from arena.ladder.isolation import shares_seats
-from arena.ladder.store import LadderStore
-from arena.ladder.tally import CRASH_CAUSES, ILLEGAL_MOVE_CAUSES, TIMEOUT_CAUSES
+from arena.ladder.store import DEFAULT_POOL, BotEntry, LadderStore, StoredMatch, isolated, pool_rules
 
 __all__ = [
     "CRASH_CAUSES",

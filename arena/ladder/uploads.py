@@ -17,10 +17,8 @@ from pathlib import Path
 from typing import Final
 
 from arena.errors import ArenaError
-from arena.ladder.bot_commands import BotStartError, Launch
-from arena.ladder.entries import BotEntry
-from arena.ladder.store import LadderStore
-from arena.ladder.store_uploads import Upload
+from arena.ladder.bots import BotStartError, Launch
+from arena.ladder.store import BotEntry, LadderStore, Upload
 from arena.sandbox.bundles import Bundle, BundleLimits, Swept, alone, holding, store_bundle, sweep
 from arena.untrusted import safe_text
 

@@ -22,8 +22,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from arena.ladder import LadderStore, StoreError
 from arena.ladder.registration import Registration
+from arena.ladder.store import LadderStore, StoreError
 from arena.site import data, management, params, render, uploading
 from arena.site.live import LiveHub, client_of
 from arena.site.stream_limits import StreamLimits

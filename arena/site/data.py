@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from arena.ladder import LadderStore, Standing, StoreError, default_pool, ladder_standings, parse_pool
-from arena.ladder.store_browse import MatchSummary
+from arena.ladder import Standing, default_pool, ladder_standings
+from arena.ladder.store import LadderStore, MatchSummary, StoreError, parse_pool
 from arena.runner.public_events import public_only
 from arena.site.replay_view import ViewError, replay_view
 

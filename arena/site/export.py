@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.ladder import LadderStore
+from arena.ladder.store import LadderStore
 from arena.site import data, render
 
 

@@ -34,7 +34,7 @@ import structlog
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from arena.ladder import LadderStore, StoreError
+from arena.ladder.store import LadderStore, StoreError
 from arena.runner.public_events import public_only
 from arena.site.data import LIVE_FRESH_S, SiteError
 from arena.site.stream_limits import StreamLimits

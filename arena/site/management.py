@@ -17,8 +17,7 @@ from typing import Any, Final
 
 import structlog
 
-from arena.ladder import BOT_NAME_RULE, LadderStore, Launch, StoreError, is_bot_name
-from arena.ladder.entries import OWNER_RULE, is_owner_name
+from arena.ladder.bots import Launch
 from arena.ladder.registration import (
     NotAnsweringError,
     Registered,
@@ -26,7 +25,15 @@ from arena.ladder.registration import (
     SharedAddressError,
     register_bot,
 )
-from arena.ladder.store_access import TokenHolder
+from arena.ladder.store import (
+    BOT_NAME_RULE,
+    OWNER_RULE,
+    LadderStore,
+    StoreError,
+    TokenHolder,
+    is_bot_name,
+    is_owner_name,
+)
 from arena.ladder.uploads import socket_command
 from arena.runner import check_address, split_addresses
 from arena.site.data import SiteError

@@ -41,7 +41,6 @@ import structlog
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 
-from arena.ladder import LadderStore, StoreError
 from arena.ladder.registration import (
     NotAnsweringError,
     Prepared,
@@ -51,7 +50,7 @@ from arena.ladder.registration import (
     prepare,
     record,
 )
-from arena.ladder.store_access import TokenHolder
+from arena.ladder.store import LadderStore, StoreError, TokenHolder
 from arena.ladder.uploads import KeptBundle, Uploads, bundles_folder
 from arena.sandbox.bundles import Bundle, BundleError, BundleLimits, kept_bytes, store_bundle
 from arena.site import management

@@ -10,7 +10,9 @@ import pytest
 import arena.errors
 from arena.check.checker import BotUnreachableError
 from arena.errors import ArenaError, UsageError
-from arena.ladder import BotStartError, DuplicateMatchError, LadderError, StoreError
+from arena.ladder import LadderError
+from arena.ladder.bots import BotStartError
+from arena.ladder.store import DuplicateMatchError, StoreError
 
 
 @pytest.mark.parametrize(

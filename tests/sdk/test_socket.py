@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder import wait_until_ready
+from arena.ladder.bots import wait_until_ready
 from arena.runner import check_address
 from sample_bots.random_bot import RandomBot
 from sdk import start

@@ -29,7 +29,7 @@ from arena.check import (
     explain_answer,
 )
 from arena.check.situations import MATCH_ITEMS
-from arena.ladder import free_port
+from arena.ladder.bots import free_port
 from fiftysix.engine import DOUBLE, PASS, REDOUBLE, Move, Phase, Ruleset, hand_size_for, parse_cards
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.wire import AnswerError, read_answer

@@ -24,7 +24,9 @@ from arena.cli import ladder as ladder_command
 from arena.cli import play as play_command
 from arena.cli import replay as replay_command
 from arena.errors import ArenaError, UsageError
-from arena.ladder import BotStartError, Ladder, LadderError, LadderReport, LadderStore, StoreError
+from arena.ladder import Ladder, LadderError, LadderReport
+from arena.ladder.bots import BotStartError
+from arena.ladder.store import LadderStore, StoreError
 from fiftysix.record import MAX_RECORD_BYTES
 from tests.cli_in_process import run_here
 

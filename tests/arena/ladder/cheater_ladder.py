@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from arena.cli import main
-from arena.ladder import LadderStore
+from arena.ladder.store import LadderStore
 from tests.arena.sandbox.sandbox_support import python_only, require_bubblewrap
 from tests.fair_play import LeakReport, check_claims, read_claims, stored_records
 

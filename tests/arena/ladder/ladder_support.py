@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from arena.ladder import LadderStore, tables
-from arena.ladder.entries import PoolSums, pool_name
-from arena.ladder.fit import fit_pool
-from arena.ladder.tally import add_set, set_result
+from arena.ladder.rating.fit import fit_pool
+from arena.ladder.rating.tally import add_set, set_result
+from arena.ladder.rating.values import PoolSums
+from arena.ladder.store import LadderStore, relations
+from arena.ladder.store.entries import pool_name
 from fiftysix.wire import TimeControl
 from sdk import BotServer
 from tests.arena.ladder.test_standings import scanned_totals
@@ -35,11 +36,13 @@ def assert_ladder_invariants(store: LadderStore) -> None:
     twice, and the stored standings (running totals, the fit's sums, the ratings) equal to those
     recomputed from the stored matches."""
     assert store.unfinished_sets() == []
-    sets = store._conn.execute(select(tables.sets.c.id, tables.sets.c.rotations, tables.sets.c.bots)).all()
+    sets = store._conn.execute(
+        select(relations.sets.c.id, relations.sets.c.rotations, relations.sets.c.bots)
+    ).all()
     assert sets
     assert store.rated_sets() == {set_id for set_id, _rotations, _bots in sets}
     expected_sums: dict[str, PoolSums] = {}
-    columns = tables.sets.c
+    columns = relations.sets.c
     pool_of = {
         set_id: pool_name(players, ruleset, event)
         for set_id, players, ruleset, event in store._conn.execute(
@@ -49,7 +52,7 @@ def assert_ladder_invariants(store: LadderStore) -> None:
     for set_id, rotations, bots in sets:
         matches = store.matches(set_id)
         assert sorted(match.rotation for match in matches) == list(range(rotations))
-        events = tables.rating_events
+        events = relations.rating_events
         changed = store._conn.scalars(select(events.c.bot).where(events.c.set_id == set_id)).all()
         assert sorted(changed) == sorted(json.loads(bots))
         pool = pool_of[set_id]

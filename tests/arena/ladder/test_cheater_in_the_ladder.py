@@ -19,8 +19,8 @@ import pytest
 from cheater_ladder import cheater_set_score, ladder_file, run_cheater_ladder
 
 from arena.cli import main
-from arena.ladder import LadderStore
-from arena.ladder.local_bots import LocalBots
+from arena.ladder.bots.pool import LocalBots
+from arena.ladder.store import LadderStore
 from tests.fair_play import LeakReport
 
 

@@ -13,7 +13,9 @@ import pytest
 from structlog.testing import capture_logs
 
 from arena.cli import tables
-from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, ladder_standings
+from arena.ladder import Ladder, LadderSettings, ladder_standings
+from arena.ladder.bots import LocalBots
+from arena.ladder.store import LadderStore
 from fiftysix.wire import TimeControl
 from sample_bots.random_bot import RandomBot
 from sdk import start

@@ -16,9 +16,11 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, set_play, tables
+from arena.ladder import Ladder, LadderSettings, set_play
+from arena.ladder.bots import LocalBots
 from arena.ladder.live_feed import LiveFeed
 from arena.ladder.match_play import LocalMatches, MatchOrder, NotStarted
+from arena.ladder.store import LadderStore, relations
 from arena.runner import MatchOutcome
 from tests.arena.ladder.ladder_support import FAST
 from tests.arena.site.live_check import check_public_stream
@@ -166,7 +168,7 @@ def test_a_set_is_noted_as_shown_when_its_first_move_goes_live(tmp_path: Path) -
     store.add_bot("right", command=RANDOM)
     settings = LadderSettings(matches=4, concurrency=2, time_control=FAST, seed=5, deal_cap=3)
     run_ladder(store, settings, tmp_path / "logs")
-    shown = store._conn.execute(select(tables.sets.c.created_at, tables.sets.c.shown_at)).all()
+    shown = store._conn.execute(select(relations.sets.c.created_at, relations.sets.c.shown_at)).all()
     assert len(shown) == 2
     # Every set shows a move live at some point: when the last rotation's deal ends, or once the others
     # are stored; never before its creation.

@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.ladder import LadderError, LadderSettings, LadderStore
-from arena.ladder.entries import BotEntry, isolated
+from arena.ladder import LadderError, LadderSettings
 from arena.ladder.isolation import check_distinct_endpoints, shares_seats, unfit_reason
 from arena.ladder.pairing import EventPairing, RatingPairing
 from arena.ladder.registration import Registration, SharedAddressError, register_bot
+from arena.ladder.store import LadderStore
+from arena.ladder.store.entries import BotEntry, isolated
 from fiftysix.engine import MatchRules, Ruleset
 
 

@@ -16,7 +16,9 @@ import pytest
 from sqlalchemy import select
 
 from arena.cli import main
-from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, free_port, tables
+from arena.ladder import Ladder, LadderSettings
+from arena.ladder.bots import LocalBots, free_port
+from arena.ladder.store import LadderStore, relations
 from fiftysix.record import from_json
 from fiftysix.replay import replay
 from fiftysix.wire import FaultCause, FaultRecord
@@ -68,7 +70,7 @@ def test_ladder_ranks_the_rule_bot_above_the_random_bot(tmp_path: Path) -> None:
         for match in store.matches():
             assert replay(from_json(store.match_record(match.id))).complete
         # Command bots, started by the arena: every set is isolated.
-        assert store._conn.scalars(select(tables.sets.c.isolated)).all() == [1] * 6
+        assert store._conn.scalars(select(relations.sets.c.isolated)).all() == [1] * 6
     finally:
         store.close()
     listed = arena("ladder", "matches", "--bot", "rules", "--limit", "50", "--json", db=db)
@@ -104,7 +106,7 @@ def test_concurrent_matches_in_process(tmp_path: Path) -> None:
         assert report.sets_rated == 3
         assert store.unfinished_sets() == []
         assert sum(len(store.matches(s)) for s in range(1, 4)) == 9
-        assert store._conn.scalars(select(tables.sets.c.isolated)).all() == [0] * 3  # remote bots
+        assert store._conn.scalars(select(relations.sets.c.isolated)).all() == [0] * 3  # remote bots
         ratings = [bot.rating for bot in store.bots()]
         assert sum(ratings) == pytest.approx(1500 * 3)
     finally:

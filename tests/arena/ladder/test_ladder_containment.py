@@ -12,7 +12,9 @@ from ladder_support import FAST, registered
 from structlog.testing import capture_logs
 
 import arena.runner.match
-from arena.ladder import Ladder, LadderReport, LadderSettings, LadderStore, LocalBots, rate_set
+from arena.ladder import Ladder, LadderReport, LadderSettings, rate_set
+from arena.ladder.bots import LocalBots
+from arena.ladder.store import LadderStore
 from sdk import BotServer
 
 

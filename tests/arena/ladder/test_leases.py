@@ -16,7 +16,9 @@ import pytest
 from ladder_support import FAST, registered
 from structlog.testing import capture_logs
 
-from arena.ladder import Ladder, LadderReport, LadderSettings, LadderStore, LocalBots
+from arena.ladder import Ladder, LadderReport, LadderSettings
+from arena.ladder.bots import LocalBots
+from arena.ladder.store import LadderStore
 from sdk import BotServer
 
 

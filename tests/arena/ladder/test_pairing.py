@@ -12,9 +12,11 @@ import pytest
 from ladder_support import FAST, registered
 from structlog.testing import capture_logs
 
-from arena.ladder import Ladder, LadderError, LadderSettings, LadderStore, LocalBots
-from arena.ladder.entries import DuplicateSet
+from arena.ladder import Ladder, LadderError, LadderSettings
+from arena.ladder.bots import LocalBots
 from arena.ladder.pairing import EventPairing, RatingPairing
+from arena.ladder.store import LadderStore
+from arena.ladder.store.entries import DuplicateSet
 from fiftysix.engine import Ruleset
 from sdk import BotServer
 

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
-from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
-from arena.ladder.store_access import COMMAND_LINE
+from arena.ladder import Ladder, LadderSettings
+from arena.ladder.bots import LocalBots
+from arena.ladder.store import LadderStore
+from arena.ladder.store.access import COMMAND_LINE
 from arena.runner import address_policy
 from arena.runner.address_policy import AddressPolicy, refused_text
 from fiftysix.wire import FaultCause, TimeControl

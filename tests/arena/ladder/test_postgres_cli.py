@@ -14,7 +14,7 @@ from postgres_support import PostgresServer
 from starlette.testclient import TestClient
 
 from arena.cli import main
-from arena.ladder import LadderStore
+from arena.ladder.store import LadderStore
 from arena.site.app import SiteSettings, create_app
 from fiftysix.record import from_json
 from fiftysix.replay import replay

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder.entries import START_RATING, PairResult, PoolSums
-from arena.ladder.fit import fit_pool
+from arena.ladder.rating.fit import fit_pool
+from arena.ladder.rating.values import START_RATING, PairResult, PoolSums
 from arena.ladder.ratings import ATTEMPTS, rate_set
-from arena.ladder.store import DuplicateSet, LadderStore, RatingChange, RatingsChangedError
+from arena.ladder.store.ladder_store import DuplicateSet, LadderStore, RatingChange, RatingsChangedError
 
 
 @pytest.fixture

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.ladder import LadderStore
 from arena.ladder.ray_play import MATCH_RETRIES
+from arena.ladder.store import LadderStore
 from sdk import BotServer
 from tests.arena.ladder.ladder_support import assert_ladder_invariants
 

@@ -17,7 +17,9 @@ import pytest
 from ladder_support import FAST, registered
 
 from arena.cli import export, main
-from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
+from arena.ladder import Ladder, LadderSettings
+from arena.ladder.bots import LocalBots
+from arena.ladder.store import LadderStore
 from fiftysix.record import from_json
 from fiftysix.replay import replay
 from sdk import BotServer

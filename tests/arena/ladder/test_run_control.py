@@ -16,10 +16,12 @@ from ladder_support import FAST, registered
 
 from arena.cli import main
 from arena.cli.progress import Progress
-from arena.ladder import Ladder, LadderReport, LadderSettings, LadderStore, LocalBots
+from arena.ladder import Ladder, LadderReport, LadderSettings
+from arena.ladder.bots import LocalBots
 from arena.ladder.held_sets import SetInPlay
 from arena.ladder.live_gate import LiveGate
 from arena.ladder.run_settings import VOIDED_SETS_KEPT
+from arena.ladder.store import LadderStore
 from sample_bots.random_bot import RandomBot
 from sdk import BotServer, BotView, Move, start
 

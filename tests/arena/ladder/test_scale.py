@@ -14,11 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.cli import main
-from arena.ladder.entries import DuplicateSet, PoolSums
+from arena.ladder.rating.tally import add_set, set_result
+from arena.ladder.rating.values import PoolSums
 from arena.ladder.ratings import rate_set
 from arena.ladder.standings import ladder_standings
-from arena.ladder.store import LadderStore
-from arena.ladder.tally import add_set, set_result
+from arena.ladder.store.entries import DuplicateSet
+from arena.ladder.store.ladder_store import LadderStore
 from fiftysix.wire import FaultCause, FaultRecord
 from tests.arena.ladder.test_standings import scanned_totals
 

@@ -12,9 +12,11 @@ import pytest
 from ladder_support import FAST, registered
 from sqlalchemy import select
 
-from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, scheduler, tables
+from arena.ladder import Ladder, LadderSettings, scheduler
+from arena.ladder.bots import LocalBots
 from arena.ladder.scheduler import set_seeds
-from arena.ladder.store_rows import joined_seed
+from arena.ladder.store import LadderStore, relations
+from arena.ladder.store.rows import joined_seed
 from fiftysix.record import from_json
 from sdk import BotServer
 
@@ -26,7 +28,7 @@ def run(store: LadderStore, folder: Path, seed: int | None, matches: int = 4) ->
 
 def stored_seeds(store: LadderStore) -> list[int]:
     """Each set's seed, by set id."""
-    sets = tables.sets
+    sets = relations.sets
     rows = store._conn.execute(select(sets.c.seed, sets.c.seed_high).order_by(sets.c.id))
     return [joined_seed(low, high) for low, high in rows]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder.entries import BotTotals, FittedRating
+from arena.ladder.rating.values import BotTotals, FittedRating
 from arena.ladder.standings import (
     CRASH_CAUSES,
     ILLEGAL_MOVE_CAUSES,
@@ -18,7 +18,7 @@ from arena.ladder.standings import (
     matches_per_bot,
     rank_bots,
 )
-from arena.ladder.store import BotEntry, LadderStore, StoredMatch
+from arena.ladder.store.ladder_store import BotEntry, LadderStore, StoredMatch
 from fiftysix.wire import FaultCause, FaultRecord
 
 

@@ -10,8 +10,9 @@ import pytest
 from ladder_support import registered
 
 from arena.cli import main
-from arena.ladder import LadderSettings, LadderStore
+from arena.ladder import LadderSettings
 from arena.ladder.pairing import EventPairing, tournament_plan
+from arena.ladder.store import LadderStore
 from sdk import BotServer
 
 

@@ -14,7 +14,8 @@ from typing import Final
 import pytest
 from sqlalchemy import select
 
-from arena.ladder import LadderStore, LocalBots, tables
+from arena.ladder.bots import LocalBots
+from arena.ladder.store import LadderStore, relations
 
 ROOT: Final = Path(__file__).resolve().parents[3]
 
@@ -41,7 +42,7 @@ def test_two_runners_on_one_ladder_keep_their_bots_apart(tmp_path: Path) -> None
 
     store = LadderStore(db)
     try:
-        set_ids = set(store._conn.scalars(select(tables.sets.c.id)))
+        set_ids = set(store._conn.scalars(select(relations.sets.c.id)))
         assert set_ids
         assert store.rated_sets() == set_ids  # none left unfinished
         assert [match.faults for match in store.matches() if match.faults] == []

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 from bad_bots import NeverAccepting, start_bad_bot
 
-from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots, ladder_standings
+from arena.ladder import Ladder, LadderSettings, ladder_standings
+from arena.ladder.bots import LocalBots
+from arena.ladder.store import LadderStore
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
 from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.record import loads

@@ -15,7 +15,7 @@ from typing import ClassVar
 import pytest
 from grpc_health.v1 import health_pb2
 
-from arena.ladder import free_port
+from arena.ladder.bots import free_port
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
 from fiftysix.engine import Card, DealResult, MatchRules, Phase, Ruleset, parse_card
 from fiftysix.record import loads

@@ -29,7 +29,8 @@ from typing import Final
 import pytest
 from sandbox_support import require_bubblewrap
 
-from arena.ladder import BotEntry, Launch, LocalBots
+from arena.ladder.bots import Launch, LocalBots
+from arena.ladder.store import BotEntry
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
 from arena.sandbox import bubblewrap
 from arena.sandbox.bubblewrap import Limits, Sandbox
@@ -221,7 +222,8 @@ def test_a_hostile_bot_is_contained_and_the_arena_goes_on(
 ARENA: Final = """
 import asyncio, sys
 from pathlib import Path
-from arena.ladder import BotEntry, Launch, LocalBots
+from arena.ladder.store import BotEntry
+from arena.ladder.bots import Launch, LocalBots
 
 async def main() -> None:
     launch = Launch(sys.argv[2], sandboxed=True, folder=Path(sys.argv[3]))

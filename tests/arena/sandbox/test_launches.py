@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.ladder import LadderStore, Launch
+from arena.ladder.bots import Launch
+from arena.ladder.store import LadderStore
 from arena.ladder.uploads import Uploads
 
 SOCKET_COMMAND = "python -m sample_bots.random_bot --socket {socket}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.ladder.supervisor import CappedLog, MatchOutput
+from arena.ladder.bots.supervisor import CappedLog, MatchOutput
 
 
 def test_output_past_the_cap_of_a_match_is_dropped_and_counted(tmp_path: Path) -> None:

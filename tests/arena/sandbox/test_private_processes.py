@@ -26,7 +26,8 @@ from typing import Any, Final
 import pytest
 from sandbox_support import python_only, require_bubblewrap
 
-from arena.ladder import BotEntry, Launch, LocalBots
+from arena.ladder.bots import Launch, LocalBots
+from arena.ladder.store import BotEntry
 from arena.sandbox import bubblewrap
 from arena.sandbox.bubblewrap import Limits, Sandbox
 from arena.sandbox.bundles import store_bundle

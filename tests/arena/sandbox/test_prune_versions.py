@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.ladder import LadderStore
 from arena.ladder import uploads as uploads_module
-from arena.ladder.store_uploads import Upload
+from arena.ladder.store import LadderStore
+from arena.ladder.store.uploads import Upload
 from arena.ladder.uploads import bundles_folder, prunable
 from arena.sandbox.bundles import holding, kept_bytes
 

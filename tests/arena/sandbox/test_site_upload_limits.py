@@ -21,7 +21,7 @@ from sandbox_support import random_bot_bundle, require_bubblewrap
 from site_server import MIB, listing, serving, token, zip_bomb
 
 from arena.cli import main
-from arena.ladder import LadderStore
+from arena.ladder.store import LadderStore
 from arena.ladder.uploads import bundles_folder
 
 

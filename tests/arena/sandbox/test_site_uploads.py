@@ -10,7 +10,7 @@ from sandbox_support import random_bot_bundle, require_bubblewrap
 from starlette.testclient import TestClient
 
 from arena.cli import main
-from arena.ladder import LadderStore
+from arena.ladder.store import LadderStore
 from arena.site.app import SiteSettings, create_app
 
 

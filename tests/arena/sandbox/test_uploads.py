@@ -11,7 +11,7 @@ import pytest
 from sandbox_support import random_bot_bundle, require_bubblewrap
 
 from arena.cli import main
-from arena.ladder import LadderStore
+from arena.ladder.store import LadderStore
 from arena.ladder.uploads import Uploads, bundles_folder
 
 

@@ -18,8 +18,10 @@ import uvicorn
 from bad_bots import IllegalBot
 from starlette.applications import Starlette
 
-from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
+from arena.ladder import Ladder, LadderSettings
+from arena.ladder.bots import LocalBots
 from arena.ladder.live_feed import LiveFeed
+from arena.ladder.store import LadderStore
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
 from fiftysix.engine import MatchRules
 from fiftysix.wire import TimeControl

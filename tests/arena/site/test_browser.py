@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from site_support import EVIL, Ladder56, build, served, stop
 
-from arena.ladder import LadderStore
-from arena.ladder.store_live import event_text
+from arena.ladder.store import LadderStore
+from arena.ladder.store.live import event_text
 from arena.site.app import SiteSettings, create_app
 from arena.site.replay_view import replay_view
 

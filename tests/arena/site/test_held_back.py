@@ -23,7 +23,9 @@ from site_support import FAST
 from starlette.testclient import TestClient
 
 from arena.cli import main
-from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
+from arena.ladder import Ladder, LadderSettings
+from arena.ladder.bots import LocalBots
+from arena.ladder.store import LadderStore
 from arena.site.app import SiteSettings, create_app
 from sample_bots.random_bot import RandomBot
 from sdk import BotServer, start

@@ -23,8 +23,8 @@ import structlog
 from site_support import served
 from starlette.concurrency import run_in_threadpool
 
-from arena.ladder import LadderStore
-from arena.ladder.store_live import LiveUpdates, event_text
+from arena.ladder.store import LadderStore
+from arena.ladder.store.live import LiveUpdates, event_text
 from arena.site.app import SiteSettings, create_app
 from arena.site.live import LiveHub, LiveResponse, client_of
 from arena.site.stream_limits import StreamLimits

@@ -29,9 +29,10 @@ import uvicorn
 from structlog.testing import capture_logs
 
 from arena.cli import main
-from arena.ladder import LadderStore, registration
+from arena.ladder import registration
 from arena.ladder.registration import no_answer_text
-from arena.ladder.store_access import COMMAND_LINE
+from arena.ladder.store import LadderStore
+from arena.ladder.store.access import COMMAND_LINE
 from arena.runner.address_policy import AddressPolicy, refused_text
 from arena.site.app import SiteSettings, create_app
 from sample_bots.random_bot import RandomBot

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.ladder import LadderStore
-from arena.ladder.store_live import event_text
+from arena.ladder.store import LadderStore
+from arena.ladder.store.live import event_text
 
 
 def ladder_file(tmp_path: Path) -> Path:

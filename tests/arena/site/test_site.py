@@ -18,8 +18,9 @@ from site_support import EVIL, Ladder56, build, stop
 from starlette.testclient import TestClient
 
 from arena.cli import main
-from arena.ladder import LadderStore, registration
-from arena.ladder.store_access import COMMAND_LINE
+from arena.ladder import registration
+from arena.ladder.store import LadderStore
+from arena.ladder.store.access import COMMAND_LINE
 from arena.runner.address_policy import AddressPolicy
 from arena.site.app import SiteSettings, create_app
 

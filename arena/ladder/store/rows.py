@@ -8,9 +8,9 @@ from typing import Any, Final
 
 from sqlalchemy import Select, select
 
-from arena.ladder import tables
-from arena.ladder.entries import StoredMatch
-from arena.ladder.store_file import StoreFile, is_integer, is_number
+from arena.ladder.store import relations
+from arena.ladder.store.entries import StoredMatch
+from arena.ladder.store.file import StoreFile, is_integer, is_number
 from fiftysix.engine import SEED_BITS
 from fiftysix.wire import FaultRecord
 
@@ -54,7 +54,7 @@ def joined_seed(low: int, high: int | None) -> int:
 
 def match_columns() -> Select[Any]:
     """The columns of a stored match (MatchRows._stored_match reads them), from `matches`."""
-    matches = tables.matches
+    matches = relations.matches
     return select(
         matches.c.id,
         matches.c.set_id,

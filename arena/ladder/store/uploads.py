@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from sqlalchemy import and_, delete, func, or_, select
 
-from arena.ladder.database import replace
-from arena.ladder.store_file import StoreError, StoreFile, every_method_store_errors, is_integer, is_number
-from arena.ladder.tables import bot_launches, bot_uploads, bots, sets
+from arena.ladder.store.database import replace
+from arena.ladder.store.file import StoreError, StoreFile, every_method_store_errors, is_integer, is_number
+from arena.ladder.store.relations import bot_launches, bot_uploads, bots, sets
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
-from arena.ladder.entries import BotTotals, FinishingOrder, PairResult, PoolSums, SetResult
+from arena.ladder.rating.values import BotTotals, FinishingOrder, PairResult, PoolSums, SetResult
 from fiftysix.wire import FaultCause, FaultRecord
 
 TIMEOUT_CAUSES: Final = frozenset({FaultCause.TIMEOUT})

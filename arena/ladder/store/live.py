@@ -13,9 +13,9 @@ from typing import Any
 
 from sqlalchemy import and_, delete, func, or_, select
 
-from arena.ladder.database import replace
-from arena.ladder.store_file import StoreFile, every_method_store_errors, is_integer, is_number
-from arena.ladder.tables import live_events
+from arena.ladder.store.database import replace
+from arena.ladder.store.file import StoreFile, every_method_store_errors, is_integer, is_number
+from arena.ladder.store.relations import live_events
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,24 +30,29 @@ from typing import Any, Final
 from sqlalchemy import Select, and_, delete, func, or_, select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 
-from arena.ladder import tables
-from arena.ladder.database import upsert
-from arena.ladder.entries import (
-    DEFAULT_POOL,
+from arena.ladder.rating import (
     START_RATING,
-    BotEntry,
-    DuplicateSet,
     FittedRating,
     PairResult,
     PoolSums,
-    RatingChange,
     SetResult,
+    add_match,
+    add_set,
+    match_tallies,
+)
+from arena.ladder.store import relations
+from arena.ladder.store.access import AccessStore
+from arena.ladder.store.browse import BrowseStore, set_is_over
+from arena.ladder.store.database import upsert
+from arena.ladder.store.entries import (
+    DEFAULT_POOL,
+    BotEntry,
+    DuplicateSet,
+    RatingChange,
     StoredMatch,
     pool_name,
 )
-from arena.ladder.store_access import AccessStore
-from arena.ladder.store_browse import BrowseStore, set_is_over
-from arena.ladder.store_file import (
+from arena.ladder.store.file import (
     DATABASE_ERRORS,
     DuplicateMatchError,
     RatingsChangedError,
@@ -56,12 +61,11 @@ from arena.ladder.store_file import (
     is_integer,
     is_number,
 )
-from arena.ladder.store_leases import LeaseStore
-from arena.ladder.store_live import LiveStore
-from arena.ladder.store_rows import MatchRows, joined_seed, match_columns, split_seed
-from arena.ladder.store_totals import TotalsStore
-from arena.ladder.store_uploads import UploadStore
-from arena.ladder.tally import add_match, add_set, match_tallies
+from arena.ladder.store.leases import LeaseStore
+from arena.ladder.store.live import LiveStore
+from arena.ladder.store.rows import MatchRows, joined_seed, match_columns, split_seed
+from arena.ladder.store.totals import TotalsStore
+from arena.ladder.store.uploads import UploadStore
 from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.wire import FaultRecord
 
@@ -114,7 +118,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         try:
             with self._transaction():
                 self._conn.execute(
-                    tables.bots.insert().values(
+                    relations.bots.insert().values(
                         name=name,
                         address=address,
                         command=command,
@@ -124,43 +128,43 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
                         updated_at=now,
                     )
                 )
-                self._conn.execute(delete(tables.ratings).where(tables.ratings.c.bot == name))
+                self._conn.execute(delete(relations.ratings).where(relations.ratings.c.bot == name))
         except IntegrityError:
             raise StoreError(f"a bot named {name!r} is already registered") from None
         return self.bot(name)
 
     def _bot_rows(self, pool: str) -> Select[Any]:
         """The registered bots with their rating in `pool` (the starting rating where they have none)."""
-        in_pool = and_(tables.ratings.c.bot == tables.bots.c.name, tables.ratings.c.pool == pool)
+        in_pool = and_(relations.ratings.c.bot == relations.bots.c.name, relations.ratings.c.pool == pool)
         return select(
-            tables.bots.c.name,
-            tables.bots.c.address,
-            tables.bots.c.command,
-            func.coalesce(tables.ratings.c.rating, START_RATING),
-            tables.bots.c.probation,
-            self._column(tables.bots.c.owner),
-            self._column(tables.bots.c.participant_address),
-        ).select_from(tables.bots.outerjoin(tables.ratings, in_pool))
+            relations.bots.c.name,
+            relations.bots.c.address,
+            relations.bots.c.command,
+            func.coalesce(relations.ratings.c.rating, START_RATING),
+            relations.bots.c.probation,
+            self._column(relations.bots.c.owner),
+            self._column(relations.bots.c.participant_address),
+        ).select_from(relations.bots.outerjoin(relations.ratings, in_pool))
 
     def bot(self, name: str, pool: str = DEFAULT_POOL) -> BotEntry:
         """The bot registered as `name`, with its rating in `pool`."""
-        row = self._conn.execute(self._bot_rows(pool).where(tables.bots.c.name == name)).first()
+        row = self._conn.execute(self._bot_rows(pool).where(relations.bots.c.name == name)).first()
         if row is None:
             raise StoreError(f"no bot named {name!r} is registered")
         return self._bot_entry(row)
 
     def bots(self, pool: str = DEFAULT_POOL) -> list[BotEntry]:
         """Every registered bot, by name, with its rating in `pool`."""
-        rows = self._conn.execute(self._bot_rows(pool).order_by(tables.bots.c.name))
+        rows = self._conn.execute(self._bot_rows(pool).order_by(relations.bots.c.name))
         return [self._bot_entry(row) for row in rows]
 
     def bot_ratings(self) -> dict[str, dict[str, float]]:
         """Each registered bot's rating in each pool where it has one (not the starting rating)."""
         ratings_by_bot: dict[str, dict[str, float]] = {}
         rows = self._conn.execute(
-            select(tables.ratings.c.bot, tables.ratings.c.pool, tables.ratings.c.rating)
-            .join(tables.bots, tables.bots.c.name == tables.ratings.c.bot)
-            .order_by(tables.ratings.c.bot, tables.ratings.c.pool)
+            select(relations.ratings.c.bot, relations.ratings.c.pool, relations.ratings.c.rating)
+            .join(relations.bots, relations.bots.c.name == relations.ratings.c.bot)
+            .order_by(relations.ratings.c.bot, relations.ratings.c.pool)
         )
         for bot, pool, rating in rows:
             if not is_number(rating):
@@ -193,8 +197,8 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
             raise StoreError("give either a new address or a new command")
         with self._transaction():
             self._conn.execute(
-                update(tables.bots)
-                .where(tables.bots.c.name == name)
+                update(relations.bots)
+                .where(relations.bots.c.name == name)
                 .values(
                     address=address,
                     command=command,
@@ -209,8 +213,8 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         self.bot(name)
         with self._transaction():
             self._conn.execute(
-                update(tables.bots)
-                .where(tables.bots.c.name == name)
+                update(relations.bots)
+                .where(relations.bots.c.name == name)
                 .values(owner=owner, updated_at=time.time())
             )
         return self.bot(name)
@@ -221,11 +225,11 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         self.bot(name)
         orphans = [duplicate.id for duplicate, _missing in self.unfinished_sets() if name in duplicate.bots]
         with self._transaction():
-            self._conn.execute(delete(tables.bots).where(tables.bots.c.name == name))
+            self._conn.execute(delete(relations.bots).where(relations.bots.c.name == name))
             if orphans:
                 self._conn.execute(
-                    update(tables.sets)
-                    .where(tables.sets.c.id.in_(orphans), tables.sets.c.rated_at.is_(None))
+                    update(relations.sets)
+                    .where(relations.sets.c.id.in_(orphans), relations.sets.c.rated_at.is_(None))
                     .values(void_reason=f"{name} was removed")
                 )
 
@@ -234,8 +238,8 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         self.bot(name)
         with self._transaction():
             self._conn.execute(
-                update(tables.bots)
-                .where(tables.bots.c.name == name)
+                update(relations.bots)
+                .where(relations.bots.c.name == name)
                 .values(probation=reason, updated_at=time.time())
             )
 
@@ -265,7 +269,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         owner, until = (None, None) if lease is None else (lease[0], now + lease[1])
         with self._transaction():
             inserted = self._conn.execute(
-                tables.sets.insert().values(
+                relations.sets.insert().values(
                     created_at=now,
                     players=players,
                     ruleset=ruleset,
@@ -289,7 +293,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
     def mark_set_shown(self, set_id: int) -> None:
         """Note that a move of the set was made public on the live page now: the first time is kept
         (calling it again changes nothing), and an unknown set is left alone, as `void_set` does."""
-        sets = tables.sets
+        sets = relations.sets
         first_time = and_(sets.c.id == set_id, sets.c.shown_at.is_(None))
         with self._transaction():
             self._conn.execute(update(sets).where(first_time).values(shown_at=time.time()))
@@ -297,7 +301,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
     def sets_not_isolated(self) -> dict[str, int]:
         """Per pool, its rated sets with a bot the arena could not isolate (a remote bot), counting the
         sets stored before schema 5 (not known to be isolated); pools without any are left out."""
-        sets = tables.sets
+        sets = relations.sets
         isolated = self._column(sets.c.isolated)
         rows = self._conn.execute(
             select(sets.c.players, sets.c.ruleset, sets.c.event, func.count())
@@ -313,7 +317,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
     def unfinished_sets(self) -> list[tuple[DuplicateSet, list[int]]]:
         """Sets not rated yet, each with the rotations still to play (possibly none)."""
         # A read-only file of an older version lacks the later columns: read as NULL (`_column`).
-        sets = tables.sets
+        sets = relations.sets
         rows = self._conn.execute(
             select(
                 sets.c.id,
@@ -361,7 +365,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
                 None if isolated is None else bool(isolated),
                 None if shown_at is None else float(shown_at),
             )
-            played = select(tables.matches.c.rotation).where(tables.matches.c.set_id == set_id)
+            played = select(relations.matches.c.rotation).where(relations.matches.c.set_id == set_id)
             done = set(self._conn.scalars(played))
             unfinished.append((duplicate, [r for r in range(duplicate.rotations) if r not in done]))
         return unfinished
@@ -388,7 +392,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         try:
             with self._transaction():
                 self._conn.execute(
-                    tables.matches.insert().values(
+                    relations.matches.insert().values(
                         id=match_id,
                         set_id=duplicate.id,
                         rotation=rotation,
@@ -403,13 +407,13 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
                     )
                 )
                 game = {"match_id": match_id, "record": json.dumps(record)}
-                self._conn.execute(tables.match_records.insert().values(game))
-                live = tables.live_events
+                self._conn.execute(relations.match_records.insert().values(game))
+                live = relations.live_events
                 self._conn.execute(delete(live).where(live.c.match_id == match_id))
                 pool = duplicate.pool
                 for tally in match_tallies(team_bots, bot_ranks, faults):
                     self._conn.execute(
-                        tables.match_bots.insert().values(
+                        relations.match_bots.insert().values(
                             match_id=match_id,
                             bot=tally.bot,
                             rank=tally.rank,
@@ -418,10 +422,10 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
                         )
                     )
                     self._save_totals(tally.bot, pool, add_match(self._totals(tally.bot, pool), tally))
-                counted = upsert(self._conn, tables.pools).values(name=pool, matches=1)
+                counted = upsert(self._conn, relations.pools).values(name=pool, matches=1)
                 self._conn.execute(
                     counted.on_conflict_do_update(
-                        index_elements=["name"], set_={"matches": tables.pools.c.matches + 1}
+                        index_elements=["name"], set_={"matches": relations.pools.c.matches + 1}
                     )
                 )
         except IntegrityError:
@@ -433,29 +437,29 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         """Mark a set void: its stored matches stay in the history, it is never rated nor resumed."""
         with self._transaction():
             self._conn.execute(
-                update(tables.sets)
-                .where(tables.sets.c.id == set_id, tables.sets.c.rated_at.is_(None))
+                update(relations.sets)
+                .where(relations.sets.c.id == set_id, relations.sets.c.rated_at.is_(None))
                 .values(void_reason=reason)
             )
 
     def void_reason(self, set_id: int) -> str | None:
         """Why a set is void, or None."""
         reason: str | None = self._conn.scalar(
-            select(tables.sets.c.void_reason).where(tables.sets.c.id == set_id)
+            select(relations.sets.c.void_reason).where(relations.sets.c.id == set_id)
         )
         return reason
 
     def matches(self, set_id: int | None = None) -> list[StoredMatch]:
         """Finished matches (of one set, or all), oldest first."""
-        statement = match_columns().order_by(tables.matches.c.finished_at, tables.matches.c.id)
+        statement = match_columns().order_by(relations.matches.c.finished_at, relations.matches.c.id)
         if set_id is not None:
-            statement = statement.where(tables.matches.c.set_id == set_id)
+            statement = statement.where(relations.matches.c.set_id == set_id)
         return [self._stored_match(row) for row in self._conn.execute(statement)]
 
     def recent_matches(self, bot: str | None, count: int) -> list[StoredMatch]:
         """The last `count` finished matches (that `bot` played, when given), newest first: read by
         index, whatever the length of the history."""
-        matches, match_bots = tables.matches, tables.match_bots
+        matches, match_bots = relations.matches, relations.match_bots
         if bot is None:
             statement = match_columns().order_by(matches.c.finished_at.desc(), matches.c.id.desc())
         else:
@@ -470,7 +474,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
     def recent_forfeits(self, bot: str, count: int) -> list[bool]:
         """Whether each of the last `count` matches of `bot` (newest first) was a forfeit of its own (a
         fault of its not played on by a substitute): the probation check, read by index."""
-        match_bots = tables.match_bots
+        match_bots = relations.match_bots
         rows = self._conn.scalars(
             select(match_bots.c.own_forfeit)
             .where(match_bots.c.bot == bot)
@@ -481,7 +485,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
 
     def match_record(self, match_id: str) -> dict[str, Any]:
         """The game record of a stored match."""
-        records = tables.match_records
+        records = relations.match_records
         row = self._conn.execute(select(records.c.record).where(records.c.match_id == match_id)).first()
         if row is None:
             raise StoreError(f"no match {match_id!r}")
@@ -503,7 +507,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
     ) -> Iterator[tuple[str, dict[str, Any]]]:
         # A generator runs after the method that made it returned: its database errors are turned into
         # StoreErrors here, not by the wrapper of every public method.
-        matches, records, sets = tables.matches, tables.match_records, tables.sets
+        matches, records, sets = relations.matches, relations.match_records, relations.sets
         joined = matches.join(records, records.c.match_id == matches.c.id)
         if sets_over_only:
             joined = joined.join(sets, sets.c.id == matches.c.set_id)
@@ -535,7 +539,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
     def pool_sums(self, pool: str) -> PoolSums:
         """The sums `pool`'s ratings are fitted from (a row per pair of bots, per group of bots that met
         and per bot, whatever the length of the history), and its count of rated sets."""
-        results, choice_sets, places_table = tables.pair_results, tables.choice_sets, tables.places
+        results, choice_sets, places_table = relations.pair_results, relations.choice_sets, relations.places
         pairs: dict[tuple[str, str], PairResult] = {}
         for first, second, sets, score, squares in self._conn.execute(
             select(
@@ -560,13 +564,13 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
             if not (isinstance(bot, str) and is_number(taken)):
                 raise self._damaged(f"the places of {bot!r} in {pool}")
             places[bot] = float(taken)
-        rated = self._conn.scalar(select(tables.pools.c.rated_sets).where(tables.pools.c.name == pool))
+        rated = self._conn.scalar(select(relations.pools.c.rated_sets).where(relations.pools.c.name == pool))
         return PoolSums(pairs, choices, places, 0 if rated is None else int(rated))
 
     def fitted_ratings(self, pool: str) -> dict[str, FittedRating]:
         """Each bot's fitted rating in `pool` (every bot rated there, registered or not)."""
         fitted = {}
-        ratings = tables.ratings
+        ratings = relations.ratings
         rows = self._conn.execute(
             select(ratings.c.bot, ratings.c.rating, ratings.c.margin, ratings.c.superiority).where(
                 ratings.c.pool == pool
@@ -598,8 +602,8 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
         :raises RatingsChangedError: changing nothing, when the pool no longer has `rated_sets` rated sets
             (another runner rated a set of the pool since its sums were read: the fit is stale).
         """
-        sets, pools, results = tables.sets, tables.pools, tables.pair_results
-        choice_sets, places = tables.choice_sets, tables.places
+        sets, pools, results = relations.sets, relations.pools, relations.pair_results
+        choice_sets, places = relations.choice_sets, relations.places
         with self._transaction():
             row = self._conn.execute(
                 select(
@@ -641,7 +645,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
             self._save_fit(pool, fitted)
             if changes:
                 self._conn.execute(
-                    tables.rating_events.insert(),
+                    relations.rating_events.insert(),
                     [
                         {"set_id": set_id, "bot": change.bot, "before": change.before, "after": change.after}
                         for change in changes
@@ -658,7 +662,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
 
     def rated_sets(self) -> set[int]:
         """The ids of the sets whose rating event was applied."""
-        sets = tables.sets
+        sets = relations.sets
         return set(self._conn.scalars(select(sets.c.id).where(sets.c.rated_at.is_not(None))))
 
     # Leases (see store_leases.py for claiming, renewing and releasing them).
@@ -666,7 +670,7 @@ class LadderStore(LeaseStore, TotalsStore, BrowseStore, LiveStore, AccessStore, 
     def claimable_sets(self, owner: str) -> list[tuple[DuplicateSet, list[int]]]:
         """The unfinished sets (see `unfinished_sets`) that `owner` may claim now: nobody else holds a
         live lease of them and they are not waiting to be tried again."""
-        now, sets = time.time(), tables.sets
+        now, sets = time.time(), relations.sets
         free = set(
             self._conn.scalars(
                 select(sets.c.id).where(

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from arena.ladder.database import OLD_DEALS
-from arena.ladder.entries import PairResult, PoolSums, SetResult
-from arena.ladder.fit import fit_pool
+from arena.ladder.rating.fit import fit_pool
+from arena.ladder.rating.values import PairResult, PoolSums, SetResult
 from arena.ladder.ratings import rate_set
-from arena.ladder.schema import SCHEMA_VERSION
 from arena.ladder.standings import ladder_standings
-from arena.ladder.store import LadderStore
-from arena.ladder.store_file import StoreError
+from arena.ladder.store.database import OLD_DEALS
+from arena.ladder.store.file import StoreError
+from arena.ladder.store.ladder_store import LadderStore
+from arena.ladder.store.schema import SCHEMA_VERSION
 
 
 def test_not_a_database(tmp_path: Path) -> None:

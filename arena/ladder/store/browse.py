@@ -9,23 +9,23 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Select, func, not_, or_, select
 
-from arena.ladder import tables
-from arena.ladder.entries import StoredMatch, pool_name
-from arena.ladder.store_file import StoreError, every_method_store_errors, is_integer, is_number
-from arena.ladder.store_rows import MatchRows, match_columns
+from arena.ladder.store import relations
+from arena.ladder.store.entries import StoredMatch, pool_name
+from arena.ladder.store.file import StoreError, every_method_store_errors, is_integer, is_number
+from arena.ladder.store.rows import MatchRows, match_columns
 
 
 def set_is_over() -> ColumnElement[bool]:
     """Whether a set (of a query that joins `sets`) is over: rated or void. Until then its matches'
     records and faults' details are not public: its other rotations replay the same deals."""
-    sets = tables.sets
+    sets = relations.sets
     return or_(sets.c.rated_at.is_not(None), sets.c.void_reason.is_not(None))
 
 
 def _summaries() -> Select[Any]:
     """A stored match's columns (`MatchRows._stored_match`), when it ended, its pool's players and
     ruleset, and whether its set is over."""
-    sets, matches = tables.sets, tables.matches
+    sets, matches = relations.sets, relations.matches
     return match_columns().add_columns(matches.c.finished_at, sets.c.players, sets.c.ruleset, set_is_over())
 
 
@@ -79,7 +79,7 @@ class BrowseStore(MatchRows):
     ) -> tuple[list[MatchSummary], bool]:
         """Finished matches, newest first (of `bot`, in `pool`, when given), `limit` from `offset`, and
         whether there are more."""
-        sets, matches, match_bots = tables.sets, tables.matches, tables.match_bots
+        sets, matches, match_bots = relations.sets, relations.matches, relations.match_bots
         joined = matches.join(sets, sets.c.id == matches.c.set_id)
         statement = _summaries()
         if bot is None:
@@ -100,7 +100,7 @@ class BrowseStore(MatchRows):
 
     def match_summary(self, match_id: str) -> MatchSummary:
         """One finished match's summary."""
-        sets, matches = tables.sets, tables.matches
+        sets, matches = relations.sets, relations.matches
         row = self._conn.execute(
             _summaries()
             .select_from(matches.join(sets, sets.c.id == matches.c.set_id))
@@ -120,7 +120,7 @@ class BrowseStore(MatchRows):
 
     def held_back_matches(self) -> int:
         """How many stored matches belong to sets that are not over (their records are held back)."""
-        sets, matches = tables.sets, tables.matches
+        sets, matches = relations.sets, relations.matches
         count = self._conn.scalar(
             select(func.count())
             .select_from(matches.join(sets, sets.c.id == matches.c.set_id))
@@ -131,7 +131,7 @@ class BrowseStore(MatchRows):
     def rating_history(self, bot: str, pool: str, limit: int) -> list[RatingPoint]:
         """The bot's last `limit` rating events in `pool`, oldest first."""
         players, _, ruleset = pool.partition("p-")
-        sets, events = tables.sets, tables.rating_events
+        sets, events = relations.sets, relations.rating_events
         rows = self._conn.execute(
             select(events.c.set_id, sets.c.rated_at, events.c.before, events.c.after)
             .select_from(events.join(sets, sets.c.id == events.c.set_id))

@@ -12,14 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder import Ladder, LadderSettings, LadderStore, LocalBots
-from arena.ladder.bot_commands import BotStartError, Launch, free_port
+from arena.ladder import Ladder, LadderSettings
+from arena.ladder.bots import LocalBots
+from arena.ladder.bots.commands import BotStartError, Launch, free_port
 from arena.ladder.registration import NotAnsweringError, check_answers
-from arena.ladder.store import BotEntry
+from arena.ladder.store import LadderStore
+from arena.ladder.store.ladder_store import BotEntry
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the supervisor's guarantees need Linux")
 
-UNRULY = Path(__file__).resolve().parents[2] / "bots" / "unruly_bot.py"
+UNRULY = Path(__file__).resolve().parents[3] / "bots" / "unruly_bot.py"
 REPORTING = "python -m sample_bots.random_bot --port 0 --port-file {port_file}"
 
 

@@ -25,9 +25,9 @@ from typing import Final, Literal
 
 from sqlalchemy import delete, select
 
-from arena.ladder.database import upsert
-from arena.ladder.store_file import StoreError, StoreFile, every_method_store_errors, is_number
-from arena.ladder.tables import audit, meta, tokens
+from arena.ladder.store.database import upsert
+from arena.ladder.store.file import StoreError, StoreFile, every_method_store_errors, is_number
+from arena.ladder.store.relations import audit, meta, tokens
 from arena.runner.address_policy import AddressPolicy
 
 TOKEN_PREFIX: Final = "a56_"

@@ -41,7 +41,17 @@ from sqlalchemy import Column, ColumnElement, Table, delete, null
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
 from arena.errors import ArenaError
-from arena.ladder.database import (
+from arena.ladder.rating import (
+    BotTotals,
+    FittedRating,
+    PoolSums,
+    add_match,
+    add_set,
+    fit_pool,
+    match_tallies,
+    set_result,
+)
+from arena.ladder.store.database import (
     DatabaseError,
     begin_writing,
     check_columns,
@@ -59,9 +69,9 @@ from arena.ladder.database import (
     table_names,
     void_sets_dealt_before_version_5,
 )
-from arena.ladder.entries import BotTotals, FittedRating, PoolSums, pool_name
-from arena.ladder.fit import fit_pool
-from arena.ladder.schema import (
+from arena.ladder.store.entries import pool_name
+from arena.ladder.store.relations import choice_sets, pair_results, places, ratings
+from arena.ladder.store.schema import (
     _ADDED_COLUMNS,
     _ADDED_TABLES,
     _COLUMNS,
@@ -74,8 +84,6 @@ from arena.ladder.schema import (
     DEFAULT_DB,
     SCHEMA_VERSION,
 )
-from arena.ladder.tables import choice_sets, pair_results, places, ratings
-from arena.ladder.tally import add_match, add_set, match_tallies, set_result
 from fiftysix.wire import FaultRecord
 
 

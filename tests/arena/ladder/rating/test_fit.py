@@ -1,4 +1,4 @@
-"""Ratings by maximum likelihood (arena/ladder/fit.py): known answers, ties, the prior, and, by
+"""Ratings by maximum likelihood (arena/ladder/rating/fit.py): known answers, ties, the prior, and, by
 simulation, intervals that cover the true strengths as often as they say."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from arena.ladder.entries import START_RATING, FinishingOrder, PairResult, PoolSums, SetResult
-from arena.ladder.fit import ELO_PER_THETA, MINIMUM_DISPERSION, dispersion, fit_pool
-from arena.ladder.simulate import simulated_sums
-from arena.ladder.tally import add_set, order_choices
+from arena.ladder.rating.fit import ELO_PER_THETA, MINIMUM_DISPERSION, dispersion, fit_pool
+from arena.ladder.rating.simulate import simulated_sums
+from arena.ladder.rating.tally import add_set, order_choices
+from arena.ladder.rating.values import START_RATING, FinishingOrder, PairResult, PoolSums, SetResult
 
 
 def pair(sets: int, score: float, squares: float | None = None) -> PairResult:

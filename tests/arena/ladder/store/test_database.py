@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Connection, insert, select
 
-from arena.ladder.database import (
+from arena.ladder.store.database import (
     DatabaseError,
     begin_writing,
     check_columns,
@@ -23,9 +23,9 @@ from arena.ladder.database import (
     shown,
     table_names,
 )
-from arena.ladder.schema import _COLUMNS, SCHEMA_VERSION
-from arena.ladder.store import LadderStore
-from arena.ladder.tables import LADDER_TABLES, METADATA, bot_totals, meta
+from arena.ladder.store.ladder_store import LadderStore
+from arena.ladder.store.relations import LADDER_TABLES, METADATA, bot_totals, meta
+from arena.ladder.store.schema import _COLUMNS, SCHEMA_VERSION
 
 
 @pytest.fixture

@@ -18,15 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder.bot_commands import BotStartError
-from arena.ladder.local_bots import LocalBots
-from arena.ladder.store import BotEntry
+from arena.ladder.bots.commands import BotStartError
+from arena.ladder.bots.pool import LocalBots
+from arena.ladder.store.ladder_store import BotEntry
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux", reason="the guarantees need Linux (death signals, subreaper, /proc)"
 )
 
-UNRULY = Path(__file__).resolve().parents[2] / "bots" / "unruly_bot.py"
+UNRULY = Path(__file__).resolve().parents[3] / "bots" / "unruly_bot.py"
 
 
 def unruly(*flags: str) -> BotEntry:
@@ -88,9 +88,9 @@ def leftovers() -> Iterator[set[int]]:
 ARENA = """
 import asyncio, sys
 from pathlib import Path
-from arena.ladder.local_bots import LocalBots
+from arena.ladder.bots.pool import LocalBots
 from fiftysix.logs import configure_logging
-from arena.ladder.store import BotEntry
+from arena.ladder.store.ladder_store import BotEntry
 
 async def main() -> None:
     configure_logging(json_lines=True)

@@ -1,6 +1,6 @@
 """Where the ladder's store lives, as SQLAlchemy sees it: a SQLite file (the default) or a PostgreSQL
 database (`--db postgresql://user@host/dbname`, through psycopg 3), one engine and connection layer for
-both, and the schema created, checked and upgraded by one code path (the `Table`s of tables.py).
+both, and the schema created, checked and upgraded by one code path (the `Table`s of relations.py).
 
 Transactions are ours, not SQLAlchemy's: the connection runs in autocommit and `begin_writing` opens a
 transaction that holds the whole database's write lock until it ends, on SQLite by BEGIN IMMEDIATE and on
@@ -26,9 +26,9 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import NullPool
 from sqlalchemy.schema import CreateColumn
 
-from arena.ladder import tables
-from arena.ladder.schema import _ADDED_COLUMNS, SCHEMA_VERSION
-from arena.ladder.tables import LADDER_TABLES, METADATA, meta
+from arena.ladder.store import relations
+from arena.ladder.store.relations import LADDER_TABLES, METADATA, meta
+from arena.ladder.store.schema import _ADDED_COLUMNS, SCHEMA_VERSION
 
 _URL: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 """How `--db` names a database on a server rather than a file: a URL's scheme (only PostgreSQL's is
@@ -208,8 +208,8 @@ def columns_by_table(connection: Connection) -> dict[str, set[str]]:
     """Each of the database's own tables with its columns, in one query of the catalogue."""
     if connection.dialect.name == "sqlite":
         rows = connection.exec_driver_sql(
-            "SELECT tables.name, columns.name FROM main.sqlite_master AS tables"
-            " JOIN pragma_table_info(tables.name, 'main') AS columns WHERE tables.type = 'table'"
+            "SELECT relation.name, columns.name FROM main.sqlite_master AS relation"
+            " JOIN pragma_table_info(relation.name, 'main') AS columns WHERE relation.type = 'table'"
         )
     else:
         rows = connection.exec_driver_sql(
@@ -298,7 +298,7 @@ def void_sets_dealt_before_version_5(connection: Connection) -> None:
     unfinished before it could not deal its rotations still to play what its first ones were dealt, and
     its seed was small enough to guess from a deal. So it is made void, as a set is when a bot is
     removed (one whose every rotation was played is still rated: it deals nothing more)."""
-    sets, matches = tables.sets, tables.matches
+    sets, matches = relations.sets, relations.matches
     played = select(func.count()).where(matches.c.set_id == sets.c.id).scalar_subquery()
     connection.execute(
         update(sets)
@@ -317,7 +317,7 @@ def mark_participant_addresses(connection: Connection) -> None:
     an address a participant registered before (a `unix:` socket, loopback) is checked too."""
     if "audit" not in table_names(connection):
         return
-    audit, bots = tables.audit, tables.bots
+    audit, bots = relations.audit, relations.bots
     writes = audit.alias("writes")
     newest = (
         select(func.max(writes.c.id))

@@ -1,5 +1,5 @@
-"""The SPRT (arena/ladder/sprt.py): known answers, error rates measured over thousands of simulated tests,
-and `arena sprt` end to end against real bot servers on loopback."""
+"""The SPRT (arena/ladder/rating/sprt.py): known answers, error rates measured over thousands of
+simulated tests, and `arena sprt` end to end against real bot servers on loopback."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 from ladder_support import registered
 
 from arena.cli import main
-from arena.ladder.simulate import simulated_sprts
-from arena.ladder.sprt import (
+from arena.ladder.rating.simulate import simulated_sprts
+from arena.ladder.rating.sprt import (
     SetScores,
     SprtSettings,
     decision,

@@ -48,7 +48,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from arena.ladder.entries import START_RATING, FittedRating, PairResult, PoolSums
+from arena.ladder.rating.values import START_RATING, FittedRating, PairResult, PoolSums
 
 ELO_PER_THETA: Final = 400.0 / math.log(10.0)
 """Elo points per unit of theta (natural log of the odds)."""

@@ -10,10 +10,10 @@ from typing import Any, Final
 
 from sqlalchemy import select
 
-from arena.ladder.database import replace
-from arena.ladder.entries import BotTotals
-from arena.ladder.store_file import StoreFile, every_method_store_errors, is_integer
-from arena.ladder.tables import bot_totals, pools
+from arena.ladder.rating import BotTotals
+from arena.ladder.store.database import replace
+from arena.ladder.store.file import StoreFile, every_method_store_errors, is_integer
+from arena.ladder.store.relations import bot_totals, pools
 
 _COUNTS: Final = tuple(bot_totals.c[field.name] for field in fields(BotTotals))
 """The columns of the counts, in BotTotals' order."""

@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from arena.ladder.entries import PairResult, PoolSums
-from arena.ladder.sprt import SprtSettings, expected_score, log_likelihood_ratios
-from arena.ladder.tally import set_result
+from arena.ladder.rating.sprt import SprtSettings, expected_score, log_likelihood_ratios
+from arena.ladder.rating.tally import set_result
+from arena.ladder.rating.values import PairResult, PoolSums
 
 THETA_PER_ELO = math.log(10.0) / 400.0
 _Floats = npt.NDArray[np.float64]

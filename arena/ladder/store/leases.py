@@ -10,8 +10,8 @@ from collections.abc import Collection
 
 from sqlalchemy import or_, select, update
 
-from arena.ladder.store_file import StoreFile, every_method_store_errors, is_integer, is_number
-from arena.ladder.tables import bots, sets
+from arena.ladder.store.file import StoreFile, every_method_store_errors, is_integer, is_number
+from arena.ladder.store.relations import bots, sets
 
 
 @every_method_store_errors

@@ -69,7 +69,7 @@ from typing import Any, Final
 import grpc
 import structlog
 
-from arena.ladder.bot_commands import (
+from arena.ladder.bots.commands import (
     BotStartError,
     Launch,
     command_arguments,
@@ -79,7 +79,7 @@ from arena.ladder.bot_commands import (
     wait_for_socket,
     wait_until_ready,
 )
-from arena.ladder.entries import BotEntry
+from arena.ladder.store import BotEntry
 from arena.runner import open_channel, split_addresses
 from arena.sandbox import bubblewrap, folders, sockets
 from fiftysix.v1 import bot_pb2 as pb

@@ -16,18 +16,20 @@ from hypothesis import strategies as st
 from postgres_support import PostgresServer
 from sqlalchemy import text, update
 
-from arena.ladder import store as store_module
-from arena.ladder import store_rows, tables
-from arena.ladder.database import OLD_DEALS
-from arena.ladder.entries import BotEntry, BotTotals, isolated
+from arena.ladder.rating.values import BotTotals
 from arena.ladder.ratings import rate_set
-from arena.ladder.schema import SCHEMA_VERSION
-from arena.ladder.store import LadderStore
-from arena.ladder.store_access import TokenHolder
-from arena.ladder.store_file import DuplicateMatchError, StoreError
-from arena.ladder.store_rows import joined_seed, split_seed
-from arena.ladder.store_uploads import LaunchRow
-from arena.ladder.tables import bots, meta, pools, sets
+from arena.ladder.store import ladder_store as store_module
+from arena.ladder.store import relations
+from arena.ladder.store import rows as store_rows
+from arena.ladder.store.access import TokenHolder
+from arena.ladder.store.database import OLD_DEALS
+from arena.ladder.store.entries import BotEntry, isolated
+from arena.ladder.store.file import DuplicateMatchError, StoreError
+from arena.ladder.store.ladder_store import LadderStore
+from arena.ladder.store.relations import bots, meta, pools, sets
+from arena.ladder.store.rows import joined_seed, split_seed
+from arena.ladder.store.schema import SCHEMA_VERSION
+from arena.ladder.store.uploads import LaunchRow
 
 
 @pytest.fixture
@@ -120,7 +122,9 @@ def test_every_game_record_is_streamed_oldest_first_in_pages(
     assert over == ["m00", "m01", "m20", "m21"]
     assert store.held_back_matches() == 2
     store._conn.execute(
-        update(tables.match_records).where(tables.match_records.c.match_id == "m21").values(record="[1]")
+        update(relations.match_records)
+        .where(relations.match_records.c.match_id == "m21")
+        .values(record="[1]")
     )
     with pytest.raises(StoreError, match=r"is damaged: the record of match 'm21'"):
         list(store.game_records())

@@ -106,7 +106,17 @@ class Fit:
 def fit_pool(sums: PoolSums, start: Mapping[str, float] | None = None) -> Fit:
     """Fit a pool from its sums: Plackett-Luce on the choices and places when it has any (a pool of
     three- or four-team sets), else Bradley-Terry on the pairs. `start`: ratings to start Newton's method
-    from (the pool's last fit, which is close: a set moves little), else 1500 for all."""
+    from (the pool's last fit, which is close: a set moves little), else 1500 for all.
+
+    Two bots that won a set each: even, centred on 1500, with wide intervals:
+
+    >>> from arena.ladder.rating.tally import add_set, set_result
+    >>> sums = add_set(PoolSums(), set_result([{"a": 1, "b": 2}, {"a": 1, "b": 2}]))
+    >>> sums = add_set(sums, set_result([{"a": 2, "b": 1}, {"a": 2, "b": 1}]))
+    >>> fit = fit_pool(sums)
+    >>> fit.bots, [round(rating) for rating in fit.ratings], fit.margins[0] > 200
+    (('a', 'b'), [1500, 1500], True)
+    """
     if sums.choices:
         bots = sorted({bot for group in sums.choices for bot in group})
         arrays = _choice_arrays(bots, sums.choices, sums.places)

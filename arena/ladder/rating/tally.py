@@ -84,6 +84,9 @@ def pair_scores(rankings: Sequence[Mapping[str, int]]) -> dict[tuple[str, str], 
     """Mean score of bot i against bot j over a set's matches, for every ordered pair (i, j).
 
     `rankings` holds one mapping per match of the set: bot name -> rank (1 is best, equal ranks tie).
+
+    >>> pair_scores([{"a": 1, "b": 2}, {"a": 1, "b": 1}])
+    {('a', 'b'): 0.75, ('b', 'a'): 0.25}
     """
     if not rankings:
         raise ValueError("a set has at least one match")
@@ -101,7 +104,11 @@ def pair_scores(rankings: Sequence[Mapping[str, int]]) -> dict[tuple[str, str], 
 
 
 def finishing_order(ranks: Mapping[str, int]) -> FinishingOrder:
-    """A match's bots in the order they finished (1 is best; equal ranks share a place)."""
+    """A match's bots in the order they finished (1 is best; equal ranks share a place).
+
+    >>> finishing_order({"c": 2, "a": 1, "b": 2, "d": 3})
+    (('a',), ('b', 'c'), ('d',))
+    """
     places = sorted(set(ranks.values()))
     return tuple(tuple(sorted(bot for bot, rank in ranks.items() if rank == place)) for place in places)
 
@@ -109,7 +116,11 @@ def finishing_order(ranks: Mapping[str, int]) -> FinishingOrder:
 def order_choices(order: FinishingOrder) -> tuple[dict[tuple[str, ...], float], dict[str, float]]:
     """A finishing order as Plackett-Luce reads it, a place at a time: the group still unplaced at each
     place (but the last) and the bot that took it. Tied bots: each strict order that breaks the ties
-    counts 1 / (their number), so two bots tied for a place take it half a time each (fit.py)."""
+    counts 1 / (their number), so two bots tied for a place take it half a time each (fit.py).
+
+    >>> order_choices((("a",), ("b", "c")))
+    ({('a', 'b', 'c'): 1.0, ('b', 'c'): 1.0}, {'a': 1.0, 'b': 0.5, 'c': 0.5})
+    """
     breaks = list(itertools.product(*(itertools.permutations(group) for group in order)))
     choices: dict[tuple[str, ...], float] = {}
     places: dict[str, float] = {}

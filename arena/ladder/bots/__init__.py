@@ -1,7 +1,8 @@
 """The bot processes the arena starts itself: a bot's command, its port and its first handshake
-(`commands`); the pool of processes a run keeps, sandboxed through arena/sandbox when a launch says so
-(`pool`); each process under a supervisor (`supervisor.py`, standard library only, run by path, never
-imported by the arena). It imports nothing of the run (tests/test_layering.py)."""
+(`commands`); starting and stopping one process under its supervisor, sandboxed through arena/sandbox when
+a launch says so (`processes`); the pool of processes a run keeps (`pool`); the supervisor itself
+(`supervisor.py`, standard library only, run by path, never imported by the arena). It imports nothing of
+the run (tests/test_layering.py)."""
 
 from __future__ import annotations
 

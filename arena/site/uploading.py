@@ -50,8 +50,10 @@ from arena.ladder.registration import (
     prepare,
     record,
 )
+from arena.ladder.run_bots import bot_host
 from arena.ladder.store import LadderStore, StoreError, TokenHolder
 from arena.ladder.uploads import KeptBundle, Uploads, bundles_folder
+from arena.sandbox.bubblewrap import Sandbox
 from arena.sandbox.bundles import Bundle, BundleError, BundleLimits, kept_bytes, store_bundle
 from arena.site import management
 from arena.site.data import SiteError
@@ -150,9 +152,10 @@ async def upload(
     limits: UploadLimits,
     gate: UploadGate,
     unpacker: Unpacker,
+    sandbox: Sandbox,
 ) -> tuple[Registered, str, int]:
-    """Process an upload (its body is the bundle) as the module docstring says: the bot as registered,
-    the action and the status; a SiteError saying why it was refused."""
+    """Process an upload (its body is the bundle) as the module docstring says, its bot checked in
+    `sandbox`: the bot as registered, the action and the status; a SiteError saying why it was refused."""
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdecimal() or int(declared) > BUNDLE_BYTES):
         raise SiteError(413, f"the bundle is over {BUNDLE_BYTES:,} bytes")
@@ -161,7 +164,7 @@ async def upload(
             await _in_store(db, lambda store: _check_quotas(store, holder, limits))
         folder = Path(await run_in_threadpool(tempfile.mkdtemp, None, "arena-upload-"))
         try:
-            return await _process(request, db, holder, wanted, limits, unpacker, folder / "bundle")
+            return await _process(request, db, holder, wanted, limits, unpacker, sandbox, folder / "bundle")
         finally:
             await run_in_threadpool(shutil.rmtree, folder, True)
 
@@ -173,6 +176,7 @@ async def _process(
     wanted: Registration,
     limits: UploadLimits,
     unpacker: Unpacker,
+    sandbox: Sandbox,
     body: Path,
 ) -> tuple[Registered, str, int]:
     """The upload once let in: every way it ends is audited (a refusal as `upload_refused`), and ends with
@@ -181,12 +185,15 @@ async def _process(
     try:
         try:
             await _save_body(request, body, limits)
-            prepared = await _in_store(db, lambda store: _prepare(store, holder, wanted, body, unpacker))
+            ready, host = await _in_store(
+                db, lambda store: (_prepare(store, holder, wanted, body, unpacker), bot_host(store, sandbox))
+            )
+            prepared = ready
             if holder.role != "host":
-                await _in_store(db, lambda store: _check_quotas(store, holder, limits, prepared))
-            assert prepared.launch is not None
-            await check_answers(wanted.name, None, prepared.launch, limits.check_s)
-            done = await _in_store(db, lambda store: _record(store, holder, prepared))
+                await _in_store(db, lambda store: _check_quotas(store, holder, limits, ready))
+            assert ready.launch is not None
+            await check_answers(wanted.name, None, ready.launch, limits.check_s, host=host)
+            done = await _in_store(db, lambda store: _record(store, holder, ready))
         finally:
             kept = prepared.kept if prepared is not None else None
             await _in_store(db, lambda store: _release(store, wanted.name, kept))

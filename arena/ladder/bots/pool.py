@@ -105,6 +105,7 @@ class LocalBots:
         launch_of: Callable[[BotEntry], Launch] | None = None,
         isolate_deals: bool = True,
         run: str | None = None,
+        hidden: Sequence[Path] = (),
     ) -> None:
         """`log_folder`: where the runs sharing it keep their bots' files, this one in `log_folder/run/`
         (`log_folder` afterwards); `run`: this run's name (default: `new_run_name()`), which a ladder uses
@@ -114,7 +115,8 @@ class LocalBots:
         command, unsandboxed), so that uploads and the sandbox setting of each bot, kept beside the
         register, reach here. `isolate_deals=False` gives a process matches on deals it has played (the
         arena before the fair-play fix): only for the control that shows the leak it closes, and for
-        measuring its cost."""
+        measuring its cost. `hidden`: the host's files that `sandbox` was checked not to show bots
+        (factory.py builds every run's pool that way), kept for a Ray worker to check again."""
         if port_range is not None and not 1 <= port_range[0] <= port_range[1] <= 65535:
             raise ValueError(f"a port range is LO-HI within 1-65535, got {port_range}")
         if log_limit_bytes < 1024:
@@ -127,6 +129,7 @@ class LocalBots:
         self.idle_limit = idle_limit
         self.launch_of = launch_of if launch_of is not None else _command_of
         self.isolate_deals = isolate_deals
+        self.hidden = tuple(hidden)
         self._pools: dict[str, list[Running]] = {}
         self._processes = Processes(
             self._pools,

@@ -96,11 +96,8 @@ class _WorkerPool:
     """The command bots of one worker process, kept across its matches, on an event loop of their own."""
 
     def __init__(self, settings: WorkerBots) -> None:
+        """:raises ExposedFilesError: the sandbox would show bots one of the host's files here."""
         self.launches: dict[str, Launch] = {}
-        self.loop = asyncio.new_event_loop()
-        # The loop's thread lives as long as the process: a bot's parent-death signal follows the thread
-        # that started it.
-        threading.Thread(target=self.loop.run_forever, name="arena-bots", daemon=True).start()
         # A folder of this process's own within the runner's.
         self.local_bots = local_bots(
             settings.log_folder,
@@ -113,6 +110,10 @@ class _WorkerPool:
             log_limit_bytes=settings.log_limit_bytes,
             run=f"worker-{new_run_name()}",
         )
+        self.loop = asyncio.new_event_loop()
+        # The loop's thread lives as long as the process: a bot's parent-death signal follows the thread
+        # that started it.
+        threading.Thread(target=self.loop.run_forever, name="arena-bots", daemon=True).start()
         atexit.register(self.stop)
 
     def _launch_of(self, bot: BotEntry) -> Launch:

@@ -41,6 +41,7 @@ import structlog
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 
+from arena.ladder.bots import ExposedFilesError
 from arena.ladder.registration import (
     NotAnsweringError,
     Prepared,
@@ -197,7 +198,14 @@ async def _process(
         finally:
             kept = prepared.kept if prepared is not None else None
             await _in_store(db, lambda store: _release(store, wanted.name, kept))
-    except (SiteError, BundleError, NotAnsweringError, StoreError, ClientDisconnect) as error:
+    except (
+        SiteError,
+        BundleError,
+        NotAnsweringError,
+        StoreError,
+        ExposedFilesError,
+        ClientDisconnect,
+    ) as error:
         refusal = _refusal(error)
         await _audit_refusal(db, holder, wanted.name, refusal.message)
         raise refusal from None
@@ -216,6 +224,9 @@ def _refusal(error: Exception) -> SiteError:
         return SiteError(400, safe_text(error))
     if isinstance(error, NotAnsweringError):
         return SiteError(422, safe_text(error))
+    if isinstance(error, ExposedFilesError):
+        log.error("upload_not_checked", reason=str(error))  # it names the host's folders
+        return SiteError(503, "the site cannot check uploads: its sandbox would show bots the ladder's files")
     if isinstance(error, ClientDisconnect):
         return SiteError(400, "the bundle did not arrive whole: the connection closed")
     log.warning("upload_not_recorded", reason=str(error))  # a StoreError names the ladder's file

@@ -226,7 +226,7 @@ def _refusal(error: Exception) -> SiteError:
         return SiteError(422, safe_text(error))
     if isinstance(error, ExposedFilesError):
         log.error("upload_not_checked", reason=str(error))  # it names the host's folders
-        return SiteError(503, "the site cannot check uploads: its sandbox would show bots the ladder's files")
+        return SiteError(500, "the site cannot check uploads: its sandbox would show bots the ladder's files")
     if isinstance(error, ClientDisconnect):
         return SiteError(400, "the bundle did not arrive whole: the connection closed")
     log.warning("upload_not_recorded", reason=str(error))  # a StoreError names the ladder's file

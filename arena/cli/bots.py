@@ -135,11 +135,9 @@ def _register(args: argparse.Namespace, new: bool) -> int:
         return _set_owner(args, None if clears else args.owner)
     wanted = Registration(args.name, args.address, _launch_of(args), args.upload, args.owner)
     with open_store(args, writes=True) as store:
+        check = not args.no_check
         try:
-            registering = register_bot(
-                store, wanted, new=new, check=not args.no_check, sandbox=sandbox_of(args)
-            )
-            done = asyncio.run(registering)
+            done = asyncio.run(register_bot(store, wanted, new=new, check=check, sandbox=sandbox_of(args)))
         except NotAnsweringError as error:
             raise ArenaError(f"{error} (use --no-check to register anyway)") from None
         store.record_write(

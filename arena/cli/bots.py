@@ -9,6 +9,7 @@ from pathlib import Path
 from arena.check.report import plural
 from arena.cli import arguments, tables
 from arena.cli.options import Commands, Handler, Parents, open_store
+from arena.cli.sandbox_options import add_limits, sandbox_of
 from arena.errors import ArenaError, UsageError
 from arena.ladder.bots import Launch
 from arena.ladder.registration import NotAnsweringError, Registration, register_bot, unregister_bot
@@ -79,6 +80,7 @@ def register(commands: Commands, parents: Parents) -> None:
                 help=f"the bot's author, such as the participant's token name ({rule}; default: none)",
             )
         parser.add_argument("--no-check", action="store_true", help="do not check that the bot answers")
+        add_limits(parser)
         parser.set_defaults(handler=handler, prog=parser.prog)
     remove = actions.add_parser(
         "remove", help="unregister a bot (its matches stay in the history)", parents=[parents.database]
@@ -133,8 +135,9 @@ def _register(args: argparse.Namespace, new: bool) -> int:
         return _set_owner(args, None if clears else args.owner)
     wanted = Registration(args.name, args.address, _launch_of(args), args.upload, args.owner)
     with open_store(args, writes=True) as store:
+        check = not args.no_check
         try:
-            done = asyncio.run(register_bot(store, wanted, new=new, check=not args.no_check))
+            done = asyncio.run(register_bot(store, wanted, new=new, check=check, sandbox=sandbox_of(args)))
         except NotAnsweringError as error:
             raise ArenaError(f"{error} (use --no-check to register anyway)") from None
         store.record_write(

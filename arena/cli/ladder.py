@@ -18,8 +18,8 @@ from arena.errors import ArenaError, UsageError
 from arena.ladder import Ladder, LadderSettings
 from arena.ladder.bots import LocalBots, idle_limit_for
 from arena.ladder.ray_play import RayMatches
+from arena.ladder.run_bots import ladder_bots
 from arena.ladder.store import LadderStore, StoreError
-from arena.ladder.uploads import Uploads
 from arena.sandbox import bubblewrap
 from arena.untrusted import safe_text
 
@@ -339,7 +339,6 @@ def _register_sample_bots(store: LadderStore) -> None:
 
 def _run(args: argparse.Namespace, store: LadderStore) -> int:
     options.configure_logging_from(args)
-    uploads = Uploads(store)
     if args.sample_bots:
         _register_sample_bots(store)
     if args.forever:
@@ -360,16 +359,15 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
         down_after=args.down_after,
         down_recheck_s=args.down_recheck,
     )
-    local_bots = LocalBots(
-        Path(f"{store.files_stem}-logs"),
+    local_bots = ladder_bots(
+        store,
+        sandbox_of(args),
         idle_limit=(
             idle_limit_for(settings.concurrency, settings.players, settings.rules.team_count)
             if args.idle_bots is None
             else args.idle_bots
         ),
         port_range=args.port_range,
-        sandbox=sandbox_of(args, hidden=[store.path, uploads.folder]),
-        launch_of=uploads.launch_of,
     )
     _warn_if_unsandboxable(store.sandboxed_bots())
     on_ray = None if args.ray is None else RayMatches(args.ray or None, local_bots)

@@ -1,14 +1,13 @@
-"""The sandbox's options of `arena ladder run` (the limits of each sandboxed bot process) and the arena's
-view of the uploads of the ladder it opens: one place for both, shared by `arena ladder` and `arena bots`."""
+"""The sandbox's options (the limits of each sandboxed bot process), shared by every command that starts
+bots: `arena ladder run`, `sprt`, `tournament`, `bots add|update` (the check) and `serve` (the check of an
+upload)."""
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Final
 
 from arena.cli.arguments import Bounded
-from arena.errors import UsageError
 from arena.sandbox.bubblewrap import Limits, Sandbox
 
 MIB: Final = 1024 * 1024
@@ -41,12 +40,10 @@ def add_limits(parser: argparse.ArgumentParser) -> None:
         )
 
 
-def sandbox_of(args: argparse.Namespace, hidden: list[Path]) -> Sandbox:
-    """The sandbox the options describe; the arena's Python it shares must not show bots `hidden`.
-
-    :raises UsageError: when it would.
-    """
-    sandbox = Sandbox(
+def sandbox_of(args: argparse.Namespace) -> Sandbox:
+    """The sandbox the options describe (the factory that starts bots checks what it shows them:
+    arena/ladder/bots/factory.py)."""
+    return Sandbox(
         Limits(
             memory_bytes=args.bot_memory * MIB,
             cpu_seconds=args.bot_cpu,
@@ -55,8 +52,3 @@ def sandbox_of(args: argparse.Namespace, hidden: list[Path]) -> Sandbox:
             output_bytes=args.bot_output * 1024,
         )
     )
-    try:
-        sandbox.check_hidden(hidden)
-    except ValueError as error:
-        raise UsageError(f"{error}: move the ladder's file out of the arena's Python installation") from None
-    return sandbox

@@ -1,7 +1,9 @@
 """`arena serve`: the competition site over the ladder's file (leaderboard, bots, matches, replays, live
 matches, the JSON and management APIs), read while a ladder runs. It keeps the address ranges it allows
 participants' bots at (`--allow-addresses`; none without it) in the ladder's file, where the site and
-every runner read them (store_access.py)."""
+every runner read them (store_access.py). An upload is checked in the sandbox with the limits of the
+`--bot-*` options, as `arena ladder run` runs it; the site refuses to start where that sandbox would show
+bots the ladder's files."""
 
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ import socket
 
 from arena.cli import arguments, options
 from arena.cli.options import Commands, Parents, open_store
+from arena.cli.sandbox_options import add_limits, sandbox_of
 from arena.errors import ArenaError
+from arena.ladder.run_bots import bot_host
 from arena.ladder.store import COMMAND_LINE
 from arena.runner.address_policy import AddressPolicy
 from arena.site.stream_limits import StreamLimits
@@ -93,6 +97,7 @@ def register(commands: Commands, parents: Parents) -> None:
         f"({arguments.upload_quota_mib.range}; default {upload_defaults.kept_bytes // MIB:,}; "
         "freed by arena bots prune)",
     )
+    add_limits(serve)
     serve.set_defaults(handler=serve_site, prog=serve.prog)
 
 
@@ -102,8 +107,10 @@ def serve_site(args: argparse.Namespace) -> int:
 
     from arena.site.app import SiteSettings, create_app
 
+    sandbox = sandbox_of(args)
     with open_store(args, writes=False) as store:
         where = store.name  # the file exists and is a ladder: said now in one line, not on every request
+        bot_host(store, sandbox).check()  # an upload's check may not show its bot the ladder's files
     try:
         socket.getaddrinfo(args.host, args.port)
     except (OSError, UnicodeError):
@@ -115,7 +122,7 @@ def serve_site(args: argparse.Namespace) -> int:
     uploads = UploadLimits(
         at_once=args.uploads_at_once, per_hour=args.uploads_per_hour, kept_bytes=args.upload_quota * MIB
     )
-    app = create_app(SiteSettings(args.db, float(args.live_delay), limits, uploads))
+    app = create_app(SiteSettings(args.db, float(args.live_delay), limits, uploads, sandbox))
     config = uvicorn.Config(
         app,
         host=args.host,

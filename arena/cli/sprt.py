@@ -18,18 +18,18 @@ import argparse
 import dataclasses
 import itertools
 import sys
-from pathlib import Path
 from typing import Final
 
 from arena.cli import arguments, options, runs
 from arena.cli.options import Commands, Parents, open_store
+from arena.cli.sandbox_options import add_limits, sandbox_of
 from arena.errors import UsageError
 from arena.ladder import Ladder, LadderReport
-from arena.ladder.bots import LocalBots, idle_limit_for
+from arena.ladder.bots import idle_limit_for
 from arena.ladder.pairing import EventPairing
 from arena.ladder.rating import SetScores, SprtSettings, decision, elo_estimate, log_likelihood_ratio
+from arena.ladder.run_bots import ladder_bots
 from arena.ladder.store import LadderStore
-from arena.ladder.uploads import Uploads
 from arena.runner import MatchOutcome
 from arena.untrusted import safe_text
 
@@ -84,6 +84,7 @@ def register(commands: Commands, parents: Parents) -> None:
         help="the event's name, which names its pool (default: sprt-DATE-TIME-XXXX); the same name again "
         "goes on from the sets already played",
     )
+    add_limits(sprt)
     sprt.set_defaults(handler=run_sprt, prog=sprt.prog)
 
 
@@ -173,12 +174,12 @@ def run_sprt(args: argparse.Namespace) -> int:
             itertools.repeat([args.first, args.second]),
             progress.go_on,
         )
-        local_bots = LocalBots(
-            Path(f"{store.files_stem}-logs"),
+        local_bots = ladder_bots(
+            store,
+            sandbox_of(args),
             idle_limit=idle_limit_for(
                 args.concurrency, ladder_settings.players, ladder_settings.rules.team_count
             ),
-            launch_of=Uploads(store).launch_of,
         )
         ladder = Ladder(store, ladder_settings, local_bots, on_match=progress.on_match, pairing=pairing)
         pairing.check()

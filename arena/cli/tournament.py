@@ -14,17 +14,17 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from pathlib import Path
 from typing import Final
 
 from arena.cli import arguments, options, runs, tables
 from arena.cli.options import Commands, Parents, open_store
 from arena.cli.progress import Progress
+from arena.cli.sandbox_options import add_limits, sandbox_of
 from arena.errors import UsageError
 from arena.ladder import Ladder
-from arena.ladder.bots import LocalBots, idle_limit_for
+from arena.ladder.bots import idle_limit_for
 from arena.ladder.pairing import TOURNAMENT_FORMATS, EventPairing, tournament_plan
-from arena.ladder.uploads import Uploads
+from arena.ladder.run_bots import ladder_bots
 from arena.untrusted import safe_text
 
 MAX_BOTS: Final = 64
@@ -69,6 +69,7 @@ def register(commands: Commands, parents: Parents) -> None:
         default=None,
         help="the event's name, which names its pool (default: tournament-DATE-TIME-XXXX)",
     )
+    add_limits(tournament)
     tournament.set_defaults(handler=run_tournament, prog=tournament.prog)
 
 
@@ -87,10 +88,10 @@ def run_tournament(args: argparse.Namespace) -> int:
     with open_store(args, writes=True) as store:
         settings = dataclasses.replace(runs.settings_of(args), matches=None, event=event)
         pairing = EventPairing(store, settings, args.bots, iter(plan))
-        local_bots = LocalBots(
-            Path(f"{store.files_stem}-logs"),
+        local_bots = ladder_bots(
+            store,
+            sandbox_of(args),
             idle_limit=idle_limit_for(args.concurrency, settings.players, settings.rules.team_count),
-            launch_of=Uploads(store).launch_of,
         )
         progress = Progress(len(plan) * rules.team_count)
         ladder = Ladder(

@@ -60,7 +60,7 @@ class Availability:
         """Check the bots of a set about to start; those not reached, with why. Every bot's record of
         failures in a row is brought up to date (and one that answers again is down no more). A command
         bot starts the processes of all `rotations` to be played (each rotation needs processes of its
-        own: local_bots.py), so that they begin together."""
+        own: bots/pool.py), so that they begin together."""
         seats = duplicate.players // len(duplicate.bots) * rotations
         reasons = await asyncio.gather(*(self.unreachable(bot, seats) for bot in bots))
         failed = {bot.name: reason for bot, reason in zip(bots, reasons, strict=True) if reason is not None}

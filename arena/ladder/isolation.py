@@ -1,7 +1,7 @@
 """What the arena can isolate, and what a run asks of a bot it cannot.
 
 A bot the arena starts itself (a `--command` or an uploaded bot) is *isolated*: each seat of a match is a
-process of its own, and no process plays two matches on the same deals (local_bots.py), so what it
+process of its own, and no process plays two matches on the same deals (bots/pool.py), so what it
 remembers of a hand can never serve it, nor its partner. A remote bot (an address) is not: the arena can
 neither restart nor separate processes it did not start. Distinct addresses do not prove distinct
 processes (one process may listen on many ports, and it may remember the rotations of a set), so a remote

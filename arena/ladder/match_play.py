@@ -54,7 +54,7 @@ async def play_order(
     stopping: Callable[[], bool] = lambda: False,
 ) -> MatchOutcome | None:
     """Start or find every team's bot in `local_bots`, play the match, give the processes back. Every seat is
-    a process of its own, never one that played these deals before (local_bots.py). A bot that does not
+    a process of its own, never one that played these deals before (bots/pool.py). A bot that does not
     start now (it did when the set started) forfeits at once (an `unreachable` fault), and `not_started`
     is told. None: `stopping()` became true while the bots started, so the match is not begun."""
     settings = order.settings

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from arena.errors import ArenaError
-from arena.ladder.bots import BotStartError, Launch, LocalBots, new_run_name
+from arena.ladder.bots import BotHost, BotStartError, Launch, LocalBots, local_bots, new_run_name
 from arena.ladder.match_play import MatchOrder, NotStarted, play_order
 from arena.ladder.store import BotEntry
 from arena.runner import MatchOutcome
@@ -62,6 +62,9 @@ class WorkerBots:
     idle_limit: int
     port_range: tuple[int, int] | None
     sandbox: bubblewrap.Sandbox
+    hidden: tuple[Path, ...]
+    """The host's files that the sandbox must not show bots, checked again on the worker (its Python
+    installation, which the sandbox shows, may lie elsewhere than the runner's)."""
     launches: dict[str, Launch] = field(default_factory=dict)
     """How each command bot of the match starts (read from the store by the runner)."""
 
@@ -76,6 +79,7 @@ class WorkerBots:
             local_bots.idle_limit,
             local_bots.port_range,
             local_bots.sandbox,
+            local_bots.hidden,
         )
 
 
@@ -92,23 +96,24 @@ class _WorkerPool:
     """The command bots of one worker process, kept across its matches, on an event loop of their own."""
 
     def __init__(self, settings: WorkerBots) -> None:
+        """:raises ExposedFilesError: the sandbox would show bots one of the host's files here."""
         self.launches: dict[str, Launch] = {}
+        # A folder of this process's own within the runner's.
+        self.local_bots = local_bots(
+            settings.log_folder,
+            BotHost(settings.sandbox, settings.hidden),
+            self._launch_of,
+            idle_limit=settings.idle_limit,
+            port_range=settings.port_range,
+            startup_timeout=settings.startup_timeout,
+            grace=settings.grace,
+            log_limit_bytes=settings.log_limit_bytes,
+            run=f"worker-{new_run_name()}",
+        )
         self.loop = asyncio.new_event_loop()
         # The loop's thread lives as long as the process: a bot's parent-death signal follows the thread
         # that started it.
         threading.Thread(target=self.loop.run_forever, name="arena-bots", daemon=True).start()
-        # A folder of this process's own within the runner's.
-        self.local_bots = LocalBots(
-            settings.log_folder,
-            startup_timeout=settings.startup_timeout,
-            grace=settings.grace,
-            log_limit_bytes=settings.log_limit_bytes,
-            idle_limit=settings.idle_limit,
-            port_range=settings.port_range,
-            sandbox=settings.sandbox,
-            launch_of=self._launch_of,
-            run=f"worker-{new_run_name()}",
-        )
         atexit.register(self.stop)
 
     def _launch_of(self, bot: BotEntry) -> Launch:

@@ -24,12 +24,14 @@ from typing import Final
 import structlog
 
 from arena.errors import ArenaError, UsageError
-from arena.ladder.bots import BotStartError, Launch, LocalBots, wait_until_ready
+from arena.ladder.bots import BotHost, BotStartError, Launch, local_bots, wait_until_ready
 from arena.ladder.isolation import check_distinct_endpoints
+from arena.ladder.run_bots import bot_host
 from arena.ladder.store import BotEntry, LadderStore, StoreError, Upload
 from arena.ladder.uploads import KeptBundle, Unpack, Uploads
 from arena.runner import split_addresses
 from arena.runner.address_policy import AddressPolicy, AddressRefusedError, pin_addresses
+from arena.sandbox.bubblewrap import Sandbox
 from arena.sandbox.bundles import store_bundle
 from arena.untrusted import safe_text
 
@@ -95,15 +97,20 @@ class Prepared:
     kept: KeptBundle | None
 
 
-async def register_bot(store: LadderStore, wanted: Registration, new: bool, check: bool = True) -> Registered:
-    """Add (`new`) or update a bot as `wanted` says; with `check`, only once it has answered. A refused
-    upload leaves no bundle (`Uploads.release`).
+async def register_bot(
+    store: LadderStore, wanted: Registration, new: bool, check: bool = True, sandbox: Sandbox | None = None
+) -> Registered:
+    """Add (`new`) or update a bot as `wanted` says; with `check`, only once it has answered (a bot the
+    arena starts for the check runs as the host's bots do: sandboxed with `sandbox`'s limits, default
+    ones when None, and never shown the ladder's files). A refused upload leaves no bundle
+    (`Uploads.release`).
 
     :raises StoreError: the name is taken (add) or unknown (update), or the file cannot be written.
     :raises BundleError: the upload is refused.
     :raises NotAnsweringError: the bot did not answer.
     :raises AddressNotAllowedError: a participant's address that the host's policy refuses.
     :raises SharedAddressError: two of its addresses reach one endpoint.
+    :raises ExposedFilesError: the sandbox would show the bot one of the ladder's files.
     """
     if (wanted.address is None) == (wanted.launch is None):
         raise ValueError("a bot is registered with either an address or a launch")
@@ -127,7 +134,8 @@ async def register_bot(store: LadderStore, wanted: Registration, new: bool, chec
             assert wanted.address is not None
             await check_participant_answers(wanted.name, wanted.address, pinned)
         elif check:
-            await check_answers(wanted.name, wanted.address, prepared.launch)
+            host = bot_host(store, sandbox if sandbox is not None else Sandbox())
+            await check_answers(wanted.name, wanted.address, prepared.launch, host=host)
         return record(store, prepared)
     finally:
         if prepared.kept is not None:
@@ -183,13 +191,19 @@ def unregister_bot(store: LadderStore, name: str) -> None:
 
 
 async def check_answers(
-    name: str, address: str | None, launch: Launch | None, timeout: float = LAUNCH_CHECK_TIMEOUT_S
+    name: str,
+    address: str | None,
+    launch: Launch | None,
+    timeout: float = LAUNCH_CHECK_TIMEOUT_S,
+    *,
+    host: BotHost,
 ) -> None:
-    """Make sure a bot answers the handshake before registering it (a command is started, within
-    `timeout` seconds, and stopped; its log goes with it, whatever happened).
+    """Make sure a bot answers the handshake before registering it (a command is started as `host` says,
+    within `timeout` seconds, and stopped; its log goes with it, whatever happened).
 
     :raises NotAnsweringError: saying why it does not, with the first lines of a started bot's output
         (escaped, bounded) and no path of the host: whoever uploaded the bot reads it.
+    :raises ExposedFilesError: the sandbox would show the bot one of `host.hidden`.
     """
     if address is not None:
         for one in split_addresses(address):
@@ -200,14 +214,16 @@ async def check_answers(
         return
     assert launch is not None
     logs = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="arena-check-"))
-    local = LocalBots(logs, startup_timeout=timeout, launch_of=lambda _bot: launch)
     try:
-        await local.acquire(BotEntry(name, None, launch.command, 0.0, None), 1)
-    except BotStartError as error:
-        output = await asyncio.to_thread(first_output, error.log_path)
-        raise NotAnsweringError(f"{error.reason}; {output}") from None
+        local = local_bots(logs, host, lambda _bot: launch, startup_timeout=timeout)
+        try:
+            await local.acquire(BotEntry(name, None, launch.command, 0.0, None), 1)
+        except BotStartError as error:
+            output = await asyncio.to_thread(first_output, error.log_path)
+            raise NotAnsweringError(f"{error.reason}; {output}") from None
+        finally:
+            await local.stop_all()
     finally:
-        await local.stop_all()
         await asyncio.to_thread(shutil.rmtree, logs, True)
 
 

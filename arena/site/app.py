@@ -24,6 +24,7 @@ from starlette.staticfiles import StaticFiles
 
 from arena.ladder.registration import Registration
 from arena.ladder.store import LadderStore, StoreError
+from arena.sandbox.bubblewrap import Sandbox
 from arena.site import data, management, params, render, uploading
 from arena.site.live import LiveHub, client_of
 from arena.site.stream_limits import StreamLimits
@@ -46,6 +47,8 @@ class SiteSettings:
     """How many live streams are served at once, and how they are fed."""
     uploads: UploadLimits = field(default_factory=UploadLimits)
     """How many uploads at once, and each participant's quotas (uploading.py)."""
+    sandbox: Sandbox = field(default_factory=Sandbox)
+    """The limits of the sandbox an upload is checked in (`arena serve --bot-memory ...`)."""
 
 
 def _pool(request: Request) -> str | None:
@@ -192,7 +195,7 @@ def create_app(settings: SiteSettings) -> Starlette:
         launch = management.upload_request(holder, name, params.single(request.query_params, "run"))
         wanted = Registration(name, launch=launch, owner=management.owner_of(holder))
         done, action, status = await uploading.upload(
-            request, settings.db, holder, wanted, settings.uploads, gate, unpacker
+            request, settings.db, holder, wanted, settings.uploads, gate, unpacker, settings.sandbox
         )
         assert done.upload is not None
         upload = {"version": done.upload.version, "sha256": done.upload.sha256, "run": done.upload.run}

@@ -41,6 +41,7 @@ import structlog
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 
+from arena.ladder.bots import ExposedFilesError
 from arena.ladder.registration import (
     NotAnsweringError,
     Prepared,
@@ -50,8 +51,10 @@ from arena.ladder.registration import (
     prepare,
     record,
 )
+from arena.ladder.run_bots import bot_host
 from arena.ladder.store import LadderStore, StoreError, TokenHolder
 from arena.ladder.uploads import KeptBundle, Uploads, bundles_folder
+from arena.sandbox.bubblewrap import Sandbox
 from arena.sandbox.bundles import Bundle, BundleError, BundleLimits, kept_bytes, store_bundle
 from arena.site import management
 from arena.site.data import SiteError
@@ -150,9 +153,10 @@ async def upload(
     limits: UploadLimits,
     gate: UploadGate,
     unpacker: Unpacker,
+    sandbox: Sandbox,
 ) -> tuple[Registered, str, int]:
-    """Process an upload (its body is the bundle) as the module docstring says: the bot as registered,
-    the action and the status; a SiteError saying why it was refused."""
+    """Process an upload (its body is the bundle) as the module docstring says, its bot checked in
+    `sandbox`: the bot as registered, the action and the status; a SiteError saying why it was refused."""
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdecimal() or int(declared) > BUNDLE_BYTES):
         raise SiteError(413, f"the bundle is over {BUNDLE_BYTES:,} bytes")
@@ -161,7 +165,7 @@ async def upload(
             await _in_store(db, lambda store: _check_quotas(store, holder, limits))
         folder = Path(await run_in_threadpool(tempfile.mkdtemp, None, "arena-upload-"))
         try:
-            return await _process(request, db, holder, wanted, limits, unpacker, folder / "bundle")
+            return await _process(request, db, holder, wanted, limits, unpacker, sandbox, folder / "bundle")
         finally:
             await run_in_threadpool(shutil.rmtree, folder, True)
 
@@ -173,6 +177,7 @@ async def _process(
     wanted: Registration,
     limits: UploadLimits,
     unpacker: Unpacker,
+    sandbox: Sandbox,
     body: Path,
 ) -> tuple[Registered, str, int]:
     """The upload once let in: every way it ends is audited (a refusal as `upload_refused`), and ends with
@@ -181,16 +186,26 @@ async def _process(
     try:
         try:
             await _save_body(request, body, limits)
-            prepared = await _in_store(db, lambda store: _prepare(store, holder, wanted, body, unpacker))
+            ready, host = await _in_store(
+                db, lambda store: (_prepare(store, holder, wanted, body, unpacker), bot_host(store, sandbox))
+            )
+            prepared = ready
             if holder.role != "host":
-                await _in_store(db, lambda store: _check_quotas(store, holder, limits, prepared))
-            assert prepared.launch is not None
-            await check_answers(wanted.name, None, prepared.launch, limits.check_s)
-            done = await _in_store(db, lambda store: _record(store, holder, prepared))
+                await _in_store(db, lambda store: _check_quotas(store, holder, limits, ready))
+            assert ready.launch is not None
+            await check_answers(wanted.name, None, ready.launch, limits.check_s, host=host)
+            done = await _in_store(db, lambda store: _record(store, holder, ready))
         finally:
             kept = prepared.kept if prepared is not None else None
             await _in_store(db, lambda store: _release(store, wanted.name, kept))
-    except (SiteError, BundleError, NotAnsweringError, StoreError, ClientDisconnect) as error:
+    except (
+        SiteError,
+        BundleError,
+        NotAnsweringError,
+        StoreError,
+        ExposedFilesError,
+        ClientDisconnect,
+    ) as error:
         refusal = _refusal(error)
         await _audit_refusal(db, holder, wanted.name, refusal.message)
         raise refusal from None
@@ -209,6 +224,9 @@ def _refusal(error: Exception) -> SiteError:
         return SiteError(400, safe_text(error))
     if isinstance(error, NotAnsweringError):
         return SiteError(422, safe_text(error))
+    if isinstance(error, ExposedFilesError):
+        log.error("upload_not_checked", reason=str(error))  # it names the host's folders
+        return SiteError(500, "the site cannot check uploads: its sandbox would show bots the ladder's files")
     if isinstance(error, ClientDisconnect):
         return SiteError(400, "the bundle did not arrive whole: the connection closed")
     log.warning("upload_not_recorded", reason=str(error))  # a StoreError names the ladder's file

@@ -2,7 +2,7 @@
 `{socket}` filled in, `python` meaning the arena's own interpreter), a free port, the port a bot reports in
 its port file (read without ever blocking: the bot chose what is there), the socket it made (in the
 sandbox: found through the sandbox's root), and the first handshake. Used by
-local_bots.py, which keeps the processes."""
+processes.py, which starts the processes, and pool.py, which keeps them."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The supervisor of one bot process the arena starts: it makes sure nothing the bot starts outlives it,
 and writes the bot's output to a log file of bounded size.
 
-local_bots.py (beside it) runs it by path as `python -I supervisor.py [--match-output=BYTES]
+processes.py (beside it) runs it by path as `python -I supervisor.py [--match-output=BYTES]
 [--pass-fd=FD] ARENA_PID LOG_PATH LOG_LIMIT GRACE COMMAND...`, in a session of its own, with a pipe from
 the arena on standard input. It uses the standard library alone and nothing of the arena package: it must
 start fast, run as a plain script, and never fork with gRPC loaded. On Linux it

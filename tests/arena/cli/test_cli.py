@@ -138,6 +138,14 @@ RUN_OPTIONS = [
     ("--concurrency", arguments.concurrency),
 ]
 """The numbers of every command that plays sets of an event."""
+SANDBOX_LIMITS = [
+    ("--bot-memory", sandbox_options.memory_mib),
+    ("--bot-cpu", sandbox_options.cpu_seconds),
+    ("--bot-processes", sandbox_options.processes),
+    ("--bot-tmp", sandbox_options.tmp_mib),
+    ("--bot-output", sandbox_options.output_kib),
+]
+"""The limits of sandboxed bots, options of every command that starts bots."""
 BOUNDED_OPTIONS = [
     (["play"], "--seed", arguments.seed),
     (["play"], "--deal-cap", arguments.deal_cap),
@@ -158,11 +166,18 @@ BOUNDED_OPTIONS = [
     (["ladder", "run"], "--idle-bots", arguments.idle_bots),
     (["ladder", "matches"], "--limit", arguments.limit),
     (["check-bot", "127.0.0.1:1"], "--decision-ms", arguments.decision_ms),
-    (["ladder", "run"], "--bot-memory", sandbox_options.memory_mib),
-    (["ladder", "run"], "--bot-cpu", sandbox_options.cpu_seconds),
-    (["ladder", "run"], "--bot-processes", sandbox_options.processes),
-    (["ladder", "run"], "--bot-tmp", sandbox_options.tmp_mib),
-    (["ladder", "run"], "--bot-output", sandbox_options.output_kib),
+    *(
+        (command, option, bounds)
+        for command in (
+            ["ladder", "run"],
+            SPRT,
+            TOURNAMENT,
+            ["bots", "add", "b"],
+            ["bots", "update", "b"],
+            ["serve"],
+        )
+        for option, bounds in SANDBOX_LIMITS
+    ),
     *((SPRT, option, bounds) for option, bounds in RUN_OPTIONS),
     (SPRT, "--max-sets", arguments.sets),
     *((TOURNAMENT, option, bounds) for option, bounds in RUN_OPTIONS),

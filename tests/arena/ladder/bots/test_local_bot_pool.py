@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.ladder import Ladder, LadderSettings
-from arena.ladder.bots import LocalBots
+from arena.ladder.bots import BotHost, LocalBots
 from arena.ladder.bots.commands import BotStartError, Launch, free_port
 from arena.ladder.registration import NotAnsweringError, check_answers
 from arena.ladder.store import LadderStore
@@ -290,11 +290,11 @@ def test_the_check_before_registering_leaves_no_folder_whatever_the_bot_did(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    asyncio.run(check_answers("reported", None, Launch(REPORTING)))
+    asyncio.run(check_answers("reported", None, Launch(REPORTING), host=BotHost()))
     assert list(tmp_path.iterdir()) == []
     crash = 'python -c \'import sys; print("starting\\x1b[2J"); print("x" * 9000); sys.exit(3)\' {port_file}'
     with pytest.raises(NotAnsweringError, match="did not start") as refused:
-        asyncio.run(check_answers("mute", None, Launch(crash)))
+        asyncio.run(check_answers("mute", None, Launch(crash), host=BotHost()))
     assert list(tmp_path.iterdir()) == []  # nor when it did not answer: its log goes too
     message = str(refused.value)
     assert "exited with status 3" in message

@@ -1,0 +1,40 @@
+"""The bots of a run on a ladder, as every command that plays its sets builds them (`ladder run`, `sprt`,
+`tournament`), through the one factory (bots/factory.py): their files in the ladder's logs folder, each
+bot started as the register and its uploads say, and the sandbox refused if it would show bots the
+ladder's file, its logs folder or its bundles (`bot_host`, which registration checks against too)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.ladder.bots import BotHost, LocalBots, local_bots
+from arena.ladder.store import LadderStore
+from arena.ladder.uploads import Uploads, bundles_folder
+from arena.sandbox.bubblewrap import Sandbox
+
+
+def logs_folder(store: LadderStore) -> Path:
+    """Where the runs on the ladder in `store` keep their bots' logs (`{stem}-logs/`, a folder per run)."""
+    return Path(f"{store.files_stem}-logs")
+
+
+def bot_host(store: LadderStore, sandbox: Sandbox) -> BotHost:
+    """The bots the host starts for the ladder in `store`: sandboxed as `sandbox` says, and never shown
+    the ladder's file, its logs folder nor its bundles."""
+    return BotHost(sandbox, (store.path, logs_folder(store), bundles_folder(store.files_stem)))
+
+
+def ladder_bots(
+    store: LadderStore, sandbox: Sandbox, idle_limit: int, port_range: tuple[int, int] | None = None
+) -> LocalBots:
+    """The processes of a run's command bots on the ladder in `store`.
+
+    :raises ExposedFilesError: the sandbox would show bots one of the ladder's files.
+    """
+    return local_bots(
+        logs_folder(store),
+        bot_host(store, sandbox),
+        Uploads(store).launch_of,
+        idle_limit=idle_limit,
+        port_range=port_range,
+    )

@@ -13,18 +13,12 @@ largest size to the cost at the smallest (the target: at most 1.5).
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# bench/arena.py shares its name with the `arena` package: take this folder off the import path so that
-# `import arena` finds the package, not that script.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
-
 import argparse
 import random
 import statistics
 import tempfile
 import time
+from pathlib import Path
 
 import structlog
 

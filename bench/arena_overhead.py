@@ -1,6 +1,6 @@
 """Arena overhead per decision: a real match over loopback against a raw ping-pong of the same messages.
 
-Run by hand: `python bench/arena.py [--matches 20]`. It starts an instant-answering bot in its own
+Run by hand: `python bench/arena_overhead.py [--matches 20]`. It starts an instant-answering bot in its own
 process (it answers every decision with a random legal index without decoding the view, so its own
 time is as small as gRPC allows), then:
 
@@ -20,19 +20,13 @@ plays the SDK's RandomBot (which decodes every view into engine types) through t
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# This script shares its name with the `arena` package: take its own folder off the import path so that
-# `import arena` finds the package, not this file.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
-
 import argparse
 import asyncio
 import json
 import random
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator
 from typing import TypeAlias
@@ -89,7 +83,7 @@ def start_bot_process(arguments: list[str]) -> tuple[subprocess.Popen[str], int]
     )
     assert process.stdout is not None
     assert process.stderr is not None
-    stream = process.stdout if arguments[0].endswith("arena.py") else process.stderr
+    stream = process.stdout if arguments[0] == __file__ else process.stderr
     for line in stream:
         if line.startswith("{"):
             event = json.loads(line)

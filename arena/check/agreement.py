@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from arena.check.report import CheckItem, Status, plural
-from fiftysix.engine import Card, Move, NotationError, Phase, View, parse_call, parse_card
+from fiftysix.engine import Card, NotationError, Phase, View, parse_move
 from fiftysix.engine.errors import quoted
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.wire import MessageError, move_from_message
@@ -34,7 +34,7 @@ def _denomination_name(value: int) -> str:
 def _move_problem(index: int, text: str, message: pb.Move, phase: Phase, current: int) -> str | None:
     """What is wrong with `moves[index]` beside `legal_moves[index]`, or None."""
     try:
-        named: Move = parse_card(text) if phase is Phase.PLAY else parse_call(text)
+        named = parse_move(text, phase)
     except NotationError as error:
         return f"legal_moves[{index}] is {quoted(text)}, not in notation ({error})"
     try:

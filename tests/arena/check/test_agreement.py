@@ -12,7 +12,7 @@ import pytest
 import arena.check.conversation
 from arena.check import Status, check_bot
 from arena.check.agreement import ITEM, disagreement
-from fiftysix.engine import Match, MatchRules, Move, View, parse_call, parse_card
+from fiftysix.engine import Match, MatchRules, Move, View, parse_move
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.wire import decision_message
 from sample_bots.random_bot import RandomBot
@@ -23,8 +23,7 @@ def _view_after(moves: str, players: int = 4) -> View:
     """The view of the seat to act after `moves` (calls, then cards) from seat 0's first call."""
     match = Match(MatchRules(players), seed=4, first_dealer=players - 1)
     for text in moves.split():
-        auction = match.deal.contract is None
-        match.apply(match.deal.to_act, parse_call(text) if auction else parse_card(text))
+        match.apply(match.deal.to_act, parse_move(text, match.deal.phase))
     return match.view(match.deal.to_act)
 
 

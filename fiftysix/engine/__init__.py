@@ -49,6 +49,7 @@ from fiftysix.engine.rules import (
     EndReason,
     MatchRules,
     Ruleset,
+    TeamSeat,
     table_amount,
 )
 from fiftysix.engine.sampling import sample_hands
@@ -95,6 +96,7 @@ __all__ = [
     "Ruleset",
     "ShuffledDeals",
     "Suit",
+    "TeamSeat",
     "Trick",
     "View",
     "first_dealer_for",

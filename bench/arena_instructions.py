@@ -49,20 +49,20 @@ def toggler() -> Callable[[], None]:
 def record(path: Path) -> None:
     """Real decision requests of four random 4-player matches, serialized, one per line in hex."""
     from fiftysix.engine import Match, MatchRules
-    from fiftysix.wire import decision_message
+    from fiftysix.wire import DecisionEncoder
 
     rng = random.Random(5)
     with path.open("w", encoding="ascii") as out:
         for seed in range(4):
             match = Match(MatchRules(4), seed=seed)
+            encoder = DecisionEncoder(match)
             number = 0
             while not match.is_over:
                 seat = match.deal.to_act
-                view = match.view(seat)
+                legal = match.legal_moves()
                 number += 1
-                request = decision_message(number, view, view.legal_moves, 1000, 10000)
-                out.write(request.SerializeToString().hex() + "\n")
-                match.apply(seat, rng.choice(view.legal_moves))
+                out.write(encoder.decision(number, legal, 1000, 10000).hex() + "\n")
+                match.apply(seat, rng.choice(legal))
 
 
 async def arena_matches(matches: int, port: int) -> int:

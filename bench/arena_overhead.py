@@ -38,7 +38,7 @@ from arena.runner import BotAddress, MatchSettings, run_match, seats_for_teams
 from fiftysix.engine import Match, MatchRules
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.v1 import bot_pb2_grpc as rpc
-from fiftysix.wire import PROTOCOL_VERSION, TimeControl, decision_message, match_start_message
+from fiftysix.wire import PROTOCOL_VERSION, DecisionEncoder, TimeControl, match_start_message
 
 RawCall: TypeAlias = "grpc.aio.StreamStreamCall[pb.PlaySeatRequest, pb.PlaySeatResponse]"
 
@@ -104,11 +104,13 @@ def recorded_requests(count: int) -> list[pb.PlaySeatRequest]:
     seed = 0
     while len(requests) < count:
         match = Match(MatchRules(4), seed=seed)
+        encoder = DecisionEncoder(match)
         while not match.is_over and len(requests) < count:
             seat = match.deal.to_act
-            view = match.view(seat)
-            requests.append(decision_message(len(requests) + 1, view, view.legal_moves, 1000, 10000))
-            match.apply(seat, rng.choice(view.legal_moves))
+            legal = match.legal_moves()
+            request = encoder.decision(len(requests) + 1, legal, 1000, 10000)
+            requests.append(pb.PlaySeatRequest.FromString(request))
+            match.apply(seat, rng.choice(legal))
         seed += 1
     return requests
 

@@ -55,9 +55,9 @@ def _move_problem(index: int, text: str, message: pb.Move, phase: Phase, current
 
 
 def disagreement(request: pb.PlaySeatRequest, view: View) -> str | None:
-    """What in the DecisionRequest `request`, built from `view`, disagrees with its notation or with the
-    engine, in one line; None when everything agrees."""
-    decision = pb.PlaySeatRequest.FromString(request.SerializeToString()).decision
+    """What in the DecisionRequest `request`, asking the seat of `view`, disagrees with its notation or
+    with the engine, in one line; None when everything agrees."""
+    decision = request.decision
     message = decision.view
     texts, moves = decision.legal_moves, decision.moves
     if len(moves) != len(texts):
@@ -95,12 +95,14 @@ class Audit:
     problem: str | None = None
     """The first disagreement found, with where it was."""
 
-    def record(self, request: pb.PlaySeatRequest, view: View, where: str) -> None:
-        """Check one request the checker is about to send (built from `view`)."""
+    def record(self, request: bytes, view: View, where: str) -> None:
+        """Check one request the checker is about to send (asking the seat of `view`), read back from its
+        bytes as a bot reads it."""
+        message = pb.PlaySeatRequest.FromString(request)
         self.decisions += 1
-        self.moves += len(request.decision.legal_moves)
+        self.moves += len(message.decision.legal_moves)
         if self.problem is None:
-            problem = disagreement(request, view)
+            problem = disagreement(message, view)
             if problem is not None:
                 self.problem = f"{where}: {problem}"
 

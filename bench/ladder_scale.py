@@ -22,7 +22,7 @@ from pathlib import Path
 
 import structlog
 
-from arena.cli.tables import format_standings
+from arena.cli.listings import format_standings
 from arena.ladder import Ladder, LadderSettings, ladder_standings, rate_set
 from arena.ladder.bots import LocalBots
 from arena.ladder.store import DuplicateSet, LadderStore

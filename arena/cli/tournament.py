@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from arena.cli import arguments, options, runs, tables
+from arena.cli import arguments, listings, options, runs
 from arena.cli.options import Commands, Parents, open_store
 from arena.cli.progress import Progress
 from arena.errors import UsageError
@@ -119,5 +119,5 @@ def run_tournament(args: argparse.Namespace) -> int:
         for set_id, reason in report.voided_sets:
             print(f"Set {set_id} was made void (never rated): {safe_text(reason)}")
         print("")
-        tables.print_event(store, settings.pool, args.bots)
+        listings.print_event(store, settings.pool, args.bots)
         return runs.interrupted(signals) or 0

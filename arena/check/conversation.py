@@ -19,11 +19,7 @@ from arena.check.situations import (
     checker_move,
     config_name,
 )
-from arena.runner.connection import (
-    Conversation,
-    Ending,
-    SeatFaultError,
-)
+from arena.runner.stream import Conversation, Ending, SeatFaultError
 from fiftysix.engine import (
     Card,
     EndReason,

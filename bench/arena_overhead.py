@@ -12,10 +12,10 @@ time is as small as gRPC allows), then:
    hits both alike (rounds of whole arena runs and whole raw runs drifted apart by tens of us);
 3. prints decisions/s, p50/p99 of both, and the arena's own work per decision (arena minus raw).
 
-Target (issue 14): the arena's own work at most 12% of the raw round trip (issue 3 asked for 25%). On a
-loaded machine the rounds' figures swing by tens of microseconds: take the median of several rounds,
-and see bench/arena_instructions.py for the same comparison in instructions. For information it also
-plays the SDK's RandomBot (which decodes every view into engine types) through the arena.
+Target (issue 14): the arena's own work at most 12% of the raw round trip. On a loaded machine the
+rounds' figures swing by tens of microseconds: take the median of several rounds, and see
+bench/arena_instructions.py for the same comparison in instructions. For information it also plays the
+SDK's RandomBot (which decodes every view into engine types) through the arena.
 """
 
 from __future__ import annotations

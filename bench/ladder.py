@@ -17,9 +17,10 @@ the ladder does) against a new channel per match, alternating runs at concurrenc
 
 Last, what fair play costs (`--isolation`, or alone with `--isolation-only`): at concurrency 1, 2 and 4,
 the ladder as it plays (no process plays two matches on the same deals: each rotation of a set gets
-processes that have not seen its deals) against the pool before that fix (idle processes reused for any
-match), alternating in rounds from a cold start (no process started before the clock: starting them is
-the cost), with matches per minute, processes started per match and the ratio of the two rates.
+processes that have not seen its deals) against a pool that reuses idle processes for any match
+(`isolate_deals=False`), alternating in rounds from a cold start (no process started before the clock:
+starting them is the cost), with matches per minute, processes started per match and the ratio of the
+two rates.
 
 With `--ray` (the `cluster` extra), instead: matches per minute against instant bots
 (bench/arena_overhead.py's, two processes reached by address, so that the bots cost next to nothing and
@@ -82,7 +83,7 @@ async def isolation_run(folder: Path, matches: int, concurrency: int, isolate: b
 
 
 def isolation_comparison(matches: int, rounds: int) -> None:
-    """Matches per minute and processes started per match, isolated against the pool before, alternating."""
+    """Matches per minute and processes started per match, isolated against reusing, alternating."""
     levels = (1, 2, 4)
     rates: dict[tuple[int, bool], list[float]] = {
         (level, isolate): [] for level in levels for isolate in (True, False)
@@ -98,15 +99,15 @@ def isolation_comparison(matches: int, rounds: int) -> None:
     print("")
     print(f"Fair play's cost: {matches} 4-player matches a run from a cold start, medians of {rounds} rounds")
     print(
-        f"{'concurrency':>11}  {'isolated/min':>12}  {'before/min':>10}  {'ratio':>5}  "
-        f"{'starts/match':>12}  {'before':>6}"
+        f"{'concurrency':>11}  {'isolated/min':>12}  {'reusing/min':>11}  {'ratio':>5}  "
+        f"{'starts/match':>12}  {'reusing':>7}"
     )
     for level in levels:
-        isolated, before = (statistics.median(rates[level, isolate]) for isolate in (True, False))
-        started, started_before = (statistics.median(starts[level, isolate]) for isolate in (True, False))
+        isolated, reusing = (statistics.median(rates[level, isolate]) for isolate in (True, False))
+        started, started_reusing = (statistics.median(starts[level, isolate]) for isolate in (True, False))
         print(
-            f"{level:>11}  {isolated:>12.0f}  {before:>10.0f}  {isolated / before:>5.2f}  "
-            f"{started:>12.2f}  {started_before:>6.2f}"
+            f"{level:>11}  {isolated:>12.0f}  {reusing:>11.0f}  {isolated / reusing:>5.2f}  "
+            f"{started:>12.2f}  {started_reusing:>7.2f}"
         )
 
 
@@ -114,7 +115,7 @@ async def ladder_run(
     folder: Path, matches: int, concurrency: int, kept_channels: bool = True
 ) -> tuple[LadderReport, float]:
     """One ladder run; returns its report and the wall time of the matches alone. Without
-    `kept_channels`, every match opens its own channels, as before they were kept."""
+    `kept_channels`, every match opens its own channels, as a pool that kept none would."""
     store = LadderStore(folder / f"ladder-{concurrency}-{time.perf_counter_ns()}.db")
     for name, command in SAMPLES.items():
         store.add_bot(name, command=command)

@@ -305,8 +305,8 @@ class DecisionEncoder:
 
 
 def decision_request(match: Match, decision_id: int, decision_ms: int, bank_ms: int) -> pb.PlaySeatRequest:
-    """The request asking the match's seat to act for a move, read back into a message: for who reads or
-    changes one request before sending it (tests, benchmarks); a match's every decision is the
-    encoder's."""
+    """The request asking the match's seat to act for a move, read back into a message, for a caller that
+    reads or changes one request before it is sent (the tests); a match's decisions one after another
+    are `DecisionEncoder`'s."""
     data = DecisionEncoder(match).decision(decision_id, match.legal_moves(), decision_ms, bank_ms)
     return pb.PlaySeatRequest.FromString(data)

@@ -1,11 +1,11 @@
 """The arena's own work per decision in instructions, not time: a measure that the machine's load does
-not move (issue 14; bench/arena.py gives the times).
+not move (issue 14; bench/arena_overhead.py gives the times).
 
 Run by hand: `python bench/arena_instructions.py [--code PATH]`; it needs valgrind with its headers
 (Debian's `valgrind` package) and a C compiler. The arena process runs under callgrind with collection
 off, switched on (every thread) only inside the runner's decision loop while it plays 4-player matches
-against the instant bot of bench/arena.py, then, in another run, only around a raw ping-pong of as many
-recorded decisions on one stream. Each run first warms up uncounted (3 matches; 300 round trips), is
+against the instant bot of bench/arena_overhead.py, then, in another run, only around a raw ping-pong of
+as many recorded decisions on one stream. Each run first warms up uncounted (3 matches; 300 round trips), is
 run for 1 and for 4 counted matches, and the difference is divided by the difference in decisions, so
 start-up and first-use costs cancel. (Without the warm-up they did not: matches 2 to 4 of a new process
 still met new lists of legal calls, whose encoding is kept once made, about 40,000 instructions a
@@ -15,13 +15,6 @@ branch, say) by this same method.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# bench/arena.py shares its name with the `arena` package: take this folder off the import path so that
-# `import arena` finds the package, not that script.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
-
 import argparse
 import asyncio
 import ctypes
@@ -30,8 +23,10 @@ import os
 import random
 import re
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any
 
 TOGGLE_SOURCE = "#include <valgrind/callgrind.h>\nvoid toggle(void) { CALLGRIND_TOGGLE_COLLECT; }\n"
@@ -39,7 +34,7 @@ HERE = Path(__file__).resolve()
 WARM_UP_MATCHES = 3
 """Matches each arena run plays before it counts: a process that has played a few matches has filled its
 caches (each new list of legal calls is encoded once, at about 500,000 instructions), as the arena that
-plays a ladder's matches has, and as bench/arena.py warms up before it times."""
+plays a ladder's matches has, and as bench/arena_overhead.py warms up before it times."""
 WARM_UP_DECISIONS = 300
 """Round trips each raw run makes before it counts, for the same reason."""
 
@@ -54,20 +49,20 @@ def toggler() -> Callable[[], None]:
 def record(path: Path) -> None:
     """Real decision requests of four random 4-player matches, serialized, one per line in hex."""
     from fiftysix.engine import Match, MatchRules
-    from fiftysix.wire import decision_message
+    from fiftysix.wire import DecisionEncoder
 
     rng = random.Random(5)
     with path.open("w", encoding="ascii") as out:
         for seed in range(4):
             match = Match(MatchRules(4), seed=seed)
+            encoder = DecisionEncoder(match)
             number = 0
             while not match.is_over:
                 seat = match.deal.to_act
-                view = match.view(seat)
+                legal = match.legal_moves()
                 number += 1
-                request = decision_message(number, view, view.legal_moves, 1000, 10000)
-                out.write(request.SerializeToString().hex() + "\n")
-                match.apply(seat, rng.choice(view.legal_moves))
+                out.write(encoder.decision(number, legal, 1000, 10000).hex() + "\n")
+                match.apply(seat, rng.choice(legal))
 
 
 async def arena_matches(matches: int, port: int) -> int:
@@ -168,7 +163,8 @@ def main() -> None:
     if args.child:
         import structlog
 
-        # As in bench/arena.py: errors only, so that the per-deal debug line is not rendered and counted.
+        # As in bench/arena_overhead.py: errors only, so that the per-deal debug line is not rendered and
+        # counted.
         structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))
         kind, count, port, *rest = args.child
         if kind == "record":
@@ -191,7 +187,7 @@ def main() -> None:
         recording = [sys.executable, str(HERE), "--child", "record", str(recorded), "0"]
         subprocess.run(recording, env=environment, check=True)
         bot = subprocess.Popen(
-            [sys.executable, str(HERE.parent / "arena.py"), "--serve-instant-bot"],
+            [sys.executable, str(HERE.parent / "arena_overhead.py"), "--serve-instant-bot"],
             env=environment,
             stdout=subprocess.PIPE,
             text=True,

@@ -20,21 +20,16 @@ taken turn about compare; each round's ratio is printed, then their median):
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# bench/arena.py shares its name with the `arena` package: take this folder off the import path so that
-# `import arena` finds the package, not that script.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
-
 import argparse
 import json
 import os
 import random
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from fiftysix import engine
 from fiftysix.engine import Deal, Match, MatchRules, Phase, Ruleset, ShuffledDeals, pack_for

@@ -17,44 +17,40 @@ the ladder does) against a new channel per match, alternating runs at concurrenc
 
 Last, what fair play costs (`--isolation`, or alone with `--isolation-only`): at concurrency 1, 2 and 4,
 the ladder as it plays (no process plays two matches on the same deals: each rotation of a set gets
-processes that have not seen its deals) against the pool before that fix (idle processes reused for any
-match), alternating in rounds from a cold start (no process started before the clock: starting them is
-the cost), with matches per minute, processes started per match and the ratio of the two rates.
+processes that have not seen its deals) against a pool that reuses idle processes for any match
+(`isolate_deals=False`), alternating in rounds from a cold start (no process started before the clock:
+starting them is the cost), with matches per minute, processes started per match and the ratio of the
+two rates.
 
-With `--ray` (the `cluster` extra), instead: matches per minute against instant bots (bench/arena.py's,
-two processes reached by address, so that the bots cost next to nothing and the arena's own work shows)
-played in process and on a local Ray cluster (`ray start --head` in a temporary folder, stopped at the
-end) by 1 and by 2 workers at once (`--concurrency` 1 and 2 on a cluster of 2 CPUs), alternating in
-rounds, the medians and their ratios to the in-process runner; and the runner's own time per match
-(storing and rating each match), which bounds the rate of one runner however many workers play. `--db URL`
-keeps the ladders in that PostgreSQL database instead of SQLite files (each run empties it first).
+With `--ray` (the `cluster` extra), instead: matches per minute against instant bots
+(bench/arena_overhead.py's, two processes reached by address, so that the bots cost next to nothing and
+the arena's own work shows) played in process and on a local Ray cluster (`ray start --head` in a
+temporary folder, stopped at the end) by 1 and by 2 workers at once (`--concurrency` 1 and 2 on a
+cluster of 2 CPUs), alternating in rounds, the medians and their ratios to the in-process runner; and
+the runner's own time per match (storing and rating each match), which bounds the rate of one runner
+however many workers play. `--db URL` keeps the ladders in that PostgreSQL database instead of SQLite
+files (each run empties it first).
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# bench/arena.py shares its name with the `arena` package: take this folder off the import path so that
-# `import arena` finds the package, not that script.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
-
 import argparse
 import asyncio
 import contextlib
-import importlib.util
 import os
 import secrets
 import signal
 import socket
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
+from typing import Final
 
+import arena_overhead
 import structlog
 
 from arena.ladder import Ladder, LadderReport, LadderSettings
@@ -62,6 +58,8 @@ from arena.ladder.bots import LocalBots, idle_limit_for
 from arena.ladder.match_play import MatchPlayer
 from arena.ladder.store import LadderStore
 
+INSTANT_BOT: Final = [arena_overhead.__file__, "--serve-instant-bot"]
+"""The command line of bench/arena_overhead.py's instant bot (run by this interpreter)."""
 SAMPLES = {
     "random": "python -m sample_bots.random_bot --port 0 --port-file {port_file}",
     "rules": "python -m sample_bots.rule_bot --port 0 --port-file {port_file}",
@@ -85,7 +83,7 @@ async def isolation_run(folder: Path, matches: int, concurrency: int, isolate: b
 
 
 def isolation_comparison(matches: int, rounds: int) -> None:
-    """Matches per minute and processes started per match, isolated against the pool before, alternating."""
+    """Matches per minute and processes started per match, isolated against reusing, alternating."""
     levels = (1, 2, 4)
     rates: dict[tuple[int, bool], list[float]] = {
         (level, isolate): [] for level in levels for isolate in (True, False)
@@ -101,15 +99,15 @@ def isolation_comparison(matches: int, rounds: int) -> None:
     print("")
     print(f"Fair play's cost: {matches} 4-player matches a run from a cold start, medians of {rounds} rounds")
     print(
-        f"{'concurrency':>11}  {'isolated/min':>12}  {'before/min':>10}  {'ratio':>5}  "
-        f"{'starts/match':>12}  {'before':>6}"
+        f"{'concurrency':>11}  {'isolated/min':>12}  {'reusing/min':>11}  {'ratio':>5}  "
+        f"{'starts/match':>12}  {'reusing':>7}"
     )
     for level in levels:
-        isolated, before = (statistics.median(rates[level, isolate]) for isolate in (True, False))
-        started, started_before = (statistics.median(starts[level, isolate]) for isolate in (True, False))
+        isolated, reusing = (statistics.median(rates[level, isolate]) for isolate in (True, False))
+        started, started_reusing = (statistics.median(starts[level, isolate]) for isolate in (True, False))
         print(
-            f"{level:>11}  {isolated:>12.0f}  {before:>10.0f}  {isolated / before:>5.2f}  "
-            f"{started:>12.2f}  {started_before:>6.2f}"
+            f"{level:>11}  {isolated:>12.0f}  {reusing:>11.0f}  {isolated / reusing:>5.2f}  "
+            f"{started:>12.2f}  {started_reusing:>7.2f}"
         )
 
 
@@ -117,7 +115,7 @@ async def ladder_run(
     folder: Path, matches: int, concurrency: int, kept_channels: bool = True
 ) -> tuple[LadderReport, float]:
     """One ladder run; returns its report and the wall time of the matches alone. Without
-    `kept_channels`, every match opens its own channels, as before they were kept."""
+    `kept_channels`, every match opens its own channels, as a pool that kept none would."""
     store = LadderStore(folder / f"ladder-{concurrency}-{time.perf_counter_ns()}.db")
     for name, command in SAMPLES.items():
         store.add_bot(name, command=command)
@@ -143,24 +141,12 @@ async def timed_run(ladder: Ladder) -> tuple[LadderReport, float]:
     return report, time.perf_counter() - started
 
 
-def bench_arena() -> ModuleType:
-    """bench/arena.py as a module (its instant bot, its raw round trip)."""
-    spec = importlib.util.spec_from_file_location("bench_arena", Path(__file__).with_name("arena.py"))
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def transport_round_trip() -> float:
-    """p50 seconds of a raw decision round trip to an instant bot in another process (bench/arena.py's)."""
-    module = bench_arena()
-    process, port = module.start_bot_process(
-        [str(Path(__file__).with_name("arena.py")), "--serve-instant-bot"]
-    )
+    """p50 seconds of a raw decision round trip to an instant bot in another process
+    (bench/arena_overhead.py's)."""
+    process, port = arena_overhead.start_bot_process(INSTANT_BOT)
     try:
-        times = asyncio.run(module.raw_ping_pong(port, module.recorded_requests(600)))
+        times = asyncio.run(arena_overhead.raw_ping_pong(port, arena_overhead.recorded_requests(600)))
     finally:
         process.terminate()
         process.wait(10)
@@ -229,11 +215,7 @@ def ray_comparison(matches: int, rounds: int, db: str | None) -> None:
     """Matches per minute in process and on Ray with 1 and 2 workers, alternating; the runner's cost."""
     from arena.ladder.ray_play import RayMatches  # the cluster extra's
 
-    module = bench_arena()
-    bots = [
-        module.start_bot_process([str(Path(__file__).with_name("arena.py")), "--serve-instant-bot"])
-        for _ in range(2)
-    ]
+    bots = [arena_overhead.start_bot_process(INSTANT_BOT) for _ in range(2)]
     ports = [port for _process, port in bots]
     configurations = (("in process", 1, False), ("in process", 2, False), ("Ray", 1, True), ("Ray", 2, True))
     rates: dict[tuple[str, int], list[float]] = {(label, workers): [] for label, workers, _ in configurations}

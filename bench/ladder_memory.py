@@ -9,18 +9,12 @@ that kept every match's outcome grew by tens of kilobytes a match; one that keep
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# bench/arena.py shares its name with the `arena` package: take this folder off the import path so that
-# `import arena` finds the package, not that script.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
-
 import argparse
 import asyncio
 import gc
 import tempfile
 import time
+from pathlib import Path
 
 import structlog
 

@@ -13,22 +13,16 @@ largest size to the cost at the smallest (the target: at most 1.5).
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# bench/arena.py shares its name with the `arena` package: take this folder off the import path so that
-# `import arena` finds the package, not that script.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
-
 import argparse
 import random
 import statistics
 import tempfile
 import time
+from pathlib import Path
 
 import structlog
 
-from arena.cli.tables import format_standings
+from arena.cli.listings import format_standings
 from arena.ladder import Ladder, LadderSettings, ladder_standings, rate_set
 from arena.ladder.bots import LocalBots
 from arena.ladder.store import DuplicateSet, LadderStore

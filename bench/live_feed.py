@@ -15,19 +15,13 @@ long per decision (a ladder's decision takes about 500 us), so batches gather as
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# bench/arena.py shares its name with the `arena` package: take this folder off the import path so that
-# `import arena` finds the package, not that script.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
-
 import argparse
 import asyncio
 import random
 import statistics
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from arena.ladder.live_feed import LiveFeed

@@ -20,13 +20,6 @@ and in all (this process is one client).
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# bench/arena.py shares its name with the `arena` package: take this folder off the import path so that
-# `import arena` finds the package, not that script.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
-
 import argparse
 import asyncio
 import json
@@ -34,9 +27,11 @@ import random
 import socket
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from arena.ladder.live_feed import LiveFeed
 from arena.ladder.store import LadderStore

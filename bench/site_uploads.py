@@ -14,13 +14,6 @@ ratios (the issue's target: under 2x idle), and what the site's temporary folder
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# bench/arena.py shares its name with the `arena` package: take this folder off the import path so that
-# `import arena` finds the package, not that script.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
-
 import argparse
 import collections
 import http.client
@@ -29,10 +22,12 @@ import os
 import socket
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from arena.ladder.store import LadderStore
 

@@ -17,14 +17,13 @@ from fiftysix.engine import (
     EndReason,
     IllegalMoveError,
     Match,
-    Move,
     NotationError,
     Phase,
     ShuffledDeals,
     first_dealer_for,
     pack_for,
-    parse_call,
     parse_card,
+    parse_move,
 )
 from fiftysix.record import GameRecord, RecordError, match_result_json, result_json
 
@@ -186,8 +185,7 @@ def _replay_deal(match: Match, calls: Sequence[str], cards: Sequence[str], numbe
             raise ReplayError(f"card {text!r} recorded before the auction ended", deal=number, move=index)
         seat = deal.to_act
         try:
-            move: Move = parse_call(text) if is_call else parse_card(text)
-            result = match.apply(seat, move)
+            result = match.apply(seat, parse_move(text, deal.phase))
         except IllegalMoveError as error:
             raise ReplayError(f"seat {seat} {text}: illegal ({error.rule}): {error}", number, index) from None
         except RecordError:

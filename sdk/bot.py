@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fiftysix.engine import DealResult, MatchRules, Move, Ruleset, View
+from fiftysix.engine import DealResult, MatchRules, Move, Ruleset, TeamSeat, View
 from fiftysix.wire import FaultCause, TimeControl
 
 
@@ -33,7 +33,7 @@ class BotView(View):
 
 
 @dataclass(frozen=True, slots=True)
-class MatchInfo:
+class MatchInfo(TeamSeat):
     """The start of a match, for the seat this bot plays."""
 
     match_id: str
@@ -42,16 +42,6 @@ class MatchInfo:
     team_of: tuple[int, ...]
     seat_names: tuple[str, ...]
     time_control: TimeControl
-
-    @property
-    def team(self) -> int:
-        """This seat's team."""
-        return self.team_of[self.seat]
-
-    @property
-    def partners(self) -> tuple[int, ...]:
-        """The other seats of this seat's team."""
-        return self.rules.partners_of(self.seat)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ import grpc
 import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from fiftysix.engine import Card, MatchRules, Move, parse_call, parse_card
+from fiftysix.engine import MatchRules, Move, View, parse_move
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.v1 import bot_pb2_grpc as rpc
 from fiftysix.wire import (
@@ -96,7 +96,7 @@ class _Seat:
         )
         move = self.bot.decide(view)
         answer = pb.MoveAnswer(decision_id=decision.decision_id)
-        index = _index_of(move, view.legal_moves)
+        index = _index_of(move, view)
         if index is None:
             log.warning("bot_chose_illegal_move", move=str(move), seat=view.seat)
             answer.notation = str(move)
@@ -105,14 +105,14 @@ class _Seat:
         return pb.PlaySeatResponse(move=answer)
 
 
-def _index_of(move: Move | str, legal: tuple[Move, ...]) -> int | None:
+def _index_of(move: Move | str, view: View) -> int | None:
     if isinstance(move, str):
         try:
-            move = parse_card(move) if legal and isinstance(legal[0], Card) else parse_call(move)
+            move = parse_move(move, view.phase)
         except ValueError:
             return None
     try:
-        return legal.index(move)
+        return view.legal_moves.index(move)
     except ValueError:
         return None
 

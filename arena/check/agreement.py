@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from arena.check.report import CheckItem, Status, plural
-from fiftysix.engine import Card, Move, NotationError, Phase, View, parse_call, parse_card
+from fiftysix.engine import Card, NotationError, Phase, View, parse_move
 from fiftysix.engine.errors import quoted
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.wire import MessageError, move_from_message
@@ -34,7 +34,7 @@ def _denomination_name(value: int) -> str:
 def _move_problem(index: int, text: str, message: pb.Move, phase: Phase, current: int) -> str | None:
     """What is wrong with `moves[index]` beside `legal_moves[index]`, or None."""
     try:
-        named: Move = parse_card(text) if phase is Phase.PLAY else parse_call(text)
+        named = parse_move(text, phase)
     except NotationError as error:
         return f"legal_moves[{index}] is {quoted(text)}, not in notation ({error})"
     try:
@@ -55,9 +55,9 @@ def _move_problem(index: int, text: str, message: pb.Move, phase: Phase, current
 
 
 def disagreement(request: pb.PlaySeatRequest, view: View) -> str | None:
-    """What in the DecisionRequest `request`, built from `view`, disagrees with its notation or with the
-    engine, in one line; None when everything agrees."""
-    decision = pb.PlaySeatRequest.FromString(request.SerializeToString()).decision
+    """What in the DecisionRequest `request`, asking the seat of `view`, disagrees with its notation or
+    with the engine, in one line; None when everything agrees."""
+    decision = request.decision
     message = decision.view
     texts, moves = decision.legal_moves, decision.moves
     if len(moves) != len(texts):
@@ -95,12 +95,14 @@ class Audit:
     problem: str | None = None
     """The first disagreement found, with where it was."""
 
-    def record(self, request: pb.PlaySeatRequest, view: View, where: str) -> None:
-        """Check one request the checker is about to send (built from `view`)."""
+    def record(self, request: bytes, view: View, where: str) -> None:
+        """Check one request the checker is about to send (asking the seat of `view`), read back from its
+        bytes as a bot reads it."""
+        message = pb.PlaySeatRequest.FromString(request)
         self.decisions += 1
-        self.moves += len(request.decision.legal_moves)
+        self.moves += len(message.decision.legal_moves)
         if self.problem is None:
-            problem = disagreement(request, view)
+            problem = disagreement(message, view)
             if problem is not None:
                 self.problem = f"{where}: {problem}"
 

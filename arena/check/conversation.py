@@ -19,11 +19,7 @@ from arena.check.situations import (
     checker_move,
     config_name,
 )
-from arena.runner.connection import (
-    Conversation,
-    Ending,
-    SeatFaultError,
-)
+from arena.runner.stream import Conversation, Ending, SeatFaultError
 from fiftysix.engine import (
     Card,
     EndReason,
@@ -35,10 +31,10 @@ from fiftysix.engine.errors import quoted
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.wire import (
     AnswerError,
+    DecisionEncoder,
     FaultCause,
     TimeControl,
     deal_end_message,
-    decision_message,
     match_end_message,
     match_start_message,
     moves_text,
@@ -61,9 +57,10 @@ class _Seat:
     """The checker's side of one PlaySeat stream: the arena's own `Conversation`, with every fault told
     as a check failure."""
 
-    def __init__(self, conversation: Conversation, audit: Audit) -> None:
+    def __init__(self, conversation: Conversation, audit: Audit, encoder: DecisionEncoder) -> None:
         self.conversation = conversation
         self.audit = audit
+        self.encoder = encoder
 
     async def send(self, request: pb.PlaySeatRequest, what: str) -> None:
         try:
@@ -74,8 +71,9 @@ class _Seat:
     async def decide(
         self, decision_id: int, view: View, legal: Sequence[Move], decision_ms: int
     ) -> tuple[Move, float]:
-        """Ask one decision; the move the bot chose and how long it took, in seconds."""
-        request = decision_message(decision_id, view, legal, decision_ms, 0)
+        """Ask one decision, in the arena's own bytes (`DecisionEncoder`); the move the bot chose and how
+        long it took, in seconds."""
+        request = self.encoder.decision(decision_id, legal, decision_ms, 0)
         self.audit.record(request, view, f"decision {decision_id} ({_where(view)})")
         # Wait a little past the limit, to tell "slow" from "silent".
         grace_ms = min(decision_ms, 1000)
@@ -156,7 +154,7 @@ async def play_script(
     rules = match.rules
     names = [bot_name if other == seat else "check-bot" for other in range(rules.players)]
     conversation = Conversation(seat, channel, SEND_TIMEOUT_S)
-    stream = _Seat(conversation, audit)
+    stream = _Seat(conversation, audit, DecisionEncoder(match))
     try:
         time_control = TimeControl(decision_ms, 0)
         await stream.send(match_start_message(match_id, rules, seat, names, time_control), "MatchStart")

@@ -20,9 +20,8 @@ from fiftysix.engine import (
     Ruleset,
     hand_size_for,
     pack_for,
-    parse_call,
-    parse_card,
     parse_cards,
+    parse_move,
 )
 from fiftysix.wire import (
     FaultCause,
@@ -90,8 +89,7 @@ class _Table:
     def play(self, moves: str) -> None:
         """Make the space-separated `moves` (calls or cards in notation), each by the seat to act."""
         for text in moves.split():
-            auction = self.match.deal.phase is Phase.AUCTION
-            self.apply(parse_call(text) if auction else parse_card(text))
+            self.apply(parse_move(text, self.match.deal.phase))
 
     def advance(self, until: Callable[[Match], bool]) -> None:
         """Play the checker's own moves for whoever is to act until `until(match)` holds."""

@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 from arena.check.report import plural
-from arena.cli import arguments, tables
+from arena.cli import arguments, listings
 from arena.cli.options import Commands, Handler, Parents, open_store
 from arena.cli.sandbox_options import add_limits, sandbox_of
 from arena.errors import ArenaError, UsageError
@@ -211,7 +211,7 @@ def prune_versions(args: argparse.Namespace) -> int:
 def list_bots(args: argparse.Namespace) -> int:
     """Print the registered bots."""
     with open_store(args, writes=False) as store:
-        tables.print_bots(store, as_json=args.json)
+        listings.print_bots(store, as_json=args.json)
     return 0
 
 

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterator
 from typing import Final, TextIO
 
-from arena.cli.tables import check_pool
+from arena.cli.listings import check_pool
 from arena.errors import ArenaError
 from arena.ladder import default_pool, ladder_standings
 from arena.ladder.store import LadderStore

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from arena.cli import arguments, export, options, runs, tables
+from arena.cli import arguments, export, listings, options, runs
 from arena.cli.options import Commands, Parents, open_store
 from arena.cli.progress import Progress
 from arena.cli.sandbox_options import add_limits, sandbox_of
@@ -240,16 +240,16 @@ def show_standings(args: argparse.Namespace) -> int:
     """Print the standings."""
     with open_store(args, writes=False) as store:
         if args.crosstable:
-            tables.print_crosstable(store, as_json=args.json, pool=args.pool)
+            listings.print_crosstable(store, as_json=args.json, pool=args.pool)
         else:
-            tables.print_standings(store, as_json=args.json, pool=args.pool)
+            listings.print_standings(store, as_json=args.json, pool=args.pool)
     return 0
 
 
 def list_matches(args: argparse.Namespace) -> int:
     """Print the newest finished matches (of one bot), newest first."""
     with open_store(args, writes=False) as store:
-        tables.print_matches(store, args.bot, args.limit, as_json=args.json)
+        listings.print_matches(store, args.bot, args.limit, as_json=args.json)
     return 0
 
 
@@ -436,5 +436,5 @@ def _play(
             "stored; the next run finishes their sets"
         )
     print("")
-    tables.print_standings(store, as_json=False, pool=settings.pool)
+    listings.print_standings(store, as_json=False, pool=settings.pool)
     return runs.interrupted(signals) or 0

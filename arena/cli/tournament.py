@@ -16,7 +16,7 @@ import dataclasses
 import sys
 from typing import Final
 
-from arena.cli import arguments, options, runs, tables
+from arena.cli import arguments, listings, options, runs
 from arena.cli.options import Commands, Parents, open_store
 from arena.cli.progress import Progress
 from arena.cli.sandbox_options import add_limits, sandbox_of
@@ -120,5 +120,5 @@ def run_tournament(args: argparse.Namespace) -> int:
         for set_id, reason in report.voided_sets:
             print(f"Set {set_id} was made void (never rated): {safe_text(reason)}")
         print("")
-        tables.print_event(store, settings.pool, args.bots)
+        listings.print_event(store, settings.pool, args.bots)
         return runs.interrupted(signals) or 0

@@ -8,37 +8,32 @@ malformed move, answers another decision, breaks the protocol or drops its strea
 faulting bot's team forfeits and ranks last (the other teams rank by their standing at that moment).
 
 `run_match` is the containment boundary: nothing a bot sends or does can raise out of it (the limits
-themselves are in `connection.py`), every text from a bot is escaped and cut before it is kept, and every
-stream, task and channel is closed on the way out, even when the match is cancelled. An unforeseen error
-of the arena's own ends the match with reason `arena_error`, logged with its traceback, no bot blamed.
+themselves are in `connection.py` and `stream.py`), every text from a bot is escaped and cut before it is
+kept, and every stream, task and channel is closed on the way out, even when the match is cancelled. An
+unforeseen error of the arena's own ends the match with reason `arena_error`, logged with its traceback,
+no bot blamed. What fixes a match and what it gives back (`MatchSettings`, `MatchOutcome`) are in
+`settings.py`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 import grpc.aio
 import structlog
 
 from arena.runner import public_events
-from arena.runner.connection import (
-    Conversation,
-    HandshakeError,
-    SeatFaultError,
-    handshake,
-    numbers_text,
-    open_channel,
-)
+from arena.runner.connection import HandshakeError, handshake, numbers_text, open_channel
 from arena.runner.policy import FaultPolicy
 from arena.runner.seating import BotAddress
+from arena.runner.settings import MatchOutcome, MatchSettings
+from arena.runner.stream import Conversation, SeatFaultError
 from arena.untrusted import safe_text
-from fiftysix.engine import DealResult, EndReason, IllegalMoveError, Match, MatchRules, Move
-from fiftysix.record import GameRecord, match_result_json, record_match
+from fiftysix.engine import DealResult, EndReason, IllegalMoveError, Match, Move
+from fiftysix.record import match_result_json, record_match
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.wire import (
     PROTOCOL_VERSION,
@@ -47,7 +42,6 @@ from fiftysix.wire import (
     DecisionEncoder,
     FaultCause,
     FaultRecord,
-    TimeControl,
     deal_end_message,
     match_end_message,
     match_start_message,
@@ -55,64 +49,6 @@ from fiftysix.wire import (
 )
 
 log = structlog.get_logger("arena")
-
-
-MATCH_ID_BYTES: Final = 8
-"""A match id is this many random bytes from the OS's secure source, in hex (16 characters)."""
-
-
-def new_match_id() -> str:
-    """A new match's id: random, and nothing else. Every bot of the match is told it (MatchStart), so it
-    holds nothing the bot could use: not the set, the rotation, the seed nor a count (the ladder's store
-    keeps which set and rotation each match id played). Hex digits only: safe in a URL and a file
-    name."""
-    return secrets.token_hex(MATCH_ID_BYTES)
-
-
-@dataclass
-class MatchSettings:
-    """Everything that fixes a match besides the bots."""
-
-    rules: MatchRules
-    seed: int
-    time_control: TimeControl = field(default_factory=TimeControl)
-    match_id: str = field(default_factory=new_match_id)
-    connect_timeout_s: float = 5.0
-    """Time for each bot's handshake (all attempts) and for its Ready answer."""
-    strikes: int = 0
-    """The fault policy: 0 forfeits at a bot's first fault; N plays a random legal move in the bot's
-    place for each of its first N timeouts, illegal, malformed or misdirected answers, and forfeits at
-    the next. A bot whose stream is gone cannot be substituted: it forfeits at once."""
-    send_timeout_s: float = 5.0
-    """Time for a message to a bot to be accepted by its stream (a bot that stops reading blocks it)."""
-
-
-@dataclass
-class MatchOutcome:
-    """A finished match: the ranking, why it ended, the faults, the record, and timing figures."""
-
-    match_id: str
-    rules: MatchRules
-    seat_names: list[str]
-    reason: EndReason
-    ranking: tuple[int, ...]
-    tables: tuple[int, ...]
-    faults: list[FaultRecord]
-    record: GameRecord
-    results: list[DealResult]
-    decisions: int
-    decision_seconds: list[float]
-    """Wall time of each decision: legal moves, encoding, the bot's round trip, checking and applying."""
-    waited_seconds: float
-    """Of that, the time spent waiting for the bots' answers (transport and the bots' own work)."""
-    elapsed: float
-    arena_error: str | None = None
-    """What went wrong when the arena itself stopped the match (reason `arena_error`)."""
-
-    @property
-    def forfeited_teams(self) -> tuple[int, ...]:
-        """Teams that forfeited by a fault (not counting strikes played on with a random move)."""
-        return tuple(sorted({fault.team for fault in self.faults if not fault.substituted}))
 
 
 class _Runner:

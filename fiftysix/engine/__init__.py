@@ -1,8 +1,9 @@
 """The rules engine of 56: pure Python, standard library only, no I/O.
 
 Start with `Match` (a whole match) or `Deal` (one deal); moves are `Card`s and `Call`s, parsed from
-canonical notation with `parse_card` and `parse_call`. Search bots start from `Deal.from_view(view,
-sample_hands(view, rng))` and play on with `Deal.apply_trusted`.
+canonical notation with `parse_card` and `parse_call`, or `parse_move` for whichever the phase calls for.
+Search bots start from `Deal.from_view(view, sample_hands(view, rng))` and play on with
+`Deal.apply_trusted`.
 """
 
 from fiftysix.engine.calls import (
@@ -48,11 +49,12 @@ from fiftysix.engine.rules import (
     EndReason,
     MatchRules,
     Ruleset,
+    TeamSeat,
     table_amount,
 )
 from fiftysix.engine.sampling import sample_hands
 from fiftysix.engine.seeds import MAX_SEED, MIN_SEED, SEED_BITS, SEED_RANGE
-from fiftysix.engine.values import Bid, CallMade, Contract, Move, Phase, Play, Trick
+from fiftysix.engine.values import Bid, CallMade, Contract, Move, Phase, Play, Trick, parse_move
 from fiftysix.engine.view import View
 
 __all__ = [
@@ -94,6 +96,7 @@ __all__ = [
     "Ruleset",
     "ShuffledDeals",
     "Suit",
+    "TeamSeat",
     "Trick",
     "View",
     "first_dealer_for",
@@ -104,6 +107,7 @@ __all__ = [
     "parse_call",
     "parse_card",
     "parse_cards",
+    "parse_move",
     "parse_suit",
     "ranks_for",
     "sample_hands",

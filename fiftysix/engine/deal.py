@@ -4,17 +4,16 @@
 `Deal` is the engine's hot path: a mutable state with a cheap `copy()`, `legal_moves()` and `apply()`.
 It knows nothing of tables or matches; `fiftysix.engine.match` settles the deal it ends with.
 
-Each hand is kept as two ints, the set of cards it holds and the set it holds twice (`Card.bit`): the
-legal plays, the follow rule and a card played are then a few bit operations and a table look-up, and
-`hands` and `dealt` are built from the sets when read.
+Each hand is kept as two ints, the set of cards it holds and the set it holds twice (`Card.bit`;
+`hands.py` holds what reads and checks them): the legal plays, the follow rule and a card played are then
+a few bit operations and a table look-up, and `hands` and `dealt` are built from the sets when read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import chain
 from operator import attrgetter
-from typing import Final, overload
+from typing import Final
 
 from fiftysix.engine.calls import (
     ALL_CALLS,
@@ -27,8 +26,18 @@ from fiftysix.engine.calls import (
     CallKind,
     legal_calls,
 )
-from fiftysix.engine.cards import ALL_CARDS, SORT_KEY, Card, Suit, format_cards, hand_size_for, pack_for
+from fiftysix.engine.cards import ALL_CARDS, Card, Suit, format_cards
 from fiftysix.engine.errors import IllegalMoveError
+from fiftysix.engine.hands import (
+    MOVES_OF,
+    SUIT_BITS,
+    Hands,
+    cards_in,
+    check_hands,
+    hand_of,
+    is_pack,
+    not_the_pack,
+)
 from fiftysix.engine.rules import STARTING_TABLES, MatchRules
 from fiftysix.engine.values import Bid, CallMade, Contract, Move, Phase, Play, Trick
 from fiftysix.engine.view import View
@@ -40,54 +49,11 @@ _PLAY: Final = Phase.PLAY
 _FINISHED: Final = Phase.FINISHED
 _BID: Final = CallKind.BID
 
-_SUIT_BITS: Final = tuple(0xFF << 8 * suit for suit in Suit)
-"""The bits of each suit's cards in a set of cards held (`Card.bit`)."""
-
-_MOVES_OF: Final = {
-    pattern << 8 * suit: tuple(
-        card for card in ALL_CARDS[8 * suit : 8 * suit + 8] if pattern << 8 * suit & card.bit
-    )
-    for suit in Suit
-    for pattern in range(256)
-}
-"""The distinct cards in any set of cards of one suit, in display order: the legal plays to follow
-suit are one look-up, where filtering the hand cost a list, a dict and a tuple at every card."""
-
 _BIT: Final = attrgetter("bit")
 
 _new_tuple: Final = tuple.__new__
 """Builds a named tuple from all its fields without the Python frame of its `__new__`, for the values a
 deal makes at every bid and every trick."""
-
-
-def _cards_in(held: int) -> tuple[Card, ...]:
-    """The distinct cards in a set of cards (`Card.bit`s), in display order."""
-    moves = _MOVES_OF
-    return moves[held & 0xFF] + moves[held & 0xFF00] + moves[held & 0xFF0000] + moves[held & 0xFF000000]
-
-
-def _hand(held: int, twice: int) -> list[Card]:
-    """A hand in display order, from the set of cards it holds and the set of those it holds twice: one
-    look-up a suit, for a host reads the hand of the seat to act at every decision."""
-    parts = _HAND_PARTS
-    try:
-        return [
-            *parts[held & 0xFF | (twice & 0xFF) << 32],
-            *parts[held & 0xFF00 | (twice & 0xFF00) << 32],
-            *parts[held & 0xFF0000 | (twice & 0xFF0000) << 32],
-            *parts[held & 0xFF000000 | (twice & 0xFF000000) << 32],
-        ]
-    except KeyError:  # a suit not seen in this shape yet
-        for bits in _SUIT_BITS:
-            key = held & bits | (twice & bits) << 32
-            if key not in parts:
-                parts[key] = tuple(sorted(_cards_in(held & bits) + _cards_in(twice & bits), key=SORT_KEY))
-        return _hand(held, twice)
-
-
-_HAND_PARTS: Final[dict[int, tuple[Card, ...]]] = {}
-"""The cards of one suit of a hand, by the suit's part of the set held and of the set held twice (`held |
-twice << 32`): kept as they turn up (at most 3 ** 8 a suit), since search bots read hands at every step."""
 
 
 _PLAYS: Final = tuple(
@@ -104,6 +70,12 @@ class Deal:
 
     `seats` are the players still at the table in playing order; `team_of` maps every seat of the match
     (present or not) to its team. Hands are validated against the pack for the number of players.
+
+    One class of about 480 lines, the auction and the play together, because it is the hot path of
+    every playout and every search rollout: each step reads and writes the same slots (the seat to act,
+    the hands' bit sets, the trick and its winner) in methods that call each other directly, and
+    splitting it into helper objects or mixins would add a call or an attribute lookup to every move.
+    The tables it reads hands with, and the checks of a new deal's hands, are in `hands.py`.
     """
 
     __slots__ = (
@@ -166,7 +138,7 @@ class Deal:
     _led: Suit
     """The suit led to the trick on the table (left over from the last trick when it is empty)."""
     _led_bits: int
-    """The bits of the suit led (`_SUIT_BITS`), to test a set of cards held for it."""
+    """The bits of the suit led (`SUIT_BITS`), to test a set of cards held for it."""
     _winning_seat: int
     _winning_card: Card
     """The play winning the trick on the table so far, by seat and card (left over from the last trick
@@ -186,10 +158,10 @@ class Deal:
             raise ValueError(f"the dealer must be a seat at the table {self.seats}, got {dealer}")
         self.dealer = dealer
         self._next = _next_seats(self.seats, len(self.team_of))
-        _check_hands(self.seats, hands)
+        check_hands(self.seats, hands)
         self._set_hands(hands)
-        if not _is_pack(self._held, self._twice, len(self.seats)):
-            raise _not_the_pack(self.seats, hands)
+        if not is_pack(self._held, self._twice, len(self.seats)):
+            raise not_the_pack(self.seats, hands)
         self._dealt = (tuple(self._held), tuple(self._twice))
         self.phase = _AUCTION
         self.to_act = self._next[dealer]
@@ -275,7 +247,7 @@ class Deal:
             dealer=self.dealer,
             phase=self.phase,
             to_act=None if finished else self.to_act,
-            hand=tuple(_hand(self._held[seat], self._twice[seat])),
+            hand=tuple(hand_of(self._held[seat], self._twice[seat])),
             calls=tuple(self.calls),
             high_bid=self.high_bid,
             doubling=self._doubling,
@@ -293,7 +265,7 @@ class Deal:
             object.__setattr__(other, name, getattr(self, name))
         other._held = list(self._held)
         other._twice = list(self._twice)
-        other.hands = _Hands(other._held, other._twice)
+        other.hands = Hands(other._held, other._twice)
         other.calls = list(self.calls)
         other._redoublers = list(self._redoublers)
         other.trick = list(self.trick)
@@ -305,7 +277,7 @@ class Deal:
     def dealt(self) -> tuple[tuple[Card, ...], ...]:
         """Each seat's hand as dealt (by seat; empty for a seat not at the table), sorted."""
         held, twice = self._dealt
-        return tuple(tuple(_hand(*sets)) for sets in zip(held, twice, strict=True))
+        return tuple(tuple(hand_of(*sets)) for sets in zip(held, twice, strict=True))
 
     @property
     def next_seat(self) -> tuple[int, ...]:
@@ -345,8 +317,8 @@ class Deal:
             if self.trick:
                 following = held & self._led_bits
                 if following:
-                    return _MOVES_OF[following]
-            return _cards_in(held)
+                    return MOVES_OF[following]
+            return cards_in(held)
         if self.phase is _AUCTION:
             if self._redoublers:
                 return REDOUBLE_CALLS
@@ -373,10 +345,10 @@ class Deal:
                 raise IllegalMoveError("play_a_card", f"the auction is over: play a card, not {move}")
             held = self._held[seat]
             if not held & move.bit:
-                holds = format_cards(_hand(held, self._twice[seat]))
+                holds = format_cards(hand_of(held, self._twice[seat]))
                 raise IllegalMoveError("play_own_card", f"seat {seat} does not hold {move}: holds {holds}")
             if self.trick and move.suit is not self._led and held & self._led_bits:
-                first = _MOVES_OF[held & self._led_bits][0]
+                first = MOVES_OF[held & self._led_bits][0]
                 raise IllegalMoveError(
                     "follow_suit", f"must follow {self._led.plural}: holds {first}, played {move}"
                 )
@@ -398,10 +370,10 @@ class Deal:
 
     def _set_hands(self, hands: Mapping[int, Sequence[Card]]) -> None:
         """Keep each seat's cards as the set it holds and the set it holds twice (seats not in `hands`
-        hold none). Three of a card in a hand leave sets that `_is_pack` refuses (the carry of a sum)."""
+        hold none). Three of a card in a hand leave sets that `is_pack` refuses (the carry of a sum)."""
         held = self._held = [0] * len(self.team_of)
         twice = self._twice = [0] * len(self.team_of)
-        self.hands = _Hands(held, twice)
+        self.hands = Hands(held, twice)
         for seat, hand in hands.items():
             bits = list(map(_BIT, hand))
             once = held[seat] = sum(set(bits))
@@ -547,7 +519,7 @@ class Deal:
             points = self._trick_points + card.points
         else:
             self._led = suit
-            self._led_bits = _SUIT_BITS[suit]
+            self._led_bits = SUIT_BITS[suit]
             self._winning_card = card
             self._winning_seat = seat
             points = card.points
@@ -573,32 +545,6 @@ class Deal:
         return self.points[contract.team] >= contract.number
 
 
-class _Hands(Sequence[list[Card]]):
-    """`Deal.hands`: a host reads one seat's hand at every decision, so only that one is built. It
-    reads the deal's lists of sets, which a card played changes in place."""
-
-    __slots__ = ("_held", "_twice")
-
-    def __init__(self, held: list[int], twice: list[int]) -> None:
-        self._held = held
-        self._twice = twice
-
-    def __len__(self) -> int:
-        return len(self._held)
-
-    @overload
-    def __getitem__(self, seat: int) -> list[Card]: ...
-    @overload
-    def __getitem__(self, seat: slice) -> list[list[Card]]: ...
-    def __getitem__(self, seat: int | slice) -> list[Card] | list[list[Card]]:
-        if isinstance(seat, slice):
-            return [_hand(*sets) for sets in zip(self._held[seat], self._twice[seat], strict=True)]
-        return _hand(self._held[seat], self._twice[seat])
-
-    def __repr__(self) -> str:
-        return repr(list(self))
-
-
 _NEXT_SEATS: dict[tuple[tuple[int, ...], int], tuple[int, ...]] = {}
 
 
@@ -616,56 +562,3 @@ def _next_seats(seats: tuple[int, ...], seat_count: int) -> tuple[int, ...]:
         following = {seat: seats[(i + 1) % len(seats)] for i, seat in enumerate(seats)}
         found = _NEXT_SEATS[key] = tuple(following.get(seat, -1) for seat in range(seat_count))
     return found
-
-
-def _check_hands(seats: tuple[int, ...], hands: Mapping[int, Sequence[Card]]) -> None:
-    """Hands go to seats at the table (checked by `_next_seats`), as many cards to each as the pack for
-    them gives; that they are the pack is `_is_pack`'s test."""
-    strays = hands.keys() - set(seats)
-    if strays:
-        raise ValueError(f"hands given for seats not at the table: {sorted(strays)}")
-    size = hand_size_for(len(seats))
-    for seat in seats:
-        hand = hands.get(seat, ())
-        if len(hand) != size:
-            raise ValueError(f"seat {seat} must be dealt {size} cards, got {len(hand)}")
-
-
-def _is_pack(held: list[int], twice: list[int], players: int) -> bool:
-    """Whether hands of the right sizes, as sets held and held twice (`Deal._set_hands`), are the pack
-    for `players`: every card of the pack counted exactly twice, as a counter of bits in parallel. A hand
-    with three of a card counts fewer cards than it has (its sets carry), so it never passes: a search
-    deals thousands of deals, and this is all ints."""
-    one = two = over = 0
-    for bits in chain(held, twice):
-        over |= two & bits
-        two |= one & bits
-        one |= bits
-    return not over and one == two == _PACK_BITS[players]
-
-
-def _not_the_pack(seats: tuple[int, ...], hands: Mapping[int, Sequence[Card]]) -> ValueError:
-    """The error for hands that are not the pack: what is extra and what is missing."""
-    dealt = sorted((card for seat in seats for card in hands[seat]), key=SORT_KEY)
-    pack = list(pack_for(len(seats)))
-    extra = _multiset_difference(dealt, pack)
-    missing = _multiset_difference(pack, dealt)
-    return ValueError(
-        f"the hands are not the {len(pack)}-card pack for {len(seats)} players: "
-        f"extra {format_cards(extra) or 'none'}, missing {format_cards(missing) or 'none'}"
-    )
-
-
-_PACK_BITS: Final = {players: sum({card.bit for card in pack_for(players)}) for players in (4, 6, 8)}
-"""The distinct cards of each pack, as a set of `Card.bit`s."""
-
-
-def _multiset_difference(cards: list[Card], minus: list[Card]) -> list[Card]:
-    remaining = list(minus)
-    extra = []
-    for card in cards:
-        if card in remaining:
-            remaining.remove(card)
-        else:
-            extra.append(card)
-    return extra

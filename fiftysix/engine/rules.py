@@ -79,6 +79,28 @@ class MatchRules:
         return tuple(other for other in self.seats_of(self.team_of(seat)) if other != seat)
 
 
+class TeamSeat:
+    """`team` and `partners` of the seat that a view or a bot's match information is for: the one
+    reading of a seat's team for both (the engine's `View`, the SDK's `MatchInfo`)."""
+
+    __slots__ = ()
+
+    seat: int
+    rules: MatchRules
+    team_of: tuple[int, ...]
+    """The team of every seat of the match."""
+
+    @property
+    def team(self) -> int:
+        """This seat's team."""
+        return self.team_of[self.seat]
+
+    @property
+    def partners(self) -> tuple[int, ...]:
+        """The other seats of this seat's team (all of them, at the table or not)."""
+        return self.rules.partners_of(self.seat)
+
+
 _BANDS: Final = ((28, 39, 1, 2), (40, 47, 2, 3), (48, 55, 3, 4), (56, 56, 4, 5))
 
 

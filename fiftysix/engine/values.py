@@ -10,8 +10,9 @@ from __future__ import annotations
 from enum import Enum
 from typing import NamedTuple, TypeAlias
 
-from fiftysix.engine.calls import Call
-from fiftysix.engine.cards import Card, Suit
+from fiftysix.engine.calls import Call, parse_call
+from fiftysix.engine.cards import Card, Suit, parse_card
+from fiftysix.engine.errors import NotationError, quoted
 
 Move: TypeAlias = Card | Call
 """A move is a call during the auction and a card during the play."""
@@ -23,6 +24,19 @@ class Phase(Enum):
     AUCTION = "auction"
     PLAY = "play"
     FINISHED = "finished"
+
+
+def parse_move(text: str, phase: Phase) -> Move:
+    """The move `text` names in canonical notation: a call in the auction, a card in the play.
+
+    :raises NotationError: when `text` is not a move of that phase in notation (whatever it is: the
+        notation comes from bots and files), or the deal is finished.
+    """
+    if phase is Phase.PLAY:
+        return parse_card(text)
+    if phase is Phase.AUCTION:
+        return parse_call(text)
+    raise NotationError(f"the deal is over: no move is made now, got {quoted(text)}")
 
 
 class Play(NamedTuple):

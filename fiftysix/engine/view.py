@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any, Generic, TypeVar, overload
 
 from fiftysix.engine.cards import ALL_CARDS, Card, Suit, pack_for
-from fiftysix.engine.rules import MatchRules
+from fiftysix.engine.rules import MatchRules, TeamSeat
 from fiftysix.engine.values import Bid, CallMade, Contract, Move, Phase, Play, Trick
 
 T = TypeVar("T")
@@ -41,7 +41,7 @@ class once(Generic[T]):  # noqa: N801  (a decorator, named like `property`)
 
 
 @dataclass(frozen=True)
-class View:
+class View(TeamSeat):
     """One seat's knowledge of the match at one moment.
 
     The helpers that read the whole deal (`played_cards`, `unseen_cards`, `voids`, `winning_play`) are
@@ -79,16 +79,6 @@ class View:
     """Points each team has taken in this deal so far."""
     legal_moves: tuple[Move, ...] = ()
     """This seat's legal moves when it is the seat to act (derived from the rest; empty otherwise)."""
-
-    @property
-    def team(self) -> int:
-        """This seat's team."""
-        return self.team_of[self.seat]
-
-    @property
-    def partners(self) -> tuple[int, ...]:
-        """The other seats of this seat's team (all of them, at the table or not)."""
-        return self.rules.partners_of(self.seat)
 
     @property
     def trump(self) -> Suit | None:

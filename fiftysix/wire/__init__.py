@@ -3,11 +3,11 @@ protos/fiftysix/v1/bot.proto and generated into `fiftysix.v1`). Both sides use i
 views, decisions and results and checks answers; the SDK decodes views and results into engine types.
 
 `terms.py` holds what both directions share, `encode.py` engine -> messages, `decisions.py` the
-arena's decisions as bytes built from kept pieces, `decode.py` messages -> engine; everything public
-is importable from `fiftysix.wire`.
+arena's decisions (the one encoder of DecisionRequests, as bytes built from kept pieces), `decode.py`
+messages -> engine; everything public is importable from `fiftysix.wire`.
 """
 
-from fiftysix.wire.decisions import DecisionEncoder
+from fiftysix.wire.decisions import DecisionEncoder, decision_request
 from fiftysix.wire.decode import (
     ViewDecoder,
     deal_result_from_message,
@@ -20,8 +20,6 @@ from fiftysix.wire.decode import (
 )
 from fiftysix.wire.encode import (
     deal_end_message,
-    decision_message,
-    fill_view,
     match_end_message,
     match_start_message,
     move_message,
@@ -55,9 +53,8 @@ __all__ = [
     "ViewDecoder",
     "deal_end_message",
     "deal_result_from_message",
-    "decision_message",
+    "decision_request",
     "fault_cause_from_message",
-    "fill_view",
     "match_end_message",
     "match_start_message",
     "move_from_message",

@@ -1,13 +1,14 @@
-"""A match's DecisionRequests as serialized bytes, assembled from pieces kept between decisions.
+"""A match's DecisionRequests as serialized bytes, assembled from pieces kept between decisions: the
+one encoder of decisions, for the match runner and the compliance checker alike.
 
 The arena asks for a decision hundreds of times a match, and each request differs from the one before
-by about one move. Filling a message per request re-encodes the whole public record for every seat (a
-play is written once into each seat's message, then serialized again for every request); here each
+by about one move. Filling a message per request would re-encode the whole public record for every seat
+(a play written once into each seat's message, then serialized again for every request); here each
 inner message (a call made, a play, a trick, the contract, a legal move) is serialized by protobuf once
 and kept, the public part of the view is kept once for all the seats, and only the three outer messages
-(PlaySeatRequest, DecisionRequest, View) are written here, in protobuf's wire format. The bytes are
-exactly those of `decision_message(...).SerializeToString()` (fields in number order, defaults left
-out), which a test checks over whole matches of every size and ruleset.
+(PlaySeatRequest, DecisionRequest, View) are written here, in protobuf's wire format as protobuf writes
+it (fields in number order, defaults left out). The tests read the bytes back as a bot does and compare
+them with the engine's view, over whole matches of every size and ruleset.
 """
 
 from __future__ import annotations
@@ -162,7 +163,7 @@ def _legal_bytes(legal_moves: Sequence[Move], current: int) -> tuple[bytes, byte
 
 class DecisionEncoder:
     """Builds the serialized DecisionRequests (whole PlaySeatRequests) of one match: each asks the seat
-    to act at that moment, in the bytes `decision_message(match.view(seat), ...)` gives.
+    to act at that moment, with that seat's view (`match.view(seat)`) and its legal moves.
 
     It reads the match itself, not a `View`: a view copies the public record into a new object at every
     decision, and the arena would only turn it into these bytes. Only the hand of the seat to act is
@@ -170,7 +171,8 @@ class DecisionEncoder:
     record only grows or changes in known ways (calls and tricks are appended, the trick on the table
     grows until it is taken; the seats, tables and teams out change only between deals) and a hand only
     loses the cards its seat plays, so a decision costs about what is new in it; the whole view is
-    written again only at a new deal. Ask for the decisions in the order of the match.
+    written again only at a new deal. Ask for decisions in the order of the match: every one (the
+    runner) or only some (the checker asks only its bot's seat's, with other moves made in between).
     """
 
     def __init__(self, match: Match) -> None:
@@ -220,8 +222,8 @@ class DecisionEncoder:
                 fill_contract(message, contract)
                 self._contract = _embedded(_CONTRACT, message.SerializeToString())
                 self._trump = DENOMINATION_VALUES[contract.trump]
-                self._trick_state = _trick_state(0, self._trump, -1)
-            return
+            if contract is None:  # else the play has begun, and cards may have been played since
+                return
         tricks = deal.tricks
         if len(tricks) != self._tricks_sent:
             for done in tricks[self._tricks_sent :]:
@@ -300,3 +302,11 @@ class DecisionEncoder:
             ]
         )
         return b"".join([_REQUEST_DECISION_KEY, _number(len(decision)), decision])
+
+
+def decision_request(match: Match, decision_id: int, decision_ms: int, bank_ms: int) -> pb.PlaySeatRequest:
+    """The request asking the match's seat to act for a move, read back into a message, for a caller that
+    reads or changes one request before it is sent (the tests); a match's decisions one after another
+    are `DecisionEncoder`'s."""
+    data = DecisionEncoder(match).decision(decision_id, match.legal_moves(), decision_ms, bank_ms)
+    return pb.PlaySeatRequest.FromString(data)

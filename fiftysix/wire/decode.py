@@ -30,6 +30,7 @@ from fiftysix.engine import (
     legal_calls,
     parse_call,
     parse_card,
+    parse_move,
 )
 from fiftysix.engine.errors import quoted
 from fiftysix.v1 import bot_pb2 as pb
@@ -116,7 +117,7 @@ def read_answer(response: pb.PlaySeatResponse, decision_id: int, legal_moves: Se
     if choice == "notation":
         text = answer.notation
         try:
-            move: Move = parse_card(text) if isinstance(legal_moves[0], Card) else parse_call(text)
+            move = parse_move(text, Phase.PLAY if isinstance(legal_moves[0], Card) else Phase.AUCTION)
         except ValueError as error:  # NotationError, and anything else odd text could raise
             raise AnswerError(FaultCause.MALFORMED_ANSWER, str(error)) from None
         if move not in legal_moves:
@@ -184,8 +185,7 @@ def _moves(texts: Sequence[str], phase: Phase) -> tuple[Move, ...]:
     try:
         return tuple(map(table.__getitem__, texts))
     except KeyError:  # not canonical: the parser accepts it or says why not
-        parse = parse_card if phase is Phase.PLAY else parse_call
-        return tuple(parse(text) for text in texts)
+        return tuple(parse_move(text, phase) for text in texts)
 
 
 class ViewDecoder:

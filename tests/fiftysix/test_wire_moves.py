@@ -18,13 +18,13 @@ from fiftysix.engine import (
     Match,
     MatchRules,
     Move,
-    Phase,
     Play,
     Ruleset,
     Suit,
     legal_calls,
     parse_call,
     parse_card,
+    parse_move,
 )
 from fiftysix.players import RandomPlayer
 from fiftysix.v1 import bot_pb2 as pb
@@ -191,7 +191,7 @@ def _check_decision(request: bytes, legal: tuple[Move, ...], match: Match, seat:
     current = deal.high_bid.number if deal.high_bid is not None else 0
     assert len(decision.moves) == len(decision.legal_moves) == len(legal)
     for text, message, move in zip(decision.legal_moves, decision.moves, legal, strict=True):
-        parsed = parse_card(text) if deal.phase is Phase.PLAY else parse_call(text)
+        parsed = parse_move(text, deal.phase)
         assert move_from_message(message) is parsed is move
         if isinstance(move, Card):
             assert pb.Suit.Name(message.card.suit) == f"SUIT_{move.suit.name}"

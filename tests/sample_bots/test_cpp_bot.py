@@ -38,7 +38,7 @@ from fiftysix.record import loads
 from fiftysix.replay import replay
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.v1 import bot_pb2_grpc as rpc
-from fiftysix.wire import TimeControl, decision_message, match_end_message, match_start_message
+from fiftysix.wire import TimeControl, decision_request, match_end_message, match_start_message
 from sdk import BotServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -341,7 +341,7 @@ def test_structured_moves_and_notation_give_the_same_answers(
                 view = match.view(seat)
                 legal = tuple(match.legal_moves())
                 answers = []
-                for request in _both_forms(decision_message(decision_id, view, legal, 1000, 0)):
+                for request in _both_forms(decision_request(match, decision_id, 1000, 0)):
                     streams[seat].send(request)
                     answer = next(responses[seat])
                     assert answer.move.decision_id == request.decision.decision_id
@@ -365,10 +365,9 @@ def test_structured_moves_and_notation_give_the_same_answers(
 
 def test_decision_before_match_start_is_rejected_and_an_unknown_event_ignored(cpp_bot: BotProcess) -> None:
     match = Match(MatchRules(4), seed=3)
-    view = match.view(match.deal.to_act)
     with grpc.insecure_channel(cpp_bot.address) as channel:
         stub = rpc.BotServiceStub(channel)
-        call = stub.PlaySeat(iter([decision_message(1, view, view.legal_moves, 1000, 0)]), timeout=10)
+        call = stub.PlaySeat(iter([decision_request(match, 1, 1000, 0)]), timeout=10)
         with pytest.raises(grpc.RpcError) as raised:
             list(call)
         assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT

@@ -28,7 +28,7 @@ from fiftysix.record import loads
 from fiftysix.replay import replay
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.v1 import bot_pb2_grpc as rpc
-from fiftysix.wire import TimeControl, decision_message, match_end_message, match_start_message
+from fiftysix.wire import TimeControl, decision_request, match_end_message, match_start_message
 from sdk import BotServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -189,7 +189,7 @@ def test_stream_answers_by_index_with_the_same_decision_id_and_ends_after_match_
         try:
             requests.send(match_start_message("direct", rules, seat, ["a", "b", "c", "d"], TimeControl()))
             assert next(responses).WhichOneof("answer") == "ready"
-            requests.send(decision_message(decision_id, view, view.legal_moves, 1000, 5000))
+            requests.send(decision_request(match, decision_id, 1000, 5000))
             answer = next(responses)
             assert answer.WhichOneof("answer") == "move"
             assert answer.move.decision_id == decision_id
@@ -231,7 +231,7 @@ def test_js_bot_chooses_from_the_structured_moves_and_view_fields(js_bot: BotPro
             while not match.is_over:
                 seat = match.deal.to_act
                 view = match.view(seat)
-                request = decision_message(answered, view, view.legal_moves, 1000, 5000)
+                request = decision_request(match, answered, 1000, 5000)
                 answers = []
                 for sent in (request, _notation_stripped(request)):
                     requests.send(sent)
@@ -270,10 +270,9 @@ def test_cancelled_stream_does_not_hurt_the_bot(js_bot: BotProcess, random_bot: 
 
 def test_decision_before_match_start_is_rejected(js_bot: BotProcess) -> None:
     match = Match(MatchRules(4), seed=3)
-    view = match.view(match.deal.to_act)
     with grpc.insecure_channel(js_bot.address) as channel:
         call = rpc.BotServiceStub(channel).PlaySeat(
-            iter([decision_message(1, view, view.legal_moves, 1000, 5000)]), timeout=10
+            iter([decision_request(match, 1, 1000, 5000)]), timeout=10
         )
         with pytest.raises(grpc.RpcError) as raised:
             list(call)

@@ -5,43 +5,40 @@ requests are broken."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import pytest
 
-import arena.check.conversation
 from arena.check import Status, check_bot
 from arena.check.agreement import ITEM, disagreement
-from fiftysix.engine import Match, MatchRules, Move, View, parse_call, parse_card
+from fiftysix.engine import Match, MatchRules, Move, parse_move
 from fiftysix.v1 import bot_pb2 as pb
-from fiftysix.wire import decision_message
+from fiftysix.wire import DecisionEncoder, decision_request
 from sample_bots.random_bot import RandomBot
 from sdk import BotServer, start
 
 
-def _view_after(moves: str, players: int = 4) -> View:
-    """The view of the seat to act after `moves` (calls, then cards) from seat 0's first call."""
+def _match_after(moves: str, players: int = 4) -> Match:
+    """A match after `moves` (calls, then cards) from seat 0's first call."""
     match = Match(MatchRules(players), seed=4, first_dealer=players - 1)
     for text in moves.split():
-        auction = match.deal.contract is None
-        match.apply(match.deal.to_act, parse_call(text) if auction else parse_card(text))
-    return match.view(match.deal.to_act)
+        match.apply(match.deal.to_act, parse_move(text, match.deal.phase))
+    return match
 
 
-def _request(view: View) -> pb.PlaySeatRequest:
-    return decision_message(7, view, view.legal_moves, 1000, 0)
+def _request(match: Match) -> pb.PlaySeatRequest:
+    return decision_request(match, 7, 1000, 0)
 
 
-def _auction() -> View:
-    return _view_after("28S")
+def _auction() -> Match:
+    return _match_after("28S")
 
 
-def _play() -> View:
+def _play() -> Match:
     # 28S by seat 0 (spades trumps), everybody passes, then two cards on the table.
-    view = _view_after("28S pass pass pass")
-    first = view.legal_moves[0]
-    second_view = _view_after(f"28S pass pass pass {first}")
-    return _view_after(f"28S pass pass pass {first} {second_view.legal_moves[-1]}")
+    first = _match_after("28S pass pass pass").legal_moves()[0]
+    second = _match_after(f"28S pass pass pass {first}").legal_moves()[-1]
+    return _match_after(f"28S pass pass pass {first} {second}")
 
 
 def _swap_first_two(decision: pb.DecisionRequest) -> None:
@@ -56,7 +53,7 @@ def _last_plus_bid(decision: pb.DecisionRequest) -> pb.Call:
     return next(move.call for move in reversed(decision.moves) if move.call.form == pb.BID_FORM_PLUS_SUIT)
 
 
-CORRUPTIONS: list[tuple[str, Callable[[], View], Callable[[pb.DecisionRequest], object], str]] = [
+CORRUPTIONS: list[tuple[str, Callable[[], Match], Callable[[pb.DecisionRequest], object], str]] = [
     ("a move missing", _auction, lambda d: d.moves.pop(), "394 structured moves for 395 legal moves"),
     ("two moves swapped", _auction, _swap_first_two, "moves[0] is double but legal_moves[0] is 'pass'"),
     (
@@ -100,24 +97,24 @@ CORRUPTIONS: list[tuple[str, Callable[[], View], Callable[[pb.DecisionRequest], 
 ]
 
 
-@pytest.mark.parametrize("view_of", [_auction, _play, lambda: _view_after("28S double")])
-def test_the_arena_requests_agree(view_of: Callable[[], View]) -> None:
-    view = view_of()
-    assert disagreement(_request(view), view) is None
+@pytest.mark.parametrize("match_of", [_auction, _play, lambda: _match_after("28S double")])
+def test_the_arena_requests_agree(match_of: Callable[[], Match]) -> None:
+    match = match_of()
+    assert disagreement(_request(match), match.view(match.deal.to_act)) is None
 
 
 @pytest.mark.parametrize(
-    ("view_of", "corrupt", "expected"),
+    ("match_of", "corrupt", "expected"),
     [corruption[1:] for corruption in CORRUPTIONS],
     ids=[corruption[0] for corruption in CORRUPTIONS],
 )
 def test_a_broken_request_is_named(
-    view_of: Callable[[], View], corrupt: Callable[[pb.DecisionRequest], object], expected: str
+    match_of: Callable[[], Match], corrupt: Callable[[pb.DecisionRequest], object], expected: str
 ) -> None:
-    view = view_of()
-    request = _request(view)
+    match = match_of()
+    request = _request(match)
     corrupt(request.decision)
-    problem = disagreement(request, view)
+    problem = disagreement(request, match.view(match.deal.to_act))
     assert problem is not None
     assert expected in problem
 
@@ -149,14 +146,16 @@ def test_the_item_is_skipped_when_no_situation_ran(random_bot: BotServer) -> Non
 def test_broken_requests_fail_the_item_and_not_the_bot(
     random_bot: BotServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def trumpless(
-        decision_id: int, view: View, legal: tuple[Move, ...], decision_ms: int, bank_ms: int
-    ) -> pb.PlaySeatRequest:
-        request = decision_message(decision_id, view, legal, decision_ms, bank_ms)
-        request.decision.view.ClearField("trump")
-        return request
+    encode = DecisionEncoder.decision
 
-    monkeypatch.setattr(arena.check.conversation, "decision_message", trumpless)
+    def trumpless(
+        encoder: DecisionEncoder, decision_id: int, legal: Sequence[Move], decision_ms: int, bank_ms: int
+    ) -> bytes:
+        request = pb.PlaySeatRequest.FromString(encode(encoder, decision_id, legal, decision_ms, bank_ms))
+        request.decision.view.ClearField("trump")
+        return request.SerializeToString()
+
+    monkeypatch.setattr(DecisionEncoder, "decision", trumpless)
     report = asyncio.run(check_bot(f"127.0.0.1:{random_bot.port}", only=["last trick", ITEM]))
     verdicts = {item.name: item for item in report.items}
     assert verdicts["last trick"].status is Status.PASS

@@ -19,7 +19,7 @@ from typing import IO
 
 import pytest
 
-from arena.cli import arguments, build_parser, main, sandbox_options, tables, tournament
+from arena.cli import arguments, build_parser, listings, main, sandbox_options, tournament
 from arena.cli import ladder as ladder_command
 from arena.cli import play as play_command
 from arena.cli import replay as replay_command
@@ -913,13 +913,13 @@ def test_the_host_side_options_reach_the_run(tmp_path: Path, monkeypatch: pytest
     ],
 )
 def test_a_pool_is_a_format_perhaps_of_an_event(given: str, pool: str) -> None:
-    assert tables.check_pool(given) == pool
+    assert listings.check_pool(given) == pool
 
 
 @pytest.mark.parametrize("given", ["5p-pairs", "4p-bridge", "4p-pairs@", "4p-pairs@a b", "pairs"])
 def test_a_pool_that_is_no_format_is_refused(given: str) -> None:
     with pytest.raises(ArenaError, match="no pool"):
-        tables.check_pool(given)
+        listings.check_pool(given)
 
 
 def test_a_bots_owner_is_set_changed_cleared_and_listed(

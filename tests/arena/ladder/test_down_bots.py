@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
-from arena.cli import tables
+from arena.cli import listings
 from arena.ladder import Ladder, LadderSettings, ladder_standings
 from arena.ladder.bots import LocalBots
 from arena.ladder.store import LadderStore
@@ -72,18 +72,18 @@ def test_a_bot_that_does_not_answer_is_not_rated_goes_down_and_comes_back(
         assert line.down_since is not None
         assert line.probation is None
         assert any(
-            row.split()[1:3] == ["c", "(down)"] for row in tables.format_standings(ladder_standings(store))
+            row.split()[1:3] == ["c", "(down)"] for row in listings.format_standings(ladder_standings(store))
         )
         capsys.readouterr()
-        tables.print_standings(store, as_json=True)
+        listings.print_standings(store, as_json=True)
         shown = {line["bot"]: line for line in json.loads(capsys.readouterr().out)}
         assert (shown["c"]["down"], shown["a"]["down"]) == (True, False)
-        tables.print_standings(store, as_json=False)
+        listings.print_standings(store, as_json=False)
         assert "c is down since" in capsys.readouterr().out
-        tables.print_bots(store, as_json=True)
+        listings.print_bots(store, as_json=True)
         listed = {bot["name"]: bot for bot in json.loads(capsys.readouterr().out)}
         assert (listed["c"]["down"], listed["b"]["down"]) == (True, False)
-        tables.print_bots(store, as_json=False)
+        listings.print_bots(store, as_json=False)
         assert "down since" in capsys.readouterr().out
 
         # It answers again: the next run finds it up, and plays and rates the set it was not rated for.

@@ -1,4 +1,4 @@
-"""A seat's decisions share one deadline timer (connection.py): a decision that stalls after others were
+"""A seat's decisions share one deadline timer (stream.py): a decision that stalls after others were
 answered in time still times out at its own deadline, neither at an earlier decision's nor later."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from arena.runner.connection import Conversation, SeatFaultError, open_channel
+from arena.runner.connection import open_channel
+from arena.runner.stream import Conversation, SeatFaultError
 from fiftysix.engine import Match, MatchRules
 from fiftysix.wire import DecisionEncoder, FaultCause, TimeControl, match_start_message
 from sdk import Bot, BotView, Move, start

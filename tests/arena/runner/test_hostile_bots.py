@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 from arena.check import Status, check_bot
 from arena.cli import main
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
-from arena.runner.connection import MAX_WAITING_MESSAGES
+from arena.runner.stream import MAX_WAITING_MESSAGES
 from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.record import loads
 from fiftysix.replay import replay

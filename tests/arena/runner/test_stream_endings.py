@@ -13,7 +13,8 @@ from raw_http2_bot import MATCH_END, READY, End, Plan, RawHttp2Bot
 
 from arena.check import Status, check_bot
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
-from arena.runner.connection import Conversation, Ending, open_channel
+from arena.runner.connection import open_channel
+from arena.runner.stream import Conversation, Ending
 from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.wire import FaultCause, TimeControl

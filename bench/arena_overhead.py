@@ -1,6 +1,6 @@
 """Arena overhead per decision: a real match over loopback against a raw ping-pong of the same messages.
 
-Run by hand: `python bench/arena.py [--matches 20]`. It starts an instant-answering bot in its own
+Run by hand: `python bench/arena_overhead.py [--matches 20]`. It starts an instant-answering bot in its own
 process (it answers every decision with a random legal index without decoding the view, so its own
 time is as small as gRPC allows), then:
 
@@ -12,20 +12,13 @@ time is as small as gRPC allows), then:
    hits both alike (rounds of whole arena runs and whole raw runs drifted apart by tens of us);
 3. prints decisions/s, p50/p99 of both, and the arena's own work per decision (arena minus raw).
 
-Target (issue 14): the arena's own work at most 12% of the raw round trip (issue 3 asked for 25%). On a
-loaded machine the rounds' figures swing by tens of microseconds: take the median of several rounds,
-and see bench/arena_instructions.py for the same comparison in instructions. For information it also
-plays the SDK's RandomBot (which decodes every view into engine types) through the arena.
+Target (issue 14): the arena's own work at most 12% of the raw round trip. On a loaded machine the
+rounds' figures swing by tens of microseconds: take the median of several rounds, and see
+bench/arena_instructions.py for the same comparison in instructions. For information it also plays the
+SDK's RandomBot (which decodes every view into engine types) through the arena.
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# This script shares its name with the `arena` package: take its own folder off the import path so that
-# `import arena` finds the package, not this file.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
 import argparse
 import asyncio
@@ -33,6 +26,7 @@ import json
 import random
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator
 from typing import TypeAlias
@@ -44,7 +38,7 @@ from arena.runner import BotAddress, MatchSettings, run_match, seats_for_teams
 from fiftysix.engine import Match, MatchRules
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.v1 import bot_pb2_grpc as rpc
-from fiftysix.wire import PROTOCOL_VERSION, TimeControl, decision_message, match_start_message
+from fiftysix.wire import PROTOCOL_VERSION, DecisionEncoder, TimeControl, match_start_message
 
 RawCall: TypeAlias = "grpc.aio.StreamStreamCall[pb.PlaySeatRequest, pb.PlaySeatResponse]"
 
@@ -89,7 +83,7 @@ def start_bot_process(arguments: list[str]) -> tuple[subprocess.Popen[str], int]
     )
     assert process.stdout is not None
     assert process.stderr is not None
-    stream = process.stdout if arguments[0].endswith("arena.py") else process.stderr
+    stream = process.stdout if arguments[0] == __file__ else process.stderr
     for line in stream:
         if line.startswith("{"):
             event = json.loads(line)
@@ -110,11 +104,13 @@ def recorded_requests(count: int) -> list[pb.PlaySeatRequest]:
     seed = 0
     while len(requests) < count:
         match = Match(MatchRules(4), seed=seed)
+        encoder = DecisionEncoder(match)
         while not match.is_over and len(requests) < count:
             seat = match.deal.to_act
-            view = match.view(seat)
-            requests.append(decision_message(len(requests) + 1, view, view.legal_moves, 1000, 10000))
-            match.apply(seat, rng.choice(view.legal_moves))
+            legal = match.legal_moves()
+            request = encoder.decision(len(requests) + 1, legal, 1000, 10000)
+            requests.append(pb.PlaySeatRequest.FromString(request))
+            match.apply(seat, rng.choice(legal))
         seed += 1
     return requests
 

@@ -54,7 +54,7 @@ def _when(seconds: float) -> str:
 
 
 def format_standings(standings: Sequence[Standing]) -> list[str]:
-    """The standings as an aligned table."""
+    """The standings in aligned columns."""
     header = (
         "rank",
         "bot",
@@ -197,7 +197,7 @@ def print_event(store: LadderStore, pool: str, bots: Sequence[str]) -> None:
 
 def print_crosstable(store: LadderStore, *, as_json: bool, pool: str | None = None) -> None:
     """The head-to-head results of `pool` (default: the pool with the most matches), from its sums: a
-    table of bots against bots, or JSON (a line per ordered pair that met)."""
+    grid of bots against bots, or JSON (a line per ordered pair that met)."""
     pools = store.pools()
     shown = default_pool(pools) if pool is None else check_pool(pool)
     fitted = store.fitted_ratings(shown)

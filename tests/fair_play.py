@@ -221,10 +221,10 @@ def deal_plays(record: GameRecord, number: int, match_id: str = "") -> DealPlays
 
 def stored_records(db: str | Path) -> dict[str, GameRecord]:
     """Every game record of the ladder file `db`, by match id (read through the arena's store)."""
-    from arena.ladder import LadderStore  # the arena only here: the check itself needs the game alone
+    from arena.ladder.store import LadderStore  # the arena only here: the check itself needs the game alone
 
     store = LadderStore(str(db))
     try:
-        return {match_id: from_json(document) for match_id, document in store.game_records()}
+        return {match_id: from_json(document) for match_id, document in store.browse.game_records()}
     finally:
         store.close()

@@ -1,7 +1,7 @@
 """`arena serve`: the competition site over the ladder's file (leaderboard, bots, matches, replays, live
 matches, the JSON and management APIs), read while a ladder runs. It keeps the address ranges it allows
 participants' bots at (`--allow-addresses`; none without it) in the ladder's file, where the site and
-every runner read them (store_access.py)."""
+every runner read them (arena/ladder/store/access.py)."""
 
 from __future__ import annotations
 
@@ -134,8 +134,8 @@ def serve_site(args: argparse.Namespace) -> int:
         reason = "the port is in use" if error.errno == errno.EADDRINUSE else error.strerror
         raise ArenaError(f"cannot listen on {safe_text(args.host, 100)}:{args.port}: {reason}") from None
     with open_store(args, writes=False) as store:
-        if store.address_policy() != args.allow_addresses:  # a read-only file can still be served
-            store.set_address_policy(args.allow_addresses, COMMAND_LINE)
+        if store.access.address_policy() != args.allow_addresses:  # a read-only file can still be served
+            store.access.set_address_policy(args.allow_addresses, COMMAND_LINE)
     print(f"Serving {safe_text(where)} at http://{safe_text(args.host, 100)}:{args.port}/ (Ctrl-C stops)")
     ranges = args.allow_addresses.text
     print(f"Participants' bots may be at public addresses{' and in ' + ranges if ranges else ' only'}")

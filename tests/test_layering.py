@@ -217,6 +217,19 @@ def test_reading_the_store_loads_neither_the_run_nor_the_bots() -> None:
     assert not [name for name in loaded if is_run(name) or name.startswith("arena.ladder.bots")], loaded
 
 
+def test_the_site_loads_the_bot_processes_only_to_check_an_upload() -> None:
+    """The site's pages read the store and nothing starts a bot; its management starts one only to check
+    a registration, and loads the pool of processes then, not when the site is imported."""
+    code = (
+        "import sys, arena.site.app\n"
+        "print(' '.join(sorted(name for name in sys.modules if name.startswith('arena.ladder.bots'))))\n"
+    )
+    finished = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert "arena.ladder.bots.pool" not in finished.stdout.split(), finished.stdout
+
+
 def test_the_face_of_the_ladder_names_what_it_loads() -> None:
     """Every name the ladder's face promises is there when asked for, and a wrong name is an
     AttributeError, as from any module."""

@@ -24,7 +24,8 @@ from typing import Final
 import structlog
 
 from arena.errors import ArenaError, UsageError
-from arena.ladder.bots import BotStartError, Launch, LocalBots, wait_until_ready
+from arena.ladder import bots
+from arena.ladder.bots import BotStartError, Launch, wait_until_ready
 from arena.ladder.isolation import check_distinct_endpoints
 from arena.ladder.store import BotEntry, LadderStore, StoreError, Upload
 from arena.ladder.uploads import KeptBundle, Unpack, Uploads
@@ -202,7 +203,7 @@ async def check_answers(
         return
     assert launch is not None
     logs = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="arena-check-"))
-    local = LocalBots(logs, startup_timeout=timeout, launch_of=lambda _bot: launch)
+    local = bots.LocalBots(logs, startup_timeout=timeout, launch_of=lambda _bot: launch)
     try:
         await local.acquire(BotEntry(name, None, launch.command, 0.0, None), 1)
     except BotStartError as error:

@@ -71,7 +71,7 @@ async def isolation_run(folder: Path, matches: int, concurrency: int, isolate: b
     and processes started per match."""
     store = LadderStore(folder / f"isolation-{concurrency}-{isolate}-{time.perf_counter_ns()}.db")
     for name, command in SAMPLES.items():
-        store.add_bot(name, command=command)
+        store.registry.add_bot(name, command=command)
     local_bots = LocalBots(folder / "logs", idle_limit=idle_limit_for(concurrency, 4), isolate_deals=isolate)
     try:
         settings = LadderSettings(matches=matches, concurrency=concurrency, seed=11)
@@ -118,12 +118,12 @@ async def ladder_run(
     `kept_channels`, every match opens its own channels, as a pool that kept none would."""
     store = LadderStore(folder / f"ladder-{concurrency}-{time.perf_counter_ns()}.db")
     for name, command in SAMPLES.items():
-        store.add_bot(name, command=command)
+        store.registry.add_bot(name, command=command)
     local_bots = LocalBots(folder / "logs", idle_limit=idle_limit_for(concurrency, 4))
     if not kept_channels:
         setattr(local_bots, "channels", lambda addresses: {})  # noqa: B010 (a method replaced)
     try:
-        for bot in store.bots():
+        for bot in store.registry.bots():
             # Start the processes before the clock runs: two seats a team, `concurrency` matches at once.
             local_bots.release(await local_bots.acquire(bot, 2 * concurrency))
         return await timed_run(
@@ -167,7 +167,7 @@ async def instant_run(
         engine.dispose()
     store = LadderStore(db)
     for index, port in enumerate(ports):
-        store.add_bot(f"instant{index}", address=f"127.0.0.1:{port}")
+        store.registry.add_bot(f"instant{index}", address=f"127.0.0.1:{port}")
     local_bots = LocalBots(logs, idle_limit=0)
     try:
         settings = LadderSettings(matches=matches, concurrency=concurrency, seed=11)

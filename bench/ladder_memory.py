@@ -42,7 +42,7 @@ async def run(folder: Path, matches: int, early: int) -> tuple[int, int, float]:
     """Play the ladder; the resident memory after `early` matches and after the last, and the seconds."""
     store = LadderStore(folder / "ladder.db")
     for name, command in SAMPLES.items():
-        store.add_bot(name, command=command)
+        store.registry.add_bot(name, command=command)
     local_bots = LocalBots(folder / "logs", idle_limit=idle_limit_for(CONCURRENCY, 4))
     samples: dict[str, int] = {}
 

@@ -23,9 +23,9 @@ from pathlib import Path
 import structlog
 
 from arena.cli.listings import format_standings
-from arena.ladder import Ladder, LadderSettings, ladder_standings, rate_set
+from arena.ladder import Ladder, LadderSettings, ladder_standings, rate_set, store_match
 from arena.ladder.bots import LocalBots
-from arena.ladder.store import DuplicateSet, LadderStore
+from arena.ladder.store import DuplicateSet, FinishedMatch, LadderStore
 from fiftysix.wire import FaultCause, FaultRecord
 
 BOTS = [f"bot-{number:02}" for number in range(12)]
@@ -45,17 +45,18 @@ def record(rng: random.Random) -> dict[str, object]:
 
 def store_set(store: LadderStore, ladder: Ladder, rng: random.Random, bots: list[str]) -> DuplicateSet:
     """Create a set of `bots`, store its matches with the probation check of each, and rate it."""
-    duplicate = store.create_set(4, "pairs", None, rng.getrandbits(128), bots, isolated=False)
+    duplicate = store.sets.create_set(4, "pairs", None, rng.getrandbits(128), bots, isolated=False)
     for rotation in range(duplicate.rotations):
-        ranking = [1, 2] if rng.random() < 0.5 else [2, 1]
+        ranking = (1, 2) if rng.random() < 0.5 else (2, 1)
         faults = []
         if rng.random() < 0.1:
             # Mostly played on by a substitute: no bot goes on probation in a long fill.
             faults.append(FaultRecord(1, 1, FaultCause.TIMEOUT, "slow", 1, substituted=rng.random() < 0.9))
         match_id = f"{rng.getrandbits(64):016x}"  # as random as the ladder's (new_match_id), but seeded
-        store.save_match(
-            match_id, duplicate, rotation, "one_team_left", ranking, faults, record(rng), 900, 1.0
+        finished = FinishedMatch(
+            match_id, duplicate, rotation, "one_team_left", ranking, tuple(faults), record(rng), 900, 1.0
         )
+        store_match(store.matches, finished)
         for name in duplicate.team_bots(rotation):
             ladder.player.check_probation(name)
     rate_set(store, duplicate)
@@ -72,7 +73,7 @@ def fill(path: Path, matches: int, folder: Path) -> float:
     started = time.perf_counter()
     store = LadderStore(path)
     for name in BOTS:
-        store.add_bot(name, address="127.0.0.1:1")
+        store.registry.add_bot(name, address="127.0.0.1:1")
     ladder = ladder_on(store, folder, 1)
     rng = random.Random(matches)
     for _ in range(matches // 2):

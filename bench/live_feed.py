@@ -25,13 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from arena.ladder.live_feed import LiveFeed
-from arena.ladder.store import LadderStore
+from arena.ladder.store import LadderStore, LiveStore
 from arena.runner import public_events
 from fiftysix.engine import Match, MatchRules
 
 
-class TimedStore(LadderStore):
-    """The store, timing its live writes."""
+class TimedLive(LiveStore):
+    """The store's live events, timing their writes."""
 
     writes: list[float]
 
@@ -41,13 +41,13 @@ class TimedStore(LadderStore):
         self.writes.append(time.perf_counter() - started)
 
 
-async def play(store: TimedStore, matches: int, pace_s: float) -> tuple[float, int]:
+async def play(live: TimedLive, matches: int, pace_s: float) -> tuple[float, int]:
     """Seconds spent in the hook, and decisions."""
     rng = random.Random(1)
     spent = 0.0
     decisions = 0
     for number in range(matches):
-        feed = LiveFeed(store, f"bench-{number}")
+        feed = LiveFeed(live, f"bench-{number}")
         match = Match(MatchRules(4), seed=number)
         names = ["a", "b", "a", "b"]
         started = time.perf_counter()
@@ -71,7 +71,7 @@ async def play(store: TimedStore, matches: int, pace_s: float) -> tuple[float, i
                 await asyncio.sleep(pace_s)  # the timer's writes run here, as between a run's decisions
         feed.close()
         # Storing the match deletes its events in the same transaction; here, apart and not timed.
-        store.delete_live_events(f"bench-{number}")
+        live.delete_live_events(f"bench-{number}")
     return spent, decisions
 
 
@@ -85,13 +85,14 @@ def main() -> None:
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        store = TimedStore(Path(folder) / "ladder.db")
-        store.writes = []
+        store = LadderStore(Path(folder) / "ladder.db")
+        live = TimedLive(store.file)
+        live.writes = []
         try:
-            spent, decisions = asyncio.run(play(store, args.matches, args.pace_us / 1e6))
+            spent, decisions = asyncio.run(play(live, args.matches, args.pace_us / 1e6))
         finally:
             store.close()
-    writes = store.writes
+    writes = live.writes
     print(f"{args.matches} matches, {decisions} decisions, {args.pace_us} us a decision between moves")
     print(f"hook with its writes: {spent / decisions * 1e6:.1f} us per decision")
     print(

@@ -48,7 +48,7 @@ async def write_live(db: Path, matches: int, pace_s: float) -> None:
 
     async def one(number: int) -> None:
         match_id = f"bench-live-{number}"
-        feed = LiveFeed(store, match_id)
+        feed = LiveFeed(store.live, match_id)
         names = ["a", "b", "a", "b"]
         for seed in range(number * 10_000, (number + 1) * 10_000):
             match = Match(MatchRules(4), seed=seed)

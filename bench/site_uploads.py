@@ -93,7 +93,7 @@ def summary(times: list[float]) -> tuple[float, float, float]:
 def measure(at_once: int, bombs: int, rounds: int, idle_s: float, bomb: bytes, folder: Path) -> None:
     db = folder / f"ladder-{at_once}.db"
     store = LadderStore(db)
-    token = store.add_token("bench-host", "host", "host:bench")
+    token = store.access.add_token("bench-host", "host", "host:bench")
     store.close()
     port = free_port()
     tmpdir = Path(tempfile.mkdtemp(prefix="bench-tmp-", dir=folder))

@@ -225,6 +225,6 @@ def stored_records(db: str | Path) -> dict[str, GameRecord]:
 
     store = LadderStore(str(db))
     try:
-        return {match_id: from_json(document) for match_id, document in store.game_records()}
+        return {match_id: from_json(document) for match_id, document in store.browse.game_records()}
     finally:
         store.close()

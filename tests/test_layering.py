@@ -8,8 +8,10 @@
 3. Only `arena`, `tests` and `bench` import `arena`: never the game, the SDK or the sample bots.
 
 Inside the ladder (`arena/ladder/`, the run) three sub-packages stand below it: `rating` (pure math)
-imports nothing of the host; the `store` imports neither the run nor the bots; the `bots` import
-nothing of the run; and importing the store loads neither the run nor the bots' pool.
+imports nothing of the host; the `store` imports neither the run nor the bots, and of the rating package
+only the values it keeps (the ladder computes, the store persists; only the upgrades of older files
+recount their history); the `bots` import nothing of the run; and importing the store loads neither
+the run nor the bots' pool.
 """
 
 from __future__ import annotations
@@ -179,6 +181,17 @@ def test_the_store_and_the_bots_stand_below_the_run(package: str) -> None:
             assert not name.startswith("arena.ladder.bots"), f"{path.relative_to(ROOT)} imports {name}"
 
 
+def test_the_store_keeps_what_the_rating_package_computed() -> None:
+    """Of the rating package the store names only its values: what a match adds to the totals and a set
+    to the sums is computed above the store (arena/ladder/ratings.py). The one exception is the upgrade
+    of an older file, which recomputes its history's totals and fit once (store/upgrades.py)."""
+    recounting = ("arena.ladder.rating.tally", "arena.ladder.rating.fit")
+    for path, name in ladder_imports("store"):
+        if name.startswith("arena.ladder.rating"):
+            allowed = ("arena.ladder.rating.values", *(recounting if path.name == "upgrades.py" else ()))
+            assert name.startswith(allowed), f"{path.relative_to(ROOT)} imports {name}"
+
+
 def test_the_run_and_nothing_else_lives_beside_the_sub_packages() -> None:
     """The ladder's folder holds its face, the run's modules and the three sub-packages: a new
     persisting, bot-starting or rating module goes in its sub-package."""
@@ -202,6 +215,19 @@ def test_reading_the_store_loads_neither_the_run_nor_the_bots() -> None:
     loaded = finished.stdout.split()
     assert "arena.ladder.store.ladder_store" in loaded
     assert not [name for name in loaded if is_run(name) or name.startswith("arena.ladder.bots")], loaded
+
+
+def test_the_site_loads_the_bot_processes_only_to_check_an_upload() -> None:
+    """The site's pages read the store and nothing starts a bot; its management starts one only to check
+    a registration, and loads the pool of processes then, not when the site is imported."""
+    code = (
+        "import sys, arena.site.app\n"
+        "print(' '.join(sorted(name for name in sys.modules if name.startswith('arena.ladder.bots'))))\n"
+    )
+    finished = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert "arena.ladder.bots.pool" not in finished.stdout.split(), finished.stdout
 
 
 def test_the_face_of_the_ladder_names_what_it_loads() -> None:

@@ -140,14 +140,14 @@ def _register(args: argparse.Namespace, new: bool) -> int:
             done = asyncio.run(register_bot(store, wanted, new=new, check=check, sandbox=sandbox_of(args)))
         except NotAnsweringError as error:
             raise ArenaError(f"{error} (use --no-check to register anyway)") from None
-        store.record_write(
+        store.access.record_write(
             COMMAND_LINE, "bot_registered" if new else "bot_updated", done.entry.name, done.entry.where
         )
         if clears and done.entry.owner is not None:
-            store.set_owner(args.name, None)
-            store.record_write(COMMAND_LINE, "bot_owner_set", args.name, "")
+            store.registry.set_owner(args.name, None)
+            store.access.record_write(COMMAND_LINE, "bot_owner_set", args.name, "")
         elif not new and args.owner is not None:
-            store.record_write(COMMAND_LINE, "bot_owner_set", args.name, args.owner)
+            store.access.record_write(COMMAND_LINE, "bot_owner_set", args.name, args.owner)
     version = ""
     if done.upload is not None:
         version = f", version {done.upload.version} (bundle {done.upload.sha256[:12]})"
@@ -168,8 +168,8 @@ def _only_the_owner(args: argparse.Namespace) -> bool:
 def _set_owner(args: argparse.Namespace, owner: str | None) -> int:
     """Give a bot an owner, or none (its address or command stays, so it is not checked again)."""
     with open_store(args, writes=True) as store:
-        entry = store.set_owner(args.name, owner)
-        store.record_write(COMMAND_LINE, "bot_owner_set", entry.name, owner or "")
+        entry = store.registry.set_owner(args.name, owner)
+        store.access.record_write(COMMAND_LINE, "bot_owner_set", entry.name, owner or "")
     change = "no owner" if owner is None else f"owner {safe_text(owner, 64)}"
     print(f"Updated {entry.name}: {change}")
     return 0
@@ -179,7 +179,7 @@ def remove_bot(args: argparse.Namespace) -> int:
     """Unregister a bot; its finished matches stay, and so do its uploads."""
     with open_store(args, writes=True) as store:
         unregister_bot(store, args.name)
-        store.record_write(COMMAND_LINE, "bot_removed", args.name)
+        store.access.record_write(COMMAND_LINE, "bot_removed", args.name)
         print(f"Removed {safe_text(args.name)} (its finished matches stay in the history)")
     return 0
 
@@ -187,9 +187,9 @@ def remove_bot(args: argparse.Namespace) -> int:
 def set_probation(args: argparse.Namespace) -> int:
     """Put a bot on probation, or take it off."""
     with open_store(args, writes=True) as store:
-        store.set_probation(args.name, None if args.clear else args.reason)
+        store.registry.set_probation(args.name, None if args.clear else args.reason)
         action = "probation_cleared" if args.clear else "probation_set"
-        store.record_write(COMMAND_LINE, action, args.name, args.reason or "")
+        store.access.record_write(COMMAND_LINE, action, args.name, args.reason or "")
         change = "off probation" if args.clear else f"on probation ({args.reason})"
         print(f"{safe_text(args.name)}: {safe_text(change)}")
     return 0
@@ -200,7 +200,7 @@ def prune_versions(args: argparse.Namespace) -> int:
     with open_store(args, writes=True) as store:
         done = Uploads(store).prune(args.keep, args.names)
         pruned = ", ".join(f"{upload.bot} v{upload.version}" for upload in done.versions)
-        store.record_write(COMMAND_LINE, "versions_pruned", " ".join(args.names), safe_text(pruned))
+        store.access.record_write(COMMAND_LINE, "versions_pruned", " ".join(args.names), safe_text(pruned))
     versions = plural(len(done.versions), "version")
     bots = plural(len({upload.bot for upload in done.versions}), "bot")
     freed = f"{done.swept.bytes / (1024 * 1024):,.1f} MiB in {plural(done.swept.bundles, 'bundle')}"

@@ -59,7 +59,7 @@ def write_records(store: LadderStore, out: TextIO) -> int:
     returns how many. The records of sets not over are held back, as the site holds them: their other
     rotations replay the same deals."""
     count = 0
-    for _match_id, record in store.game_records(sets_over_only=True):
+    for _match_id, record in store.browse.game_records(sets_over_only=True):
         out.write(json.dumps(record, separators=(",", ":")) + "\n")
         count += 1
     return count
@@ -68,7 +68,7 @@ def write_records(store: LadderStore, out: TextIO) -> int:
 def write_standings(store: LadderStore, pool: str | None, out: TextIO) -> tuple[str, int]:
     """The standings of `pool` (default: the pool with the most matches) as CSV with a header line;
     returns the pool and the number of bots."""
-    shown = default_pool(store.pools()) if pool is None else check_pool(pool)
+    shown = default_pool(store.ratings.pools()) if pool is None else check_pool(pool)
     standings = ladder_standings(store, shown)
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(STANDINGS_COLUMNS)

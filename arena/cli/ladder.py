@@ -257,10 +257,10 @@ def export_record(args: argparse.Namespace) -> int:
     """Write a stored match's game record (for `arena replay`) to a file or standard output, once its set
     is over (as the site gives it)."""
     with open_store(args, writes=False) as store:
-        held_back = store.match_summary(args.match_id).held_back
+        held_back = store.browse.match_summary(args.match_id).held_back
         if held_back is not None:
             raise ArenaError(held_back)
-        text = json.dumps(store.match_record(args.match_id), indent=1) + "\n"
+        text = json.dumps(store.browse.match_record(args.match_id), indent=1) + "\n"
     if args.output:
         try:
             Path(args.output).write_text(text, encoding="utf-8")
@@ -284,7 +284,7 @@ def export_data(args: argparse.Namespace) -> int:
             with export.output(args.jsonl) as out:
                 count = export.write_records(store, out)
             said = f"Exported {count} game records to {safe_text(args.jsonl)}"
-            held = store.held_back_matches()
+            held = store.browse.held_back_matches()
             if held and args.jsonl == "-":
                 print(f"{held} game records held back: their sets are not over", file=sys.stderr)
             elif held:
@@ -324,14 +324,14 @@ def _warn_if_unsandboxable(sandboxed: list[str]) -> None:
 def _register_sample_bots(store: LadderStore) -> None:
     """Register the sample bots not registered yet; one that another runner starting at the same time
     registers first is left as it is."""
-    registered = {bot.name for bot in store.bots()}
+    registered = {bot.name for bot in store.registry.bots()}
     for name, command in SAMPLE_BOTS.items():
         if name in registered:
             continue
         try:
-            store.add_bot(name, command=command)
+            store.registry.add_bot(name, command=command)
         except StoreError:
-            if name not in {bot.name for bot in store.bots()}:
+            if name not in {bot.name for bot in store.registry.bots()}:
                 raise
             continue
         print(f"Registered the sample bot {name}: {command}")
@@ -369,7 +369,7 @@ def _run(args: argparse.Namespace, store: LadderStore) -> int:
         ),
         port_range=args.port_range,
     )
-    _warn_if_unsandboxable(store.sandboxed_bots())
+    _warn_if_unsandboxable(store.uploads.sandboxed_bots())
     on_ray = None if args.ray is None else RayMatches(args.ray or None, local_bots)
     try:
         return _play(args, store, settings, local_bots, on_ray)

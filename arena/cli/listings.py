@@ -20,10 +20,10 @@ def print_bots(store: LadderStore, *, as_json: bool) -> None:
     """The registered bots, their ratings and where they are: the rating in the pool with the most
     matches (JSON: `rating` there, and `ratings` in every pool where the bot was rated), their owner
     (`owner`, null when none), and whether the host could not reach them (`down`)."""
-    pool = default_pool(store.pools())
-    bots = store.bots(pool)
-    ratings = store.bot_ratings()
-    down = store.down_bots()
+    pool = default_pool(store.ratings.pools())
+    bots = store.registry.bots(pool)
+    ratings = store.registry.bot_ratings()
+    down = store.registry.down_bots()
     if as_json:
         listed = [
             {
@@ -153,7 +153,7 @@ def pools_line(pools: dict[str, int], shown: str) -> str:
 def print_standings(store: LadderStore, *, as_json: bool, pool: str | None = None) -> None:
     """The standings of `pool` (default: the pool with the most matches) after the list of pools, and
     why each bot on probation is."""
-    pools = store.pools()
+    pools = store.ratings.pools()
     shown = default_pool(pools) if pool is None else check_pool(pool)
     standings = ladder_standings(store, shown)
     if as_json:
@@ -163,7 +163,7 @@ def print_standings(store: LadderStore, *, as_json: bool, pool: str | None = Non
     else:
         print(pools_line(pools, shown))
         print("\n".join(format_standings(standings)))
-        not_isolated = store.sets_not_isolated().get(shown, 0)
+        not_isolated = store.sets.sets_not_isolated().get(shown, 0)
         if not_isolated:
             print(
                 f"{not_isolated} rated sets of {shown} had a bot the arena could not isolate (a remote bot, "
@@ -198,10 +198,10 @@ def print_event(store: LadderStore, pool: str, bots: Sequence[str]) -> None:
 def print_crosstable(store: LadderStore, *, as_json: bool, pool: str | None = None) -> None:
     """The head-to-head results of `pool` (default: the pool with the most matches), from its sums: a
     grid of bots against bots, or JSON (a line per ordered pair that met)."""
-    pools = store.pools()
+    pools = store.ratings.pools()
     shown = default_pool(pools) if pool is None else check_pool(pool)
-    fitted = store.fitted_ratings(shown)
-    bots, cells = crosstable(store.pool_sums(shown).pairs, fitted)
+    fitted = store.ratings.fitted_ratings(shown)
+    bots, cells = crosstable(store.ratings.pool_sums(shown).pairs, fitted)
     if as_json:
         print(json.dumps([{"pool": shown, **cell.to_json()} for cell in cells], indent=1))
     elif not bots:
@@ -217,7 +217,7 @@ def print_crosstable(store: LadderStore, *, as_json: bool, pool: str | None = No
 def print_matches(store: LadderStore, bot: str | None, limit: int, *, as_json: bool) -> None:
     """The newest finished matches (of one bot), newest first, as the site lists them: the faults'
     details only of matches whose set is over (they may name cards of deals still to be replayed)."""
-    summaries, _more = store.match_page(bot, None, 0, limit)
+    summaries, _more = store.browse.match_page(bot, None, 0, limit)
     if as_json:
         print(json.dumps([summary.to_json() for summary in summaries], indent=1))
         return

@@ -1,9 +1,9 @@
 """`arena serve`: the competition site over the ladder's file (leaderboard, bots, matches, replays, live
 matches, the JSON and management APIs), read while a ladder runs. It keeps the address ranges it allows
 participants' bots at (`--allow-addresses`; none without it) in the ladder's file, where the site and
-every runner read them (store_access.py). An upload is checked in the sandbox with the limits of the
-`--bot-*` options, as `arena ladder run` runs it; the site refuses to start where that sandbox would show
-bots the ladder's files."""
+every runner read them (arena/ladder/store/access.py). An upload is checked in the sandbox with the
+limits of the `--bot-*` options, as `arena ladder run` runs it; the site refuses to start where that
+sandbox would show bots the ladder's files."""
 
 from __future__ import annotations
 
@@ -141,8 +141,8 @@ def serve_site(args: argparse.Namespace) -> int:
         reason = "the port is in use" if error.errno == errno.EADDRINUSE else error.strerror
         raise ArenaError(f"cannot listen on {safe_text(args.host, 100)}:{args.port}: {reason}") from None
     with open_store(args, writes=False) as store:
-        if store.address_policy() != args.allow_addresses:  # a read-only file can still be served
-            store.set_address_policy(args.allow_addresses, COMMAND_LINE)
+        if store.access.address_policy() != args.allow_addresses:  # a read-only file can still be served
+            store.access.set_address_policy(args.allow_addresses, COMMAND_LINE)
     print(f"Serving {safe_text(where)} at http://{safe_text(args.host, 100)}:{args.port}/ (Ctrl-C stops)")
     ranges = args.allow_addresses.text
     print(f"Participants' bots may be at public addresses{' and in ' + ranges if ranges else ' only'}")

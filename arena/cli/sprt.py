@@ -108,7 +108,7 @@ class SprtProgress:
     def read(self) -> SetScores:
         """The sums of A's set scores against B in the event's pool."""
         pair = tuple(sorted((self.first, self.second)))
-        line = self.store.pool_sums(self.pool).pairs.get((pair[0], pair[1]))
+        line = self.store.ratings.pool_sums(self.pool).pairs.get((pair[0], pair[1]))
         scores = SetScores() if line is None else SetScores(line.sets, line.score, line.squares)
         return scores if pair[0] == self.first else scores.reversed()
 

@@ -51,7 +51,7 @@ def _when(seconds: float) -> str:
 def add_token(args: argparse.Namespace) -> int:
     """Make a token and print it, once."""
     with open_store(args, writes=True) as store:
-        token = store.add_token(args.name, "host" if args.host else "participant", COMMAND_LINE)
+        token = store.access.add_token(args.name, "host" if args.host else "participant", COMMAND_LINE)
     role = "the host" if args.host else f"the participant {args.name} (their bot {args.name} only)"
     print(f"Token for {role}, shown this once (only its digest is kept):\n{token}")
     return 0
@@ -60,7 +60,7 @@ def add_token(args: argparse.Namespace) -> int:
 def list_tokens(args: argparse.Namespace) -> int:
     """Who has a token (never the tokens)."""
     with open_store(args, writes=False) as store:
-        holders = store.tokens()
+        holders = store.access.tokens()
     if args.json:
         print(
             json.dumps(
@@ -77,7 +77,7 @@ def list_tokens(args: argparse.Namespace) -> int:
 def remove_token(args: argparse.Namespace) -> int:
     """Revoke a token."""
     with open_store(args, writes=True) as store:
-        store.remove_token(args.name, COMMAND_LINE)
+        store.access.remove_token(args.name, COMMAND_LINE)
     print(f"Revoked the token of {safe_text(args.name, 64)}")
     return 0
 
@@ -85,7 +85,7 @@ def remove_token(args: argparse.Namespace) -> int:
 def show_audit(args: argparse.Namespace) -> int:
     """The newest writes, newest first."""
     with open_store(args, writes=False) as store:
-        entries = store.audit_log(args.limit)
+        entries = store.access.audit_log(args.limit)
     if args.json:
         print(json.dumps([vars_of(entry) for entry in entries], indent=1))
         return 0

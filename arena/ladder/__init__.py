@@ -1,9 +1,10 @@
 """The Elo ladder: the run. Which bots play which duplicate sets and when (`scheduler`: claiming sets,
 workers, run control), who plays the next set (`pairing`), one match of a set with its checks, storage,
 rating and containment (`set_play`), where a match is played (`match_play`: in process; `ray_play`: on a
-Ray cluster, Ray imported there only), a set's rating event (`ratings`), the standings (`standings`),
-registering a bot for every front end (`registration`, `uploads`). It stands on three sub-packages:
-`store` (everything that persists), `bots` (the processes the arena starts) and `rating` (the math).
+Ray cluster, Ray imported there only), what a match adds to its bots' totals and a set's rating event
+(`ratings`), the standings (`standings`), registering a bot for every front end (`registration`,
+`uploads`). It stands on three sub-packages: `store` (everything that persists), `bots` (the processes
+the arena starts) and `rating` (the math).
 
 The names below are loaded when first used (PEP 562), so that importing a sub-package (the read-only
 site reads the store) does not load the run and its process pool."""
@@ -14,7 +15,7 @@ import importlib
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
-    from arena.ladder.ratings import rate_set
+    from arena.ladder.ratings import rate_set, store_match
     from arena.ladder.run_settings import LadderError, LadderReport, LadderSettings
     from arena.ladder.scheduler import Ladder
     from arena.ladder.standings import Standing, default_pool, ladder_standings, matches_per_bot
@@ -29,6 +30,7 @@ _HOMES: Final = {
     "ladder_standings": "standings",
     "matches_per_bot": "standings",
     "rate_set": "ratings",
+    "store_match": "ratings",
 }
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "ladder_standings",
     "matches_per_bot",
     "rate_set",
+    "store_match",
 ]
 
 

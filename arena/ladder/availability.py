@@ -67,12 +67,12 @@ class Availability:
         for bot in bots:
             name = bot.name
             if name not in failed:
-                if self.store.record_host_success(name):
+                if self.store.registry.record_host_success(name):
                     self.report.bots_back.append(name)
                     log.info("bot_back_up", bot=name)
                 continue
             log.warning("bot_not_reached", bot=name, set_id=duplicate.id, detail=failed[name])
-            if self.store.record_host_failure(name, self.settings.down_after):
+            if self.store.registry.record_host_failure(name, self.settings.down_after):
                 reason = f"not reached {self.settings.down_after} times in a row (last: {failed[name]})"
                 self.report.bots_down.append((name, reason))
                 log.warning("bot_marked_down", bot=name, reason=reason)
@@ -80,11 +80,11 @@ class Availability:
 
     async def recheck_down(self) -> None:
         """Check every bot marked down (and not on probation); one that answers is down no more."""
-        down = self.store.down_bots()
-        bots = [bot for bot in self.store.bots() if bot.name in down and bot.probation is None]
+        down = self.store.registry.down_bots()
+        bots = [bot for bot in self.store.registry.bots() if bot.name in down and bot.probation is None]
         reasons = await asyncio.gather(*(self.unreachable(bot, 1) for bot in bots))
         for bot, reason in zip(bots, reasons, strict=True):
-            if reason is None and self.store.record_host_success(bot.name):
+            if reason is None and self.store.registry.record_host_success(bot.name):
                 self.report.bots_back.append(bot.name)
                 log.info("bot_back_up", bot=bot.name)
 
@@ -101,7 +101,7 @@ class Availability:
             self.local_bots.release(where)
             return None
         try:
-            bot = await pinned(bot, self.store.address_policy())
+            bot = await pinned(bot, self.store.access.address_policy())
         except AddressRefusedError as error:
             return f"its address is not allowed by the host's address policy ({error.reason})"
         assert bot.address is not None

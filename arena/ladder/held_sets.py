@@ -81,7 +81,7 @@ class HeldSets:
         """Note in the store that a move of the set goes live, so that no runner replays its deals; False
         when it cannot be noted (then nothing of the set goes live)."""
         try:
-            self.store.mark_set_shown(set_id)
+            self.store.sets.mark_set_shown(set_id)
         except StoreError as error:  # the live feed's own writes will fail too; the set goes on
             log.warning("set_shown_not_noted", set_id=set_id, error=str(error))
             return False
@@ -100,7 +100,7 @@ class HeldSets:
         if self.held.pop(set_id, None) is None:
             return 0.0
         try:
-            return self.store.release_set(
+            return self.store.leases.release_set(
                 set_id,
                 self.owner,
                 retry_s=self.settings.retry_s if retry else None,
@@ -114,7 +114,7 @@ class HeldSets:
         """Renew the leases of the sets in play; a set whose lease another runner took over is dropped."""
         if not self.held:
             return
-        kept = self.store.renew_leases(self.owner, list(self.held), self.settings.lease_s)
+        kept = self.store.leases.renew_leases(self.owner, list(self.held), self.settings.lease_s)
         for set_id in set(self.held) - kept:
             in_play = self.held.pop(set_id)
             in_play.lease_lost = True

@@ -1,5 +1,5 @@
 """A match's public events published for spectators while it is played: the runner's `on_event` hook
-writes them to the store's live table, which `arena serve` reads from another process.
+writes them to the store's live events, which `arena serve` reads from another process.
 
 Batched so that watching costs the match little: an event waits in memory, and a timer writes what has
 gathered `interval_s` after the first event of a batch, in one transaction (the match's first event is
@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import structlog
 
-from arena.ladder.store import LadderStore, StoreError, event_text
+from arena.ladder.store import LiveStore, StoreError, event_text
 
 log = structlog.get_logger("ladder")
 
@@ -26,10 +26,10 @@ FLUSH_INTERVAL_S: Final = 0.25
 
 
 class LiveFeed:
-    """The live events of one match, written to `store` in batches."""
+    """The live events of one match, written to the store's `live` part in batches."""
 
-    def __init__(self, store: LadderStore, match_id: str, interval_s: float = FLUSH_INTERVAL_S) -> None:
-        self.store = store
+    def __init__(self, live: LiveStore, match_id: str, interval_s: float = FLUSH_INTERVAL_S) -> None:
+        self.live = live
         self.match_id = match_id
         self.interval_s = interval_s
         self.pending: list[tuple[int, float, str]] = []
@@ -54,7 +54,7 @@ class LiveFeed:
         if self.closed or not self.pending:
             return
         try:
-            self.store.add_live_events(self.match_id, self.pending)
+            self.live.add_live_events(self.match_id, self.pending)
         except StoreError as error:
             self.closed = True
             log.warning("live_feed_failed", match_id=self.match_id, reason=str(error))
@@ -73,6 +73,6 @@ class LiveFeed:
         another runner)."""
         self.close()
         try:
-            self.store.delete_live_events(self.match_id)
+            self.live.delete_live_events(self.match_id)
         except StoreError as error:
             log.warning("live_feed_not_cleared", match_id=self.match_id, reason=str(error))

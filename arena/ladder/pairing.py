@@ -53,10 +53,10 @@ class Pairing(Protocol):
 def active_bots(store: LadderStore, settings: LadderSettings, down_too: bool = False) -> list[BotEntry]:
     """Registered bots not on probation, nor down (unless `down_too`), that may play the run's sets (not a
     remote bot in a run of isolated bots only: isolation.py), with their ratings in the run's pool."""
-    down = {} if down_too else store.down_bots()
+    down = {} if down_too else store.registry.down_bots()
     return [
         bot
-        for bot in store.bots(settings.pool)
+        for bot in store.registry.bots(settings.pool)
         if bot.probation is None
         and bot.name not in down
         and unfit_reason(bot, settings.isolated_only) is None
@@ -105,7 +105,7 @@ class RatingPairing:
         (one was given the other's owner since the set began): that set is left as it is."""
         if duplicate.event != self.settings.event:
             return False
-        registered = {bot.name: bot for bot in self.store.bots()}
+        registered = {bot.name: bot for bot in self.store.registry.bots()}
         owner = shared_owner(registered[name] for name in duplicate.bots if name in registered)
         if owner is None:
             return True
@@ -123,7 +123,7 @@ class RatingPairing:
         active = active_bots(self.store, self.settings)
         if len(active) < teams or owner_count(active) < teams:
             return None
-        counts = self.store.matches_played(self.settings.pool)
+        counts = self.store.ratings.matches_played(self.settings.pool)
         played = {bot.name: counts.get(bot.name, 0) + self.scheduled.get(bot.name, 0) for bot in active}
         fewest = min(played.values())
         first = self.rng.choice([bot for bot in active if played[bot.name] == fewest])
@@ -175,7 +175,7 @@ class EventPairing:
 
     def check(self) -> None:
         """Refuse an event with a bot that is not registered or is on probation, or too few bots."""
-        registered = {bot.name: bot for bot in self.store.bots(self.settings.pool)}
+        registered = {bot.name: bot for bot in self.store.registry.bots(self.settings.pool)}
         for name in self.bots:
             if name not in registered:
                 raise LadderError(f"no bot named {name!r} is registered (see `arena bots list`)")
@@ -200,7 +200,7 @@ class EventPairing:
             return None
         bots = next(self.plan, None)
         if bots is not None:
-            self.down = sorted(set(bots) & self.store.down_bots().keys())
+            self.down = sorted(set(bots) & self.store.registry.down_bots().keys())
             if self.down:
                 return None
         return bots

@@ -24,7 +24,8 @@ from typing import Final
 import structlog
 
 from arena.errors import ArenaError, UsageError
-from arena.ladder.bots import BotHost, BotStartError, Launch, local_bots, wait_until_ready
+from arena.ladder import bots
+from arena.ladder.bots import BotHost, BotStartError, Launch, wait_until_ready
 from arena.ladder.isolation import check_distinct_endpoints
 from arena.ladder.run_bots import bot_host
 from arena.ladder.store import BotEntry, LadderStore, StoreError, Upload
@@ -150,10 +151,10 @@ def prepare(store: LadderStore, wanted: Registration, new: bool, unpack: Unpack 
     :raises StoreError: the name is taken (add) or unknown (update).
     :raises BundleError: the upload is refused.
     """
-    if new and wanted.name in {bot.name for bot in store.bots()}:
+    if new and wanted.name in {bot.name for bot in store.registry.bots()}:
         raise StoreError(f"a bot named {wanted.name!r} is already registered")
     if not new:
-        store.bot(wanted.name)  # a StoreError if there is no such bot, before any bot is started
+        store.registry.bot(wanted.name)  # a StoreError if there is no such bot, before any bot is started
     launch = wanted.launch
     kept = Uploads(store).keep(wanted.bundle, unpack) if wanted.bundle is not None else None
     if kept is not None and launch is not None:
@@ -168,26 +169,28 @@ def record(store: LadderStore, prepared: Prepared) -> Registered:
     # A participant gave the address: register_bot pinned it by the policy (or refused it).
     participant_address = wanted.address is not None and wanted.policy is not None
     if prepared.new:
-        entry = store.add_bot(wanted.name, wanted.address, command, wanted.owner, participant_address)
+        entry = store.registry.add_bot(
+            wanted.name, wanted.address, command, wanted.owner, participant_address
+        )
     else:
-        entry = store.update_bot(wanted.name, wanted.address, command, participant_address)
+        entry = store.registry.update_bot(wanted.name, wanted.address, command, participant_address)
         if wanted.owner is not None and wanted.owner != entry.owner:
-            entry = store.set_owner(wanted.name, wanted.owner)
+            entry = store.registry.set_owner(wanted.name, wanted.owner)
     upload = None
     if launch is None:
-        store.forget_launch(wanted.name)
+        store.uploads.forget_launch(wanted.name)
     elif prepared.kept is None:
-        store.set_launch(wanted.name, launch.command, launch.sandboxed, None)
+        store.uploads.set_launch(wanted.name, launch.command, launch.sandboxed, None)
     else:
-        upload = store.add_upload(wanted.name, prepared.kept.bundle.sha256, launch.command)
-        store.set_launch(wanted.name, launch.command, launch.sandboxed, upload.version)
+        upload = store.uploads.add_upload(wanted.name, prepared.kept.bundle.sha256, launch.command)
+        store.uploads.set_launch(wanted.name, launch.command, launch.sandboxed, upload.version)
     return Registered(entry, upload, launch)
 
 
 def unregister_bot(store: LadderStore, name: str) -> None:
     """Remove a bot from the register; its finished matches and its uploads stay."""
-    store.remove_bot(name)
-    store.forget_launch(name)
+    store.registry.remove_bot(name)
+    store.uploads.forget_launch(name)
 
 
 async def check_answers(
@@ -215,7 +218,7 @@ async def check_answers(
     assert launch is not None
     logs = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="arena-check-"))
     try:
-        local = local_bots(logs, host, lambda _bot: launch, startup_timeout=timeout)
+        local = bots.local_bots(logs, host, lambda _bot: launch, startup_timeout=timeout)
         try:
             await local.acquire(BotEntry(name, None, launch.command, 0.0, None), 1)
         except BotStartError as error:

@@ -6,11 +6,16 @@ ladder's file, its logs folder or its bundles (`bot_host`, which registration ch
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from arena.ladder.bots import BotHost, LocalBots, local_bots
+from arena.ladder import bots
+from arena.ladder.bots import BotHost
 from arena.ladder.store import LadderStore
 from arena.ladder.uploads import Uploads, bundles_folder
 from arena.sandbox.bubblewrap import Sandbox
+
+if TYPE_CHECKING:
+    from arena.ladder.bots import LocalBots
 
 
 def logs_folder(store: LadderStore) -> Path:
@@ -31,7 +36,7 @@ def ladder_bots(
 
     :raises ExposedFilesError: the sandbox would show bots one of the ladder's files.
     """
-    return local_bots(
+    return bots.local_bots(
         logs_folder(store),
         bot_host(store, sandbox),
         Uploads(store).launch_of,

@@ -134,9 +134,9 @@ class Ladder:
                 log.info("ladder_out_of_sets", reason="no more sets to start (too few bots up, or done)")
                 return
             rules = self.settings.rules
-            registered = {bot.name: bot for bot in self.store.bots()}
+            registered = {bot.name: bot for bot in self.store.registry.bots()}
             entries = [registered[name] for name in bots if name in registered]  # one removed: voided
-            duplicate = self.store.create_set(
+            duplicate = self.store.sets.create_set(
                 rules.players,
                 rules.ruleset.value,
                 rules.deal_cap,
@@ -152,7 +152,7 @@ class Ladder:
         """Claim the first unfinished set that nobody holds, whose bots are all active, and return its
         matches still to play (a set with none left is rated, and the next one looked at)."""
         available = {bot.name for bot in active_bots(self.store, self.settings)}
-        for duplicate, missing in self.store.claimable_sets(self.sets_held.owner):
+        for duplicate, missing in self.store.leases.claimable_sets(self.sets_held.owner):
             if duplicate.id in self.sets_held.held or not self.pairing.may_resume(duplicate):
                 continue  # in play in this run, or not this run's
             if not set(duplicate.bots) <= available:
@@ -164,16 +164,16 @@ class Ladder:
                         reason="a bot is not registered, on probation, down or unfit for this run",
                     )
                 continue
-            if not self.store.claim_set(duplicate.id, self.sets_held.owner, self.settings.lease_s):
+            if not self.store.leases.claim_set(duplicate.id, self.sets_held.owner, self.settings.lease_s):
                 continue  # another runner was first
             if duplicate.shown and missing:
                 # Its deals were shown live before a rotation was stored (its runner died): never replayed.
                 self.player.void_set(duplicate.id, "interrupted after its deals were shown live")
-                self.store.release_set(duplicate.id, self.sets_held.owner)
+                self.store.leases.release_set(duplicate.id, self.sets_held.owner)
                 continue
             if not missing:
                 self.player.rate(duplicate)
-                self.store.release_set(duplicate.id, self.sets_held.owner)
+                self.store.leases.release_set(duplicate.id, self.sets_held.owner)
                 continue
             self.report.sets_resumed += 1
             log.info("set_resumed", set_id=duplicate.id, rotations=missing)
@@ -220,7 +220,7 @@ class Ladder:
         `stop()` is called."""
         self.pairing.check()
         # The live events of matches whose runner died an hour ago or more: nobody will delete them.
-        self.store.prune_live_events(STALE_LIVE_S)
+        self.store.live.prune_live_events(STALE_LIVE_S)
         started = time.perf_counter()
         deadline = None if self.settings.duration_s is None else started + self.settings.duration_s
         sets = self.sets()

@@ -31,9 +31,16 @@ from arena.ladder.held_sets import HeldSets, Job, SetInPlay
 from arena.ladder.live_feed import LiveFeed
 from arena.ladder.match_play import LocalMatches, MatchOrder, MatchPlayer
 from arena.ladder.probation import probation_reason
-from arena.ladder.ratings import rate_set
+from arena.ladder.ratings import rate_set, store_match
 from arena.ladder.run_settings import VOIDED_SETS_KEPT, LadderReport, LadderSettings
-from arena.ladder.store import BotEntry, DuplicateMatchError, DuplicateSet, LadderStore, StoreError
+from arena.ladder.store import (
+    BotEntry,
+    DuplicateMatchError,
+    DuplicateSet,
+    FinishedMatch,
+    LadderStore,
+    StoreError,
+)
 from arena.runner import MatchOutcome, MatchSettings, new_match_id
 from arena.runner.address_policy import AddressRefusedError
 from fiftysix.engine import EndReason, MatchRules, Ruleset
@@ -107,7 +114,7 @@ class SetPlayer:
         self.report.sets_voided += 1
         if len(self.report.voided_sets) < VOIDED_SETS_KEPT:
             self.report.voided_sets.append((set_id, reason))
-        self.store.void_set(set_id, reason)
+        self.store.sets.void_set(set_id, reason)
         log.warning("set_voided", set_id=set_id, reason=reason)
 
     async def _start_set(self, in_play: SetInPlay) -> bool:
@@ -121,7 +128,7 @@ class SetPlayer:
 
     async def _check_bots(self, in_play: SetInPlay) -> None:
         duplicate = in_play.duplicate
-        registered = {bot.name: bot for bot in self.store.bots()}
+        registered = {bot.name: bot for bot in self.store.registry.bots()}
         absent = [name for name in duplicate.bots if name not in registered]
         if absent:
             self.void(in_play, f"{absent[0]} is not registered")
@@ -140,7 +147,7 @@ class SetPlayer:
         duplicate = job.duplicate
         team_bots = duplicate.team_bots(job.rotation)
         match_id = new_match_id()  # random: a bot is told it, so it says nothing of the set or rotation
-        feed = LiveFeed(self.store, match_id)
+        feed = LiveFeed(self.store.live, match_id)
         gate = job.set_in_play.gate
         on_event = gate.attach(job.rotation, feed.publish)
         stored = False
@@ -189,17 +196,18 @@ class SetPlayer:
         duplicate = job.duplicate
         started = time.perf_counter()
         try:
-            self.store.save_match(
+            finished = FinishedMatch(
                 outcome.match_id,
                 duplicate,
                 job.rotation,
                 outcome.reason,
-                outcome.ranking,
-                outcome.faults,
+                tuple(outcome.ranking),
+                tuple(outcome.faults),
                 outcome.record.to_json(),
                 outcome.decisions,
                 outcome.elapsed,
             )
+            store_match(self.store.matches, finished)
         except DuplicateMatchError as error:
             log.warning("match_not_stored", set_id=duplicate.id, rotation=job.rotation, reason=str(error))
             self.lost += 1
@@ -239,10 +247,10 @@ class SetPlayer:
             strikes=self.settings.strikes,
         )
         bots: list[BotEntry | str] = []
-        policy = self.store.address_policy()
+        policy = self.store.access.address_policy()
         for name in team_bots:
             try:
-                bots.append(await pinned(self.store.bot(name), policy))
+                bots.append(await pinned(self.store.registry.bot(name), policy))
             except StoreError as error:  # removed meanwhile
                 bots.append(str(error))
             except AddressRefusedError as error:  # a participant's name resolves elsewhere since the check
@@ -260,11 +268,11 @@ class SetPlayer:
 
     def check_probation(self, name: str) -> None:
         """Put a bot on probation when its last matches ended in forfeits of its own."""
-        reason = probation_reason(self.store, name, self.settings.probation_after, self.report)
+        reason = probation_reason(self.store.matches, name, self.settings.probation_after, self.report)
         if reason is None:
             return
         try:
-            self.store.set_probation(name, reason)
+            self.store.registry.set_probation(name, reason)
         except StoreError:
             return  # removed meanwhile
         self.report.probations.append((name, reason))

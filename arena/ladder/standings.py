@@ -103,9 +103,11 @@ def ladder_standings(
     """The standings of `pool` (default: the pool with the most matches) in `store`: every registered
     bot (or those of `only`, as an event's report wants them), best rating first."""
     if pool is None:
-        pool = default_pool(store.pools())
-    bots = [bot for bot in store.bots(pool) if only is None or bot.name in only]
-    return rank_bots(bots, store.totals(pool), store.fitted_ratings(pool), pool, store.down_bots())
+        pool = default_pool(store.ratings.pools())
+    bots = [bot for bot in store.registry.bots(pool) if only is None or bot.name in only]
+    return rank_bots(
+        bots, store.ratings.totals(pool), store.ratings.fitted_ratings(pool), pool, store.registry.down_bots()
+    )
 
 
 def rank_bots(

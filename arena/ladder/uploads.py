@@ -88,7 +88,7 @@ class Uploads:
         if kept is not None:
             kept.hold.close()
         with alone(self.folder) as taken:
-            return sweep(self.folder, self.store.wanted_bundles) if taken else Swept()
+            return sweep(self.folder, self.store.uploads.wanted_bundles) if taken else Swept()
 
     def prune(self, keep: int, names: Collection[str] = ()) -> Pruned:
         """Forget the old versions of the bots `names` (every bot with uploads when empty) that
@@ -99,18 +99,20 @@ class Uploads:
         """
         if keep < 1:
             raise ValueError(f"a prune keeps each bot's newest version at least, got keep={keep}")
-        uploads = self.store.uploads()
+        uploads = self.store.uploads.all_uploads()
         unknown = sorted(set(names) - {upload.bot for upload in uploads})
         if unknown:
             raise ArenaError(f"no uploads of {', '.join(repr(safe_text(name, 64)) for name in unknown)}")
         with alone(self.folder, PRUNE_WAIT_S) as taken:
             if not taken:
                 raise ArenaError(f"uploads are still in progress after {PRUNE_WAIT_S:g} s: try again")
-            uploads = [upload for upload in self.store.uploads() if not names or upload.bot in names]
-            launched = self.store.launched_versions()
-            going = prunable(uploads, launched, self.store.open_sets_since(), keep)
-            self.store.remove_uploads([(upload.bot, upload.version) for upload in going])
-            swept = sweep(self.folder, self.store.wanted_bundles)
+            uploads = [
+                upload for upload in self.store.uploads.all_uploads() if not names or upload.bot in names
+            ]
+            launched = self.store.uploads.launched_versions()
+            going = prunable(uploads, launched, self.store.uploads.open_sets_since(), keep)
+            self.store.uploads.remove_uploads([(upload.bot, upload.version) for upload in going])
+            swept = sweep(self.folder, self.store.uploads.wanted_bundles)
         return Pruned(going, len(uploads) - len(going), swept)
 
     def launch_of(self, bot: BotEntry) -> Launch:
@@ -119,7 +121,7 @@ class Uploads:
         :raises BotStartError: its upload's files are missing (the bundles folder was not restored).
         """
         assert bot.command is not None
-        row = self.store.launch_row(bot.name, bot.command)
+        row = self.store.uploads.launch_row(bot.name, bot.command)
         if row is None:
             return Launch(bot.command)
         if row.sha256 is None or row.run is None:

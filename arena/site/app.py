@@ -106,7 +106,7 @@ def create_app(settings: SiteSettings) -> Starlette:
     async def leaderboard(request: Request) -> Response:
         pool = _pool(request)
         shown = await read(lambda store: data.standings(store, pool))
-        recent = await read(lambda store: data.matches(store, None, shown["pool"], 1)["matches"][:10])
+        recent = await read(lambda store: data.matches(store.browse, None, shown["pool"], 1)["matches"][:10])
         return html("leaderboard.html", data=shown, recent=recent)
 
     async def bot_page(request: Request) -> Response:
@@ -116,7 +116,7 @@ def create_app(settings: SiteSettings) -> Starlette:
 
     async def matches_page(request: Request) -> Response:
         bot, pool, page = _listing(request)
-        shown = await read(lambda store: data.matches(store, bot, pool, page))
+        shown = await read(lambda store: data.matches(store.browse, bot, pool, page))
         known = await read(data.pools)
 
         def page_url(number: int) -> str:
@@ -127,12 +127,12 @@ def create_app(settings: SiteSettings) -> Starlette:
 
     async def match_page(request: Request) -> Response:
         match_id = _match_id(request)
-        view = await read(lambda store: data.match_view(store, match_id))
+        view = await read(lambda store: data.match_view(store.browse, match_id))
         return html("match.html", data=view, ranking=render.ranking(view))
 
     async def live_page(request: Request) -> Response:
         before = time.time() - settings.live_delay_s
-        live = await read(lambda store: data.live_matches(store, before))
+        live = await read(lambda store: data.live_matches(store.live, before))
         return html("live_list.html", live=live, delay=settings.live_delay_s)
 
     async def live_match_page(request: Request) -> Response:
@@ -155,19 +155,19 @@ def create_app(settings: SiteSettings) -> Starlette:
 
     async def api_matches(request: Request) -> Response:
         bot, pool, page = _listing(request)
-        return JSONResponse(await read(lambda store: data.matches(store, bot, pool, page)))
+        return JSONResponse(await read(lambda store: data.matches(store.browse, bot, pool, page)))
 
     async def api_match(request: Request) -> Response:
         match_id = _match_id(request)
-        return JSONResponse(await read(lambda store: data.record(store, match_id)))
+        return JSONResponse(await read(lambda store: data.record(store.browse, match_id)))
 
     async def api_live(request: Request) -> Response:
         before = time.time() - settings.live_delay_s
-        return JSONResponse(await read(lambda store: data.live_matches(store, before)))
+        return JSONResponse(await read(lambda store: data.live_matches(store.live, before)))
 
     async def _live_or_404(match_id: str) -> None:
         before = time.time() - settings.live_delay_s
-        live = await read(lambda store: [m["match_id"] for m in data.live_matches(store, before)])
+        live = await read(lambda store: [m["match_id"] for m in data.live_matches(store.live, before)])
         if match_id not in live:
             raise data.SiteError(404, f"no match {match_id!r} in play (a finished match is at /matches/ID)")
 
@@ -180,7 +180,9 @@ def create_app(settings: SiteSettings) -> Starlette:
     # Management (a token needed).
 
     async def api_add_bot(request: Request) -> Response:
-        holder = await read(lambda store: management.holder_of(store, request.headers.get("authorization")))
+        holder = await read(
+            lambda store: management.holder_of(store.access, request.headers.get("authorization"))
+        )
         document = management.json_body(await _body(request))
         name, address = management.bot_request(holder, document)
         wanted = Registration(name, address, owner=management.owner_of(holder, document))
@@ -191,7 +193,9 @@ def create_app(settings: SiteSettings) -> Starlette:
     async def api_upload_bot(request: Request) -> Response:
         name = _bot_name(request)
         gate.check_room()
-        holder = await read(lambda store: management.holder_of(store, request.headers.get("authorization")))
+        holder = await read(
+            lambda store: management.holder_of(store.access, request.headers.get("authorization"))
+        )
         launch = management.upload_request(holder, name, params.single(request.query_params, "run"))
         wanted = Registration(name, launch=launch, owner=management.owner_of(holder))
         done, action, status = await uploading.upload(
@@ -204,13 +208,17 @@ def create_app(settings: SiteSettings) -> Starlette:
 
     async def api_remove_bot(request: Request) -> Response:
         name = _bot_name(request)
-        holder = await read(lambda store: management.holder_of(store, request.headers.get("authorization")))
+        holder = await read(
+            lambda store: management.holder_of(store.access, request.headers.get("authorization"))
+        )
         await run_in_threadpool(management.remove_bot, settings.db, holder, name)
         return JSONResponse({"bot": name, "action": "bot_removed"})
 
     async def api_probation(request: Request) -> Response:
         name = _bot_name(request)
-        holder = await read(lambda store: management.holder_of(store, request.headers.get("authorization")))
+        holder = await read(
+            lambda store: management.holder_of(store.access, request.headers.get("authorization"))
+        )
         document = management.json_body(await _body(request))
         reason = await run_in_threadpool(management.set_probation, settings.db, holder, name, document)
         return JSONResponse({"bot": name, "probation": reason})

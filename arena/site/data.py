@@ -4,8 +4,8 @@ read is bounded (a page of matches, the last rating events, a bot's last matches
 
 A finished match's record (and its faults' details) stays private until its set is over (rated or
 void): the set's other rotations replay the same deals, and a bot could read them while it plays. The
-rule is `MatchSummary.held_back` and `MatchSummary.to_json` (store_browse.py), which the command line
-follows too; probation reasons never quote a fault's detail (arena/ladder/probation.py).
+rule is `MatchSummary.held_back` and `MatchSummary.to_json` (arena/ladder/store/browse.py), which the
+command line follows too; probation reasons never quote a fault's detail (arena/ladder/probation.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from arena.ladder import Standing, default_pool, ladder_standings
-from arena.ladder.store import LadderStore, MatchSummary, StoreError, parse_pool
+from arena.ladder.store import (
+    BrowseStore,
+    LadderStore,
+    LiveStore,
+    MatchSummary,
+    StoreError,
+    parse_pool,
+)
 from arena.runner.public_events import public_only
 from arena.site.replay_view import ViewError, replay_view
 
@@ -60,23 +67,23 @@ def checked_pool(text: str | None) -> str | None:
 def pools(store: LadderStore) -> list[dict[str, Any]]:
     """Every pool with its matches, most matches first, and its rated sets with a bot the arena could not
     isolate (a remote bot: docs/hosting.md, fair play)."""
-    not_isolated = store.sets_not_isolated()
+    not_isolated = store.sets.sets_not_isolated()
     return [
         {"pool": name, "matches": count, "sets_not_isolated": not_isolated.get(name, 0)}
-        for name, count in store.pools().items()
+        for name, count in store.ratings.pools().items()
     ]
 
 
 def standings(store: LadderStore, pool: str | None) -> dict[str, Any]:
     """The leaderboard of `pool` (default: the pool with the most matches)."""
-    shown = pool or default_pool(store.pools())
+    shown = pool or default_pool(store.ratings.pools())
     lines = [{**line.to_json(), "status": status_of(line)} for line in ladder_standings(store, shown)]
     return {"pool": shown, "pools": pools(store), "standings": lines}
 
 
-def matches(store: LadderStore, bot: str | None, pool: str | None, page: int) -> dict[str, Any]:
+def matches(browse: BrowseStore, bot: str | None, pool: str | None, page: int) -> dict[str, Any]:
     """A page (from 1) of finished matches, newest first."""
-    found, more = store.match_page(bot, pool, (page - 1) * PAGE_SIZE, PAGE_SIZE)
+    found, more = browse.match_page(bot, pool, (page - 1) * PAGE_SIZE, PAGE_SIZE)
     return {
         "bot": bot,
         "pool": pool,
@@ -91,12 +98,12 @@ def bot(store: LadderStore, name: str, pool: str | None) -> dict[str, Any]:
     """A bot's page: its standing in `pool`, its rating history there, its last matches, its results
     against each opponent and its faults (over its last BOT_MATCHES matches)."""
     try:
-        store.bot(name)
+        store.registry.bot(name)
     except StoreError:
         raise SiteError(404, f"no bot named {name!r} is registered") from None
-    shown = pool or default_pool(store.pools())
+    shown = pool or default_pool(store.ratings.pools())
     standing = next(line for line in ladder_standings(store, shown) if line.bot == name)
-    recent, _more = store.match_page(name, shown, 0, BOT_MATCHES)
+    recent, _more = store.browse.match_page(name, shown, 0, BOT_MATCHES)
     head_to_head: dict[str, dict[str, int]] = {}
     faults: list[dict[str, Any]] = []
     for summary in recent:
@@ -112,7 +119,7 @@ def bot(store: LadderStore, name: str, pool: str | None) -> dict[str, Any]:
         for fault in summary.to_json()["faults"]:
             if fault["team"] in teams:
                 faults.append({**fault, "match_id": match.id, "set_over": summary.set_over})
-    history = store.rating_history(name, shown, HISTORY_POINTS)
+    history = store.browse.rating_history(name, shown, HISTORY_POINTS)
     return {
         "name": name,
         "pool": shown,
@@ -128,35 +135,35 @@ def bot(store: LadderStore, name: str, pool: str | None) -> dict[str, Any]:
     }
 
 
-def _summary_or_404(store: LadderStore, match_id: str) -> MatchSummary:
+def _summary_or_404(browse: BrowseStore, match_id: str) -> MatchSummary:
     try:
-        return store.match_summary(match_id)
+        return browse.match_summary(match_id)
     except StoreError:
         raise SiteError(404, f"no finished match {match_id!r}") from None
 
 
-def record(store: LadderStore, match_id: str) -> dict[str, Any]:
+def record(browse: BrowseStore, match_id: str) -> dict[str, Any]:
     """A finished match's game record, once its set is over."""
-    held_back = _summary_or_404(store, match_id).held_back
+    held_back = _summary_or_404(browse, match_id).held_back
     if held_back is not None:
         raise SiteError(403, held_back)
-    return store.match_record(match_id)
+    return browse.match_record(match_id)
 
 
-def match_view(store: LadderStore, match_id: str) -> dict[str, Any]:
+def match_view(browse: BrowseStore, match_id: str) -> dict[str, Any]:
     """The replay viewer's data: the match's summary and its record, drawn (see replay_view.py)."""
-    document = record(store, match_id)
+    document = record(browse, match_id)
     try:
         view = replay_view(document)
     except ViewError as error:
         raise SiteError(422, f"match {match_id}: {error}") from None
-    return {**view, "summary": _summary_or_404(store, match_id).to_json()}
+    return {**view, "summary": _summary_or_404(browse, match_id).to_json()}
 
 
-def live_matches(store: LadderStore, before: float) -> list[dict[str, Any]]:
+def live_matches(live_events: LiveStore, before: float) -> list[dict[str, Any]]:
     """The matches in play (as of `before`, the spectators' delay), newest first."""
     listed = []
-    for live in store.live_matches(LIVE_FRESH_S, before=before):
+    for live in live_events.live_matches(LIVE_FRESH_S, before=before):
         start = public_only(live.start) or {}
         listed.append(
             {

@@ -35,7 +35,7 @@ def export_html(store: LadderStore, folder: Path, limit: int) -> Exported:
     chosen: list[dict[str, object]] = []
     page = 1
     while len(chosen) < limit:
-        listed = data.matches(store, None, None, page)
+        listed = data.matches(store.browse, None, None, page)
         chosen.extend(match for match in listed["matches"] if match["set_over"])
         if not listed["has_next"]:
             break
@@ -46,7 +46,7 @@ def export_html(store: LadderStore, folder: Path, limit: int) -> Exported:
     for match in chosen:
         match_id = str(match["id"])
         try:
-            view = data.match_view(store, match_id)
+            view = data.match_view(store.browse, match_id)
         except data.SiteError:
             skipped += 1
             continue

@@ -79,13 +79,13 @@ def rendered(events: list[tuple[int, dict[str, Any]]]) -> list[Message]:
 
 
 def _backlog(match_id: str, after: int, before: float, limit: int, store: LadderStore) -> list[Message]:
-    return rendered(store.live_events(match_id, after, before=before, limit=limit))
+    return rendered(store.live.live_events(match_id, after, before=before, limit=limit))
 
 
 def _updates(
     cursors: dict[str, int], before: float, limit: int, store: LadderStore
 ) -> tuple[dict[str, list[Message]], frozenset[str]]:
-    updates = store.live_updates(cursors, before=before, limit=limit)
+    updates = store.live.live_updates(cursors, before=before, limit=limit)
     return {match_id: rendered(events) for match_id, events in updates.events.items()}, updates.in_play
 
 

@@ -28,6 +28,7 @@ from arena.ladder.registration import (
 from arena.ladder.store import (
     BOT_NAME_RULE,
     OWNER_RULE,
+    AccessStore,
     LadderStore,
     StoreError,
     TokenHolder,
@@ -46,12 +47,12 @@ MAX_ADDRESSES: Final = 4
 """The most seats a team has (8-player partnership): more addresses than that are never used."""
 
 
-def holder_of(store: LadderStore, authorization: str | None) -> TokenHolder:
+def holder_of(access: AccessStore, authorization: str | None) -> TokenHolder:
     """Who the request's token belongs to, or a 401."""
     if not authorization:
         raise SiteError(401, "this needs a token: send 'Authorization: Bearer TOKEN' (arena tokens add)")
     scheme, _, token = authorization.partition(" ")
-    holder = store.token_holder(token.strip()) if scheme.lower() == "bearer" else None
+    holder = access.token_holder(token.strip()) if scheme.lower() == "bearer" else None
     if holder is None:
         raise SiteError(401, "the token is not valid (revoked, mistyped, or not 'Bearer TOKEN')")
     return holder
@@ -150,7 +151,7 @@ async def register(
     with writer(path) as store:
         wanted, new = as_registered_by(store, holder, wanted)
         if holder.role != "host" and wanted.address is not None:
-            wanted = dataclasses.replace(wanted, policy=store.address_policy())
+            wanted = dataclasses.replace(wanted, policy=store.access.address_policy())
         try:
             done = await register_bot(store, wanted, new=new)
         except SharedAddressError as error:
@@ -158,7 +159,7 @@ async def register(
         except NotAnsweringError as error:
             raise SiteError(422, safe_text(error)) from None
         action, detail = ("bot_registered" if new else "bot_updated"), done.entry.where
-        store.record_write(actor(holder), action, wanted.name, detail)
+        store.access.record_write(actor(holder), action, wanted.name, detail)
     log.info(action, bot=wanted.name, by=actor(holder))
     return done, action, 201 if new else 200
 
@@ -168,8 +169,8 @@ def remove_bot(path: str | Path, holder: TokenHolder, name: str) -> None:
     require_host(holder)
     with writer(path) as store:
         _known(store, name)
-        store.remove_bot(name)
-        store.record_write(actor(holder), "bot_removed", name)
+        store.registry.remove_bot(name)
+        store.access.record_write(actor(holder), "bot_removed", name)
     log.info("bot_removed", bot=name, by=actor(holder))
 
 
@@ -182,8 +183,8 @@ def set_probation(path: str | Path, holder: TokenHolder, name: str, document: di
         raise SiteError(400, 'give either {"reason": "..."} or {"clear": true}')
     with writer(path) as store:
         _known(store, name)
-        store.set_probation(name, reason)
-        store.record_write(
+        store.registry.set_probation(name, reason)
+        store.access.record_write(
             actor(holder), "probation_cleared" if clear else "probation_set", name, reason or ""
         )
     log.info("probation_changed", bot=name, by=actor(holder), reason=reason)
@@ -192,7 +193,7 @@ def set_probation(path: str | Path, holder: TokenHolder, name: str, document: di
 
 def _known(store: LadderStore, name: str) -> None:
     try:
-        store.bot(name)
+        store.registry.bot(name)
     except StoreError:
         raise SiteError(404, f"no bot named {name!r} is registered") from None
 
@@ -202,7 +203,7 @@ def as_registered_by(
 ) -> tuple[Registration, bool]:
     """`wanted` as `holder` may register it, and whether the bot is new: a participant's update keeps an
     owner the host gave the bot."""
-    owners = {bot.name: bot.owner for bot in store.bots()}
+    owners = {bot.name: bot.owner for bot in store.registry.bots()}
     new = wanted.name not in owners
     if holder.role != "host" and not new and owners[wanted.name] is not None:
         wanted = dataclasses.replace(wanted, owner=None)  # an owner the host gave it stands

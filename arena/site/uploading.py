@@ -270,7 +270,7 @@ def _record(store: LadderStore, holder: TokenHolder, prepared: Prepared) -> Regi
     assert done.upload is not None
     upload = done.upload
     detail = f"version {upload.version} ({upload.sha256[:12]}): {upload.run}"
-    store.record_write(management.actor(holder), "bot_uploaded", prepared.wanted.name, detail)
+    store.access.record_write(management.actor(holder), "bot_uploaded", prepared.wanted.name, detail)
     return done
 
 
@@ -284,7 +284,8 @@ def _release(store: LadderStore, name: str, kept: KeptBundle | None) -> None:
 async def _audit_refusal(db: str | Path, holder: TokenHolder, name: str, reason: str) -> None:
     try:
         await _in_store(
-            db, lambda store: store.record_write(management.actor(holder), "upload_refused", name, reason)
+            db,
+            lambda store: store.access.record_write(management.actor(holder), "upload_refused", name, reason),
         )
     except StoreError as error:
         log.warning("upload_refusal_not_audited", bot=name, reason=str(error))
@@ -300,7 +301,7 @@ def _check_quotas(
     who = management.actor(holder)
     now = time.time()
     if adding is None:
-        times = store.write_times(who, COUNTED, now - HOUR_S)
+        times = store.access.write_times(who, COUNTED, now - HOUR_S)
         if len(times) >= limits.per_hour:
             frees = times[len(times) - limits.per_hour] + HOUR_S - now
             at = time.strftime("%H:%M UTC", time.gmtime(now + frees))
@@ -311,7 +312,7 @@ def _check_quotas(
                 max(1, round(frees)),
             )
     folder = bundles_folder(store.files_stem)
-    kept = store.bundles_of(holder.name)
+    kept = store.uploads.bundles_of(holder.name)
     taken = sum(kept_bytes(folder, sha256) for sha256 in kept)
     more = 0
     if adding is not None and adding.kept is not None and adding.kept.bundle.sha256 not in kept:

@@ -1,15 +1,33 @@
 """The bot processes the arena starts itself: a bot's command, its port and its first handshake
-(`commands`); starting and stopping one process under its supervisor, sandboxed through arena/sandbox when
-a launch says so (`processes`); the pool of processes a run keeps (`pool`), built for every run by one
-factory with the host's sandbox and its files hidden from bots (`factory`); the supervisor itself
-(`supervisor.py`, standard library only, run by path, never imported by the arena). It imports nothing of
-the run (tests/test_layering.py)."""
+(`commands`); what the host says of them, its sandbox and the files hidden from bots (`host`); starting
+and stopping one process under its supervisor, sandboxed through arena/sandbox when a launch says so
+(`processes`); the pool of processes a run keeps (`pool`), built for every run by one factory
+(`factory`); the supervisor itself (`supervisor.py`, standard library only, run by path, never imported
+by the arena). It imports nothing of the run (tests/test_layering.py).
+
+The pool's and the factory's names are loaded when first used (PEP 562), so that what needs only a
+command's launch or the host's settings (the site, which starts a bot only to check an upload) does not
+load the pool on import."""
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Final
+
 from arena.ladder.bots.commands import BotStartError, Launch, command_arguments, free_port, wait_until_ready
-from arena.ladder.bots.factory import BotHost, ExposedFilesError, local_bots
-from arena.ladder.bots.pool import IDLE_LIMIT, LocalBots, idle_limit_for, new_run_name
+from arena.ladder.bots.host import BotHost, ExposedFilesError
+
+if TYPE_CHECKING:
+    from arena.ladder.bots.factory import local_bots
+    from arena.ladder.bots.pool import IDLE_LIMIT, LocalBots, idle_limit_for, new_run_name
+
+_HOMES: Final = {
+    "IDLE_LIMIT": "pool",
+    "LocalBots": "pool",
+    "idle_limit_for": "pool",
+    "new_run_name": "pool",
+    "local_bots": "factory",
+}
 
 __all__ = [
     "IDLE_LIMIT",
@@ -25,3 +43,10 @@ __all__ = [
     "new_run_name",
     "wait_until_ready",
 ]
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'arena.ladder.bots' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"arena.ladder.bots.{home}"), name)

@@ -1,47 +1,18 @@
 """The one way the arena builds the bot processes of a run (`arena ladder run`, `sprt`, `tournament`, the
 check of a bot at registration, through the command line or the site, and a Ray worker): with the host's
 sandbox limits, and only once it is sure the sandbox shows no bot one of the host's files it must hide
-(the ladder's file, its logs folder, the uploaded bundles). The sandbox shows every bot the arena's Python
-installation read-only, so a ladder kept inside it would be open to every bot: such a run is refused
-before any bot starts."""
+(the ladder's file, its logs folder, the uploaded bundles: host.py checks it)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.errors import UsageError
 from arena.ladder.bots.commands import Launch
+from arena.ladder.bots.host import BotHost
 from arena.ladder.bots.pool import IDLE_LIMIT, LocalBots
 from arena.ladder.bots.processes import LOG_LIMIT_BYTES
 from arena.ladder.store import BotEntry
-from arena.sandbox.bubblewrap import Sandbox
-
-
-class ExposedFilesError(UsageError):
-    """A sandbox that would show bots one of the host's files it must hide."""
-
-
-@dataclass(frozen=True, slots=True)
-class BotHost:
-    """What the host says of the bots it starts: how sandboxed ones run (`sandbox`: the limits the host
-    gave) and the host's files that no bot may see (`hidden`)."""
-
-    sandbox: Sandbox = field(default_factory=Sandbox)
-    hidden: tuple[Path, ...] = ()
-
-    def check(self) -> None:
-        """Refuse a sandbox that would show bots one of `hidden`.
-
-        :raises ExposedFilesError: naming the folder shared and the file it holds.
-        """
-        try:
-            self.sandbox.check_hidden(self.hidden)
-        except ValueError as error:
-            raise ExposedFilesError(
-                f"{error}: move the ladder's file out of the arena's Python installation"
-            ) from None
 
 
 def local_bots(

@@ -13,10 +13,16 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Final, TypeVar
 
-from arena.ladder.rating.values import BotTotals, FinishingOrder, PairResult, PoolSums, SetResult
+from arena.ladder.rating.values import (
+    BotTotals,
+    FinishingOrder,
+    MatchTally,
+    PairResult,
+    PoolSums,
+    SetResult,
+)
 from fiftysix.wire import FaultCause, FaultRecord
 
 TIMEOUT_CAUSES: Final = frozenset({FaultCause.TIMEOUT})
@@ -29,20 +35,6 @@ ILLEGAL_MOVE_CAUSES: Final = frozenset(
     }
 )
 CRASH_CAUSES: Final = frozenset({FaultCause.DISCONNECTED, FaultCause.UNREACHABLE, FaultCause.INCOMPATIBLE})
-
-
-@dataclass(frozen=True, slots=True)
-class MatchTally:
-    """One bot's part in one match, as its totals and its membership row count it."""
-
-    bot: str
-    rank: int
-    win: bool
-    loss: bool
-    timeouts: int
-    illegal_moves: int
-    crashes: int
-    own_forfeit: bool
 
 
 def match_tallies(
@@ -70,13 +62,14 @@ def match_tallies(
 
 def add_match(totals: BotTotals, tally: MatchTally) -> BotTotals:
     """`totals` with one more match."""
+    added = tally.totals
     return BotTotals(
-        totals.matches + 1,
-        totals.wins + tally.win,
-        totals.losses + tally.loss,
-        totals.timeouts + tally.timeouts,
-        totals.illegal_moves + tally.illegal_moves,
-        totals.crashes + tally.crashes,
+        totals.matches + added.matches,
+        totals.wins + added.wins,
+        totals.losses + added.losses,
+        totals.timeouts + added.timeouts,
+        totals.illegal_moves + added.illegal_moves,
+        totals.crashes + added.crashes,
     )
 
 

@@ -1,6 +1,7 @@
 """The values the rating math works on: a pool's sums (each pair's head-to-head, the finishing orders
-as Plackett-Luce reads them), what a rated set adds to them, a fitted rating, a bot's running totals.
-Plain frozen data, no I/O: the store keeps them, the ladder computes them with this package."""
+as Plackett-Luce reads them), what a rated set adds to them, a fitted rating, a bot's running totals
+and its part in one match. Plain frozen data, no I/O: the store keeps them, the ladder computes them
+with this package."""
 
 from __future__ import annotations
 
@@ -76,3 +77,23 @@ class BotTotals:
     timeouts: int = 0
     illegal_moves: int = 0
     crashes: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class MatchTally:
+    """One bot's part in one match (tally.match_tallies counts it): its rank, whether it won or lost, its
+    faults by group, whether the match was a forfeit of its own."""
+
+    bot: str
+    rank: int
+    win: bool
+    loss: bool
+    timeouts: int
+    illegal_moves: int
+    crashes: int
+    own_forfeit: bool
+
+    @property
+    def totals(self) -> BotTotals:
+        """What the match adds to the bot's running totals."""
+        return BotTotals(1, int(self.win), int(self.loss), self.timeouts, self.illegal_moves, self.crashes)

@@ -1,16 +1,19 @@
 """The ladder's store: everything that persists, on SQLite (the default, a file) or PostgreSQL (a
-`--db` URL), and the upgrades of older files. The typed values kept (`entries`); the relations (SQL
+`--db` URL), and the upgrades of older files. The typed values kept (`entries`); the relations (the SQL
 tables) both dialects create from (`relations`) and the SQL an older SQLite file is upgraded through
-(`schema`); opening a `--db`, the schema checked and the write lock (`database`); the file's errors and
-checks (`file`); the store itself (`ladder_store`), made of parts: rows read back (`rows`), leases
-(`leases`), running totals (`totals`), the live events (`live`), tokens and the audit log (`access`), the
-site's pages of history (`browse`), uploads' versions and launches (`uploads`). It imports neither the
-run nor the bots (tests/test_layering.py)."""
+(`schema`); opening a `--db`, the schema checked and the write lock (`database`); the open file, its
+errors and the base of the parts (`file`); the upgrades of older files (`upgrades`); the store itself
+(`ladder_store`), one open file and its parts, each taken by the consumers that need it: the bots
+(`registry`), the sets (`sets`) and their leases (`leases`), the finished matches (`matches`, their rows
+read back by `rows`), the totals, sums and ratings (`ratings`, written through `sums`), the live events
+(`live`), tokens and the audit log (`access`), the site's pages of history (`browse`), uploads' versions
+and launches (`uploads`). It imports neither the run nor the bots, and of the rating package only its
+values, but for the upgrades (tests/test_layering.py)."""
 
 from __future__ import annotations
 
-from arena.ladder.store.access import COMMAND_LINE, TokenHolder
-from arena.ladder.store.browse import MatchSummary
+from arena.ladder.store.access import COMMAND_LINE, AccessStore, TokenHolder
+from arena.ladder.store.browse import BrowseStore, MatchSummary
 from arena.ladder.store.database import is_server_url
 from arena.ladder.store.entries import (
     BOT_NAME_RULE,
@@ -18,6 +21,7 @@ from arena.ladder.store.entries import (
     OWNER_RULE,
     BotEntry,
     DuplicateSet,
+    FinishedMatch,
     RatingChange,
     StoredMatch,
     event_name,
@@ -31,9 +35,14 @@ from arena.ladder.store.entries import (
 )
 from arena.ladder.store.file import DuplicateMatchError, RatingsChangedError, StoreError
 from arena.ladder.store.ladder_store import LadderStore
-from arena.ladder.store.live import event_text
+from arena.ladder.store.leases import LeaseStore
+from arena.ladder.store.live import LiveStore, event_text
+from arena.ladder.store.matches import MatchStore
+from arena.ladder.store.ratings import RatingStore
+from arena.ladder.store.registry import BotRegistry
 from arena.ladder.store.schema import DEFAULT_DB, SCHEMA_VERSION
-from arena.ladder.store.uploads import Upload
+from arena.ladder.store.sets import SetStore
+from arena.ladder.store.uploads import Upload, UploadStore
 
 __all__ = [
     "BOT_NAME_RULE",
@@ -42,17 +51,27 @@ __all__ = [
     "DEFAULT_POOL",
     "OWNER_RULE",
     "SCHEMA_VERSION",
+    "AccessStore",
     "BotEntry",
+    "BotRegistry",
+    "BrowseStore",
     "DuplicateMatchError",
     "DuplicateSet",
+    "FinishedMatch",
     "LadderStore",
+    "LeaseStore",
+    "LiveStore",
+    "MatchStore",
     "MatchSummary",
     "RatingChange",
+    "RatingStore",
     "RatingsChangedError",
+    "SetStore",
     "StoreError",
     "StoredMatch",
     "TokenHolder",
     "Upload",
+    "UploadStore",
     "event_name",
     "event_text",
     "is_bot_name",

@@ -26,7 +26,7 @@ from typing import Final, Literal
 from sqlalchemy import delete, select
 
 from arena.ladder.store.database import upsert
-from arena.ladder.store.file import StoreError, StoreFile, every_method_store_errors, is_number
+from arena.ladder.store.file import StoreError, StorePart, every_method_store_errors, is_number
 from arena.ladder.store.relations import audit, meta, tokens
 from arena.runner.address_policy import AddressPolicy
 
@@ -67,7 +67,7 @@ def digest(token: str) -> str:
 
 
 @every_method_store_errors
-class AccessStore(StoreFile):
+class AccessStore(StorePart):
     """The store's part that keeps tokens (as digests) and the audit log."""
 
     def add_token(self, name: str, role: Role, actor: str) -> str:
@@ -93,7 +93,7 @@ class AccessStore(StoreFile):
 
     def tokens(self) -> list[TokenHolder]:
         """Every token's holder, by name (never the token)."""
-        if "tokens" not in self._tables():
+        if "tokens" not in self._relations():
             return []
         rows = self._conn.execute(
             select(tokens.c.name, tokens.c.role, tokens.c.created_at).order_by(tokens.c.name)
@@ -107,7 +107,7 @@ class AccessStore(StoreFile):
 
     def token_holder(self, token: str) -> TokenHolder | None:
         """Who `token` belongs to, or None; every digest kept is compared, in constant time each."""
-        if "tokens" not in self._tables() or len(token) > MAX_TOKEN_CHARS:
+        if "tokens" not in self._relations() or len(token) > MAX_TOKEN_CHARS:
             return None
         presented = digest(token)
         found: TokenHolder | None = None
@@ -129,7 +129,7 @@ class AccessStore(StoreFile):
 
     def write_times(self, actor: str, actions: Collection[str], since: float) -> list[float]:
         """When `actor` made writes of `actions` from `since` on, oldest first (what a quota counts)."""
-        if "audit" not in self._tables():
+        if "audit" not in self._relations():
             return []
         rows = self._conn.scalars(
             select(audit.c.at)
@@ -140,7 +140,7 @@ class AccessStore(StoreFile):
 
     def audit_log(self, limit: int) -> list[AuditEntry]:
         """The newest `limit` writes, newest first."""
-        if "audit" not in self._tables():
+        if "audit" not in self._relations():
             return []
         rows = self._conn.execute(
             select(audit.c.at, audit.c.actor, audit.c.action, audit.c.target, audit.c.detail)

@@ -1,18 +1,25 @@
 """What the site reads to browse the ladder's history: a page of matches (of a bot, of a pool), one
-match's summary, and a bot's rating history in a pool. Each read is by index and bounded by a page."""
+match's summary and game record, a bot's rating history in a pool; and every game record, streamed (the
+export). Each read is by index and bounded by a page."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
-from sqlalchemy import ColumnElement, Select, func, not_, or_, select
+from sqlalchemy import ColumnElement, Select, func, not_, or_, select, tuple_
 
 from arena.ladder.store import relations
 from arena.ladder.store.entries import StoredMatch, pool_name
-from arena.ladder.store.file import StoreError, every_method_store_errors, is_integer, is_number
-from arena.ladder.store.rows import MatchRows, match_columns
+from arena.ladder.store.file import (
+    DATABASE_ERRORS,
+    StoreError,
+    every_method_store_errors,
+    is_integer,
+    is_number,
+)
+from arena.ladder.store.rows import MatchRows, given_record, match_columns
 
 
 def set_is_over() -> ColumnElement[bool]:
@@ -58,6 +65,11 @@ class MatchSummary:
             for fault in data["faults"]:
                 fault["detail"] = None
         return {**data, "pool": self.pool, "finished_at": self.finished_at, "set_over": self.set_over}
+
+
+RECORDS_PAGE: Final = 32
+"""Game records read at a time when the whole history is streamed (`game_records`): a match's record is
+tens of KB, so a page stays near a MB, and a query by index per 32 records costs nothing next to them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,3 +157,63 @@ class BrowseStore(MatchRows):
                 raise self._damaged(f"the rating events of {bot!r}")
             points.append(RatingPoint(set_id, float(at), float(before), float(after)))
         return points
+
+    def match_record(self, match_id: str) -> dict[str, Any]:
+        """The game record of a stored match."""
+        matches, records = relations.matches, relations.match_records
+        row = self._conn.execute(
+            select(records.c.record, matches.c.faults)
+            .select_from(records.join(matches, matches.c.id == records.c.match_id))
+            .where(records.c.match_id == match_id)
+        ).first()
+        if row is None:
+            raise StoreError(f"no match {match_id!r}")
+        return self._record(match_id, *row)
+
+    def _record(self, match_id: str, kept: Any, faults: Any) -> dict[str, Any]:
+        what = f"the record of match {match_id!r}"
+        record = given_record(
+            self._decoded(kept, what), self._decoded(faults, f"the faults of match {match_id!r}")
+        )
+        if not isinstance(record, dict):
+            raise self._damaged(what)
+        return record
+
+    def game_records(self, sets_over_only: bool = False) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Every stored match's id and game record (with `sets_over_only`, of the matches whose set is
+        over: what may be published), oldest first, read in pages of `RECORDS_PAGE` by the index on
+        (finished_at, id): the whole history never sits in memory, and no cursor stays open between pages
+        (a server-side cursor would hold a transaction). A damaged record, or a database error while
+        reading, is a StoreError (raised by the iteration)."""
+        return self._records_from(None, sets_over_only)
+
+    def _records_from(
+        self, after: tuple[float, str] | None, sets_over_only: bool
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
+        # A generator runs after the method that made it returned: its database errors are turned into
+        # StoreErrors here, not by the wrapper of every public method.
+        matches, records, sets = relations.matches, relations.match_records, relations.sets
+        joined = matches.join(records, records.c.match_id == matches.c.id)
+        if sets_over_only:
+            joined = joined.join(sets, sets.c.id == matches.c.set_id)
+        statement = (
+            select(matches.c.finished_at, matches.c.id, records.c.record, matches.c.faults)
+            .select_from(joined)
+            .order_by(matches.c.finished_at, matches.c.id)
+            .limit(RECORDS_PAGE)
+        )
+        if sets_over_only:
+            statement = statement.where(set_is_over())
+        while True:
+            page = statement
+            if after is not None:
+                page = statement.where(tuple_(matches.c.finished_at, matches.c.id) > tuple_(*after))
+            try:
+                rows = self._conn.execute(page).all()
+            except DATABASE_ERRORS as error:
+                raise self._store_error(error) from None
+            for _finished_at, match_id, kept, faults in rows:
+                yield match_id, self._record(match_id, kept, faults)
+            if len(rows) < RECORDS_PAGE:
+                return
+            after = (rows[-1][0], rows[-1][1])

@@ -27,7 +27,7 @@ from sqlalchemy.pool import NullPool
 from sqlalchemy.schema import CreateColumn
 
 from arena.ladder.store import relations
-from arena.ladder.store.relations import LADDER_TABLES, METADATA, meta
+from arena.ladder.store.relations import LADDER_RELATIONS, METADATA, meta
 from arena.ladder.store.schema import _ADDED_COLUMNS, SCHEMA_VERSION
 
 _URL: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
@@ -167,33 +167,51 @@ def _in_transaction(connection: Connection) -> bool:
     return True
 
 
-def upsert(connection: Connection, table: Table) -> sqlite.Insert | postgresql.Insert:
-    """An INSERT into `table` that can take ON CONFLICT DO UPDATE: each dialect has its own construct,
+def upsert(connection: Connection, relation: Table) -> sqlite.Insert | postgresql.Insert:
+    """An INSERT into `relation` that can take ON CONFLICT DO UPDATE: each dialect has its own construct,
     with the same API, and SQLite and PostgreSQL spell the SQL the same way."""
     if connection.dialect.name == "sqlite":
-        return sqlite.insert(table)
-    return postgresql.insert(table)
+        return sqlite.insert(relation)
+    return postgresql.insert(relation)
 
 
-def replace(connection: Connection, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Insert `rows` into `table`, each replacing the row of the same primary key (SQLite's INSERT OR
+def replace(connection: Connection, relation: Table, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert `rows` into `relation`, each replacing the row of the same primary key (SQLite's INSERT OR
     REPLACE): the one statement Core spells per dialect, with the same API on both."""
     if rows:
-        connection.execute(_replacing(connection.dialect.name, table, tuple(rows[0])), list(rows))
+        connection.execute(_replacing(connection.dialect.name, relation, tuple(rows[0])), list(rows))
 
 
 @functools.lru_cache(maxsize=64)
-def _replacing(dialect: str, table: Table, columns: tuple[str, ...]) -> sqlite.Insert | postgresql.Insert:
-    """The statement of `replace`, built once per table and columns (building one costs more than
-    running it: the store replaces rows of its totals and sums for every match and set)."""
-    statement = sqlite.insert(table) if dialect == "sqlite" else postgresql.insert(table)
-    keys = [column.name for column in table.primary_key.columns]
+def _replacing(dialect: str, relation: Table, columns: tuple[str, ...]) -> sqlite.Insert | postgresql.Insert:
+    """The statement of `replace`, built once per relation and columns (building one costs more than
+    running it: the store writes rows through it, and through `accumulate`, for every match and set)."""
+    statement = sqlite.insert(relation) if dialect == "sqlite" else postgresql.insert(relation)
+    keys = [column.name for column in relation.primary_key.columns]
     others = {name: statement.excluded[name] for name in columns if name not in keys}
     return statement.on_conflict_do_update(index_elements=keys, set_=others)
 
 
-def table_names(connection: Connection) -> set[str]:
-    """The database's own tables (not SQLite's internal ones, nor temporary ones). Read from the
+def accumulate(connection: Connection, relation: Table, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert `rows` into `relation`, each adding its values (every column but the primary key's) to the row
+    of the same key when there is one: the running counts and sums kept beside the history."""
+    if rows:
+        connection.execute(_accumulating(connection.dialect.name, relation, tuple(rows[0])), list(rows))
+
+
+@functools.lru_cache(maxsize=64)
+def _accumulating(
+    dialect: str, relation: Table, columns: tuple[str, ...]
+) -> sqlite.Insert | postgresql.Insert:
+    """The statement of `accumulate`, built once per relation and columns (as `_replacing`)."""
+    statement = sqlite.insert(relation) if dialect == "sqlite" else postgresql.insert(relation)
+    keys = [column.name for column in relation.primary_key.columns]
+    sums = {name: relation.c[name] + statement.excluded[name] for name in columns if name not in keys}
+    return statement.on_conflict_do_update(index_elements=keys, set_=sums)
+
+
+def relation_names(connection: Connection) -> set[str]:
+    """The database's own relations (not SQLite's internal ones, nor temporary ones). Read from the
     catalogue directly: SQLAlchemy's inspector costs milliseconds, and the store asks on every opening."""
     if connection.dialect.name == "sqlite":
         rows = connection.exec_driver_sql("SELECT name FROM main.sqlite_master WHERE type = 'table'")
@@ -204,8 +222,8 @@ def table_names(connection: Connection) -> set[str]:
     return {str(name) for (name,) in rows if not str(name).startswith("sqlite_")}
 
 
-def columns_by_table(connection: Connection) -> dict[str, set[str]]:
-    """Each of the database's own tables with its columns, in one query of the catalogue."""
+def columns_by_relation(connection: Connection) -> dict[str, set[str]]:
+    """Each of the database's own relations with its columns, in one query of the catalogue."""
     if connection.dialect.name == "sqlite":
         rows = connection.exec_driver_sql(
             "SELECT relation.name, columns.name FROM main.sqlite_master AS relation"
@@ -217,27 +235,27 @@ def columns_by_table(connection: Connection) -> dict[str, set[str]]:
             " WHERE table_schema = current_schema()"
         )
     found: dict[str, set[str]] = {}
-    for table, column in rows:
-        found.setdefault(str(table), set()).add(str(column))
+    for relation, column in rows:
+        found.setdefault(str(relation), set()).add(str(column))
     return found
 
 
-def column_names(connection: Connection, table: str) -> set[str]:
-    """The columns `table` has in the database (none when it lacks the table)."""
-    return columns_by_table(connection).get(table, set())
+def column_names(connection: Connection, relation: str) -> set[str]:
+    """The columns `relation` has in the database (none when it lacks it)."""
+    return columns_by_relation(connection).get(relation, set())
 
 
 def schema_version(connection: Connection, name: str) -> int | None:
-    """The database's schema version, None when it has no tables; refuses another program's database
+    """The database's schema version, None when it has no relations; refuses another program's database
     and a newer arena's (DatabaseError, naming it as `name`)."""
-    tables = table_names(connection)
-    if not tables:
+    relations_found = relation_names(connection)
+    if not relations_found:
         return None
     text = ""
-    if "meta" in tables:
+    if "meta" in relations_found:
         text = str(connection.scalar(select(meta.c.value).where(meta.c.key == "schema_version")) or "")
     if not text.isdecimal() or len(text) > 9:
-        listed = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+        listed = ", ".join(sorted(relations_found)[:5]) + (", ..." if len(relations_found) > 5 else "")
         raise DatabaseError(f"{name} is not a ladder database (it holds other tables: {listed})")
     if int(text) > SCHEMA_VERSION:
         raise DatabaseError(f"{name} was written by a newer arena (schema {text})")
@@ -247,16 +265,18 @@ def schema_version(connection: Connection, name: str) -> int | None:
 SERVER_FIRST_VERSION: Final = 4
 """The first schema version a PostgreSQL database had: later ones only add columns (schema.py's
 `_ADDED_COLUMNS`), which `prepare_schema` adds on either dialect; the data moves of earlier versions are
-SQLite's (store_file.py upgrades such a file before it gets here)."""
+SQLite's (upgrades.py upgrades such a file before it gets here)."""
 
 
 def prepare_schema(connection: Connection, name: str) -> None:
-    """Create the tables of an empty database, and those missing from a database of this version (the
+    """Create the relations of an empty database, and those missing from a database of this version (the
     site's, the uploads'); bring a database of an older version that only lacks columns (from
-    SERVER_FIRST_VERSION on) to this one; check that every table has the columns this arena reads. One
+    SERVER_FIRST_VERSION on) to this one; check that every relation has the columns this arena reads. One
     transaction, under the write lock: another runner may be doing the same. A complete database of this
     version is only read (no lock: opening it does not wait for another program's write)."""
-    if schema_version(connection, name) == SCHEMA_VERSION and set(METADATA.tables) <= table_names(connection):
+    if schema_version(connection, name) == SCHEMA_VERSION and set(METADATA.tables) <= relation_names(
+        connection
+    ):
         check_columns(connection, name)
         return
     with begin_writing(connection):
@@ -281,12 +301,14 @@ def prepare_schema(connection: Connection, name: str) -> None:
 def _add_columns(connection: Connection, version: int) -> None:
     """Add the columns of the versions after `version` that the database lacks, each declared as its
     `Table` declares it in the connection's dialect."""
-    present = columns_by_table(connection)
+    present = columns_by_relation(connection)
     for step in range(version + 1, SCHEMA_VERSION + 1):
-        for table, column, _sqlite_declaration in _ADDED_COLUMNS.get(step, ()):
-            if column not in present.get(table, set()):
-                declared = CreateColumn(METADATA.tables[table].c[column]).compile(dialect=connection.dialect)
-                connection.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {declared}")
+        for relation, column, _sqlite_declaration in _ADDED_COLUMNS.get(step, ()):
+            if column not in present.get(relation, set()):
+                declared = CreateColumn(METADATA.tables[relation].c[column]).compile(
+                    dialect=connection.dialect
+                )
+                connection.exec_driver_sql(f"ALTER TABLE {relation} ADD COLUMN {declared}")
 
 
 OLD_DEALS: Final = "left unfinished by an arena before schema 5, which dealt other packs for its seed"
@@ -315,7 +337,7 @@ def mark_participant_addresses(connection: Connection) -> None:
     """Version 6 checks the addresses participants give against the host's address policy: a bot whose
     address was last written with a participant's token (the audit log says by whom) is marked, so that
     an address a participant registered before (a `unix:` socket, loopback) is checked too."""
-    if "audit" not in table_names(connection):
+    if "audit" not in relation_names(connection):
         return
     audit, bots = relations.audit, relations.bots
     writes = audit.alias("writes")
@@ -334,23 +356,24 @@ def mark_participant_addresses(connection: Connection) -> None:
 
 
 def check_columns(connection: Connection, name: str, version: int = SCHEMA_VERSION) -> set[tuple[str, str]]:
-    """Refuse a database whose tables lack a column this arena reads (CREATE TABLE IF NOT EXISTS keeps a
-    table of another shape). A database of an older `version` (read-only, so not upgraded) may lack the
-    columns added after it: returns those it lacks, which reads take as NULL."""
+    """Refuse a database whose relations lack a column this arena reads (CREATE TABLE IF NOT EXISTS keeps
+    a relation of another shape). A database of an older `version` (read-only, so not upgraded) may lack
+    the columns added after it: returns those it lacks, which reads take as NULL. (The messages say
+    "table", as the SQL does.)"""
     later = {
-        (table, column)
+        (relation, column)
         for step in range(version + 1, SCHEMA_VERSION + 1)
-        for table, column, _declaration in _ADDED_COLUMNS.get(step, ())
+        for relation, column, _declaration in _ADDED_COLUMNS.get(step, ())
     }
-    present_by_table = columns_by_table(connection)
+    present_by_relation = columns_by_relation(connection)
     absent = set()
-    for table_name in sorted(LADDER_TABLES):
-        present = present_by_table.get(table_name, set())
-        columns = METADATA.tables[table_name].columns
+    for relation in sorted(LADDER_RELATIONS):
+        present = present_by_relation.get(relation, set())
+        columns = METADATA.tables[relation].columns
         missing = [column.name for column in columns if column.name not in present]
-        absent |= {(table_name, column) for column in missing if (table_name, column) in later}
-        missing = [column for column in missing if (table_name, column) not in later]
+        absent |= {(relation, column) for column in missing if (relation, column) in later}
+        missing = [column for column in missing if (relation, column) not in later]
         if missing:
-            lacking = f"table {table_name!r} has no column {', '.join(missing)}"
+            lacking = f"table {relation!r} has no column {', '.join(missing)}"
             raise DatabaseError(f"{name} is not a ladder database ({lacking})")
     return absent

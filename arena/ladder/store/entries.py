@@ -1,6 +1,6 @@
-"""What the ladder keeps, as typed values: a registered bot, a duplicate set, a finished match (with
-its faults as FaultRecords), one bot's part in a set's rating event, the sums a pool's ratings are
-fitted from, a fitted rating. The store saves and loads them; the
+"""What the ladder keeps, as typed values: a registered bot, a duplicate set, a match as it ended (to be
+stored) and as it is stored (its faults as FaultRecords), one bot's part in a set's rating event. The
+store saves and loads them (and the rating package's values: totals, sums, fitted ratings); the
 scheduler, the ratings and the standings work on them."""
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ class DuplicateSet:
     seat) rather than a remote address (`isolated`); None for a set stored before schema 5."""
     shown_at: float | None = None
     """When a move of the set was first made public on the live page (seconds since the epoch), None
-    when never (`LadderStore.mark_set_shown`)."""
+    when never (`SetStore.mark_set_shown`)."""
 
     @property
     def shown(self) -> bool:
@@ -169,6 +169,33 @@ class RatingChange:
     bot: str
     before: float
     after: float
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedMatch:
+    """A match of a set's rotation as it ended, whole: what the store keeps of it (`save_match`)."""
+
+    id: str
+    duplicate: DuplicateSet
+    rotation: int
+    reason: str
+    ranking: tuple[int, ...]
+    """The rank of each team (1 is best; equal ranks tie)."""
+    faults: tuple[FaultRecord, ...]
+    record: dict[str, Any]
+    """The game record, as fiftysix.record writes it (GameRecord.to_json)."""
+    decisions: int
+    seconds: float
+
+    @property
+    def team_bots(self) -> tuple[str, ...]:
+        """The bot that played each team."""
+        return self.duplicate.team_bots(self.rotation)
+
+    @property
+    def bot_ranks(self) -> dict[str, int]:
+        """Each bot's rank."""
+        return {bot: self.ranking[team] for team, bot in enumerate(self.team_bots)}
 
 
 @dataclass(frozen=True, slots=True)

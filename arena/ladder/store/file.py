@@ -1,24 +1,12 @@
-"""The ladder's SQLite file as a file: its schema and schema versions, opening it (read-write, or
-read-only when it cannot or must not be written), upgrading it, its transactions, and SQLite's errors as
-StoreErrors. What the file holds is read and written by the store (store.py), through this.
+"""The ladder's database as an open file (or server database): opening it (read-write, or read-only
+when it cannot or must not be written), checking that it is a ladder and bringing an older one to this
+schema version (upgrades.py), its transactions, and the database's errors as StoreErrors; and the base of
+the store's parts (`StorePart`), which all read and write through one open file.
 
 Every error, at opening or later, is a StoreError whose message is one line that names the file: a file
 of another program, a damaged one, one the arena cannot write or create, one locked past the timeout.
 A foreign or damaged file is refused before anything in it is changed. The file uses SQLite's
 write-ahead log; a read-only file is read through a writer's shared memory when one has it open.
-
-Schema versions: 1 (first release); 2 adds `sets.void_reason`; 3 keeps game records in their own table,
-each match's bots in an indexed membership table, running totals per bot and pool, and ratings per pool
-(see `_SCALE_TABLES`), and adds the leases of sets (several runners on one file) and the health of bots
-(see `_ADDED_COLUMNS`); 4 keeps the sums the ratings are fitted from (`_FIT_TABLES`) and each rating's
-interval and likelihood of superiority, and drops the moments of pairwise scores; 5 (fair play) adds a
-set's seed of 128 bits (`sets.seed_high`), whether its bots were all started by the arena
-(`sets.isolated`), when it was first shown live (`sets.shown_at`), and each bot's author (`bots.owner`);
-6 marks the bots whose address a participant gave (`bots.participant_address`; on upgrading, those
-whose address the audit log says a participant's token wrote last). A file of an older
-version is upgraded in place when it is opened for writing, and read as it is when opened read-only (the
-tables it lacks are then computed from it into temporary tables, at a cost that grows with its history:
-upgrading it once makes reads cheap).
 """
 
 from __future__ import annotations
@@ -31,60 +19,32 @@ import math
 import os
 import re
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import astuple
 from pathlib import Path
 from typing import Any, Final, TypeVar, cast
 
-from sqlalchemy import Column, ColumnElement, Table, delete, null
+from sqlalchemy import Column, ColumnElement, Connection, Table, null
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
 from arena.errors import ArenaError
-from arena.ladder.rating import (
-    BotTotals,
-    FittedRating,
-    PoolSums,
-    add_match,
-    add_set,
-    fit_pool,
-    match_tallies,
-    set_result,
-)
 from arena.ladder.store.database import (
     DatabaseError,
     begin_writing,
     check_columns,
     column_names,
-    columns_by_table,
+    columns_by_relation,
     file_connection,
     is_server_url,
-    mark_participant_addresses,
     prepare_schema,
-    replace,
+    relation_names,
     schema_version,
     server_connection,
     server_url,
     shown,
-    table_names,
-    void_sets_dealt_before_version_5,
 )
-from arena.ladder.store.entries import pool_name
-from arena.ladder.store.relations import choice_sets, pair_results, places, ratings
-from arena.ladder.store.schema import (
-    _ADDED_COLUMNS,
-    _ADDED_TABLES,
-    _COLUMNS,
-    _FIT_TABLES,
-    _RATINGS_TABLE,
-    _REMOVED_COLUMNS,
-    _SCALE_INDEXES,
-    _SCALE_TABLES,
-    _SCHEMA,
-    DEFAULT_DB,
-    SCHEMA_VERSION,
-)
-from fiftysix.wire import FaultRecord
+from arena.ladder.store.schema import _ADDED_COLUMNS, _ADDED_RELATIONS, _COLUMNS, DEFAULT_DB, SCHEMA_VERSION
+from arena.ladder.store.upgrades import Upgrade
 
 
 def is_integer(value: Any) -> bool:
@@ -123,7 +83,7 @@ def _store_errors(method: _Method) -> _Method:
     means: the command line shows StoreErrors as one line, and nothing else of SQLite leaks out."""
 
     @functools.wraps(method)
-    def wrapper(self: StoreFile, *args: Any, **kwargs: Any) -> Any:
+    def wrapper(self: StoreFile | StorePart, *args: Any, **kwargs: Any) -> Any:
         try:
             return method(self, *args, **kwargs)
         except DATABASE_ERRORS as error:
@@ -144,8 +104,8 @@ def every_method_store_errors(cls: _Class) -> _Class:
 
 @every_method_store_errors
 class StoreFile:
-    """An open ladder file: the connection, its transactions, its errors. `LadderStore` builds on it;
-    `close()` closes it.
+    """An open ladder file: the connection, its transactions, its errors. The store's parts share one
+    (`StorePart`); `close()` closes it.
 
     `read_only`: None opens a file that cannot be written read-only (the read commands still work) and
     any other read-write; False refuses a file that cannot be written; True never writes. Every error,
@@ -158,11 +118,11 @@ class StoreFile:
         self.timeout = timeout
         """Seconds to wait for another program's write to finish before giving up."""
         self._db: sqlite3.Connection
-        self._absent: set[tuple[str, str]] = set()
-        """The (table, column) pairs of later versions that a read-only database of an older version
-        lacks: reads take them as NULL (`_column`). A writable one is upgraded on opening: none."""
         """A SQLite file's own connection, which `_conn` runs over; the upgrades of older files use it
         directly. A server database has none."""
+        self._absent: set[tuple[str, str]] = set()
+        """The (relation, column) pairs of later versions that a read-only database of an older version
+        lacks: reads take them as NULL (`_column`). A writable one is upgraded on opening: none."""
         if isinstance(path, str) and is_server_url(path):
             self._open_server(path, read_only)
             return
@@ -193,7 +153,7 @@ class StoreFile:
             raise
 
     def _open_server(self, location: str, read_only: bool | None) -> None:
-        """Open a PostgreSQL database: the tables created or checked by database.py's one path."""
+        """Open a PostgreSQL database: the relations created or checked by database.py's one path."""
         url = server_url(location)
         self.name = shown(url)
         self.path = Path(self.name)
@@ -256,11 +216,11 @@ class StoreFile:
         older version when allowed, and create what is missing by the one path of both dialects
         (database.prepare_schema)."""
         version = self._version()
-        absent = self._check_columns(version, all_tables=self.read_only)
+        absent = self._check_columns(version, every_relation=self.read_only)
         if self.read_only:
             self._absent = absent
             if version is not None and version < SCHEMA_VERSION:
-                self._derive_for_reading(version)
+                Upgrade(self).derive_for_reading(version)
             return
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -269,229 +229,62 @@ class StoreFile:
             with self._transaction():
                 version = self._version()  # again, under the lock: another runner may have been first
                 if version is not None and version < SCHEMA_VERSION:
-                    self._upgrade(version)
+                    Upgrade(self).upgrade(version)
         prepare_schema(self._conn, self.name)
 
     def _column(self, column: Column[Any]) -> ColumnElement[Any]:
         """`column` in a SELECT: NULL for a read-only database of an older version that lacks it."""
-        table = column.table
-        assert isinstance(table, Table)
-        if (table.name, column.name) in self._absent:
+        relation = column.table
+        assert isinstance(relation, Table)
+        if (relation.name, column.name) in self._absent:
             return null().label(column.name)
         return column
 
-    def _has_column(self, table: str, column: str) -> bool:
+    def _has_column(self, relation: str, column: str) -> bool:
         """Whether the file has `column` (a read-only file of an older version may lack it)."""
-        return column in self._columns(table)
+        return column in self._columns(relation)
 
-    def _tables(self) -> set[str]:
-        """The database's own tables (a read-only file of an older version may lack some)."""
-        return table_names(self._conn)
+    def _columns(self, relation: str) -> set[str]:
+        """The columns the file's own `relation` has (none when it lacks it); temporary relations of the
+        same name, made to read an older file, are not looked at."""
+        return column_names(self._conn, relation)
+
+    def _relations(self) -> set[str]:
+        """The database's own relations (a read-only file of an older version may lack some)."""
+        return relation_names(self._conn)
 
     def _version(self) -> int | None:
-        """The file's schema version, None for a file without tables; refuses another program's file and
+        """The file's schema version, None for a file without relations; refuses another program's file and
         a newer arena's."""
         return schema_version(self._conn, self.name)
 
-    def _check_columns(self, version: int | None, all_tables: bool) -> set[tuple[str, str]]:
-        """Refuse a file whose tables lack columns that this version reads (CREATE TABLE IF NOT EXISTS
-        keeps a table of another shape); with `all_tables`, refuse a missing table too. Columns added
-        after the file's version are not needed yet (the upgrade adds them): returns those it lacks."""
+    def _check_columns(self, version: int | None, every_relation: bool) -> set[tuple[str, str]]:
+        """Refuse a file whose relations lack columns that this version reads (CREATE TABLE IF NOT EXISTS
+        keeps a relation of another shape); with `every_relation`, refuse a missing relation too. Columns
+        added after the file's version are not needed yet (the upgrade adds them): returns those it lacks.
+        (The messages say "table", as the SQL does.)"""
         later = range((version or 0) + 1, SCHEMA_VERSION + 1)
         excused = {
-            (table, column) for step in later for table, column, _declaration in _ADDED_COLUMNS.get(step, ())
+            (relation, column)
+            for step in later
+            for relation, column, _declaration in _ADDED_COLUMNS.get(step, ())
         }
-        added_tables = {table for step in later for table in _ADDED_TABLES.get(step, ())}
-        present_by_table = columns_by_table(self._conn)
+        added_relations = {relation for step in later for relation in _ADDED_RELATIONS.get(step, ())}
+        present_by_relation = columns_by_relation(self._conn)
         absent = set()
-        for table, columns in _COLUMNS.items():
-            present = present_by_table.get(table, set())
+        for relation, columns in _COLUMNS.items():
+            present = present_by_relation.get(relation, set())
             if not present:
-                if all_tables and table not in added_tables:
-                    raise StoreError(f"{self.name} is not a ladder database (it has no table {table!r})")
+                if every_relation and relation not in added_relations:
+                    raise StoreError(f"{self.name} is not a ladder database (it has no table {relation!r})")
                 continue
             lacking_here = [column for column in columns if column not in present]
-            absent |= {(table, column) for column in lacking_here}
-            refused = [column for column in lacking_here if (table, column) not in excused]
+            absent |= {(relation, column) for column in lacking_here}
+            refused = [column for column in lacking_here if (relation, column) not in excused]
             if refused:
-                lacking = f"table {table!r} has no column {', '.join(refused)}"
+                lacking = f"table {relation!r} has no column {', '.join(refused)}"
                 raise StoreError(f"{self.name} is not a ladder database ({lacking})")
         return absent
-
-    def _upgrade(self, version: int) -> None:
-        """Bring a file of an older schema version to this one, inside the opening transaction: the tables
-        it lacks created as their version first had them, the columns added since, the data moved, the
-        indexes made. (A server database began at version 4; prepare_schema adds the later columns.)"""
-        for statement in _SCHEMA.split(";"):
-            if statement.strip():
-                self._db.execute(statement)
-        for step in range(version + 1, SCHEMA_VERSION + 1):
-            for table, column, declaration in _ADDED_COLUMNS.get(step, ()):
-                if column not in self._columns(table):
-                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
-            for upgrade in _DATA_UPGRADES.get(step, ()):
-                upgrade(self)
-        for statement in _SCALE_INDEXES.split(";"):
-            if statement.strip():
-                self._db.execute(statement)
-        self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
-
-    # Version 3 (scale): moving an older file's data into the new tables, or reading an older file.
-
-    def _upgrade_scale(self) -> None:
-        """Move the game records into `match_records`, fill the membership, totals and pools from the
-        history, and drop the columns moved."""
-        # A file of version 1 without a match (or a bot) got its table created in the new shape.
-        if "record" in self._columns("matches"):
-            self._db.execute("INSERT INTO match_records SELECT id, record FROM matches")
-        self._fill_scale_tables()
-        self._drop_removed_columns(3)
-
-    def _drop_removed_columns(self, version: int) -> None:
-        for table, column in _REMOVED_COLUMNS[version]:
-            if column in self._columns(table):
-                self._db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
-
-    def _columns(self, table: str) -> set[str]:
-        """The columns the file's own `table` has (none when it lacks the table); temporary tables of the
-        same name, made to read an older file, are not looked at."""
-        return column_names(self._conn, table)
-
-    def _derive_for_reading(self, version: int) -> None:
-        """Read an older file as it is: the tables of later versions computed into temporary ones, its
-        records read where they are. A temporary `ratings` (the fit's) shadows a version-3 file's own (the
-        sequential Elo's): SQLite reads the temporary schema first."""
-        if version < 3:
-            self._db.execute(
-                "CREATE TEMP VIEW match_records AS SELECT id AS match_id, record FROM main.matches"
-            )
-            for statement in _SCALE_TABLES.split(";"):
-                if "match_records" not in statement and statement.strip():
-                    self._db.execute(statement.replace("CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE"))
-            self._fill_scale_tables()
-        if version >= 4:
-            return  # a version-4 file lacks columns only (read as NULL: `_column`)
-        for statement in (_RATINGS_TABLE + _FIT_TABLES).split(";"):
-            if statement.strip():
-                self._db.execute(statement.replace("CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE"))
-        if version == 3:  # its pools lack the count of rated sets
-            self._db.execute(
-                "CREATE TEMP TABLE pools AS SELECT name, matches, 0 AS rated_sets FROM main.pools"
-            )
-        for pool, rated_sets in self._fill_fit_tables().items():
-            self._db.execute("UPDATE pools SET rated_sets = ? WHERE name = ?", (rated_sets, pool))
-
-    def _fill_scale_tables(self) -> None:
-        """Compute `match_bots`, `bot_totals` and `pools` from the matches and sets of a version-2 file:
-        the totals as the standings counted them from the history (the ratings are the fit's, version 4)."""
-        pools = {
-            set_id: pool_name(players, ruleset)
-            for set_id, players, ruleset in self._db.execute("SELECT id, players, ruleset FROM main.sets")
-        }
-        totals: dict[tuple[str, str], BotTotals] = {}
-        pool_matches: dict[str, int] = {}
-        rows = self._db.execute(
-            "SELECT id, set_id, team_bots, bot_ranks, faults, finished_at FROM main.matches"
-            " ORDER BY finished_at, id"
-        )
-        for match_id, set_id, team_bots_json, bot_ranks_json, faults_json, finished_at in rows:
-            what = f"match {match_id!r}"
-            team_bots = self._decoded(team_bots_json, f"the bots of {what}")
-            bot_ranks = self._decoded(bot_ranks_json, f"the ranks of {what}")
-            try:
-                faults = [FaultRecord.from_json(fault) for fault in self._decoded(faults_json, what)]
-                tallies = match_tallies(team_bots, bot_ranks, faults)
-            except (TypeError, ValueError, AttributeError, IndexError, KeyError):
-                raise self._damaged(what) from None
-            pool = pools.get(set_id)
-            if pool is None:
-                raise self._damaged(what)
-            pool_matches[pool] = pool_matches.get(pool, 0) + 1
-            for tally in tallies:
-                key = (tally.bot, pool)
-                totals[key] = add_match(totals.get(key, BotTotals()), tally)
-                self._db.execute(
-                    "INSERT INTO match_bots VALUES (?, ?, ?, ?, ?)",
-                    (match_id, tally.bot, tally.rank, tally.own_forfeit, finished_at),
-                )
-        for (bot, pool), line in totals.items():
-            self._db.execute(
-                "INSERT INTO bot_totals VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (bot, pool, *astuple(line)),
-            )
-        self._db.executemany("INSERT INTO pools (name, matches) VALUES (?, ?)", pool_matches.items())
-
-    # Version 4 (ratings by maximum likelihood): the sums of the rated sets, and the ratings fitted.
-
-    def _upgrade_fit(self) -> None:
-        """Fill the sums the fit reads from the rated sets of the history (once), count each pool's rated
-        sets, and replace the sequential Elo ratings with each pool's fit."""
-        for pool, rated_sets in self._fill_fit_tables().items():
-            self._db.execute("UPDATE pools SET rated_sets = ? WHERE name = ?", (rated_sets, pool))
-        self._drop_removed_columns(4)
-
-    def _fill_fit_tables(self) -> dict[str, int]:
-        """Compute `pair_results`, `choice_sets`, `places` and `ratings` from the rated, not void, sets of the
-        history (every earlier rating is replaced); returns each pool's number of rated sets."""
-        pools = {
-            set_id: pool_name(players, ruleset)
-            for set_id, players, ruleset in self._db.execute(
-                "SELECT id, players, ruleset FROM main.sets WHERE rated_at IS NOT NULL"
-                + (" AND void_reason IS NULL" if self._has_column("sets", "void_reason") else "")
-            )
-        }
-        rankings: dict[int, list[dict[str, int]]] = {}
-        for set_id, bot_ranks_json in self._db.execute(
-            "SELECT set_id, bot_ranks FROM main.matches ORDER BY set_id, rotation"
-        ):
-            if set_id in pools:
-                ranks = self._decoded(bot_ranks_json, f"the ranks of a match of set {set_id}")
-                rankings.setdefault(set_id, []).append(ranks)
-        sums: dict[str, PoolSums] = {}
-        for set_id, ranks in sorted(rankings.items()):
-            try:
-                result = set_result(ranks)
-            except (TypeError, ValueError, KeyError, AttributeError):
-                raise self._damaged(f"the ranks of the matches of set {set_id}") from None
-            pool = pools[set_id]
-            sums[pool] = add_set(sums.get(pool, PoolSums()), result)
-        self._db.execute("DELETE FROM ratings")
-        for pool, pool_sums in sums.items():
-            self._save_sums(pool, pool_sums)
-            self._save_fit(pool, fit_pool(pool_sums).fitted())
-        return {pool: pool_sums.rated_sets for pool, pool_sums in sums.items()}
-
-    def _save_sums(self, pool: str, sums: PoolSums) -> None:
-        """Write the rows of `sums` into `pool`'s sums (each row given replaced)."""
-        pairs = [
-            {"pool": pool, "first": first, "second": second}
-            | {"sets": line.sets, "score": line.score, "squares": line.squares}
-            for (first, second), line in sums.pairs.items()
-        ]
-        replace(self._conn, pair_results, pairs)
-        groups = [
-            {"pool": pool, "bots": json.dumps(group), "weight": weight}
-            for group, weight in sums.choices.items()
-        ]
-        replace(self._conn, choice_sets, groups)
-        replace(
-            self._conn,
-            places,
-            [{"pool": pool, "bot": bot, "taken": taken} for bot, taken in sums.places.items()],
-        )
-
-    def _save_fit(self, pool: str, fitted: Sequence[FittedRating]) -> None:
-        """Replace the ratings of `pool` with `fitted`."""
-        self._conn.execute(delete(ratings).where(ratings.c.pool == pool))
-        if fitted:
-            self._conn.execute(
-                ratings.insert(),
-                [
-                    {"bot": line.bot, "pool": pool, "rating": line.rating}
-                    | {"margin": line.margin, "superiority": line.superiority}
-                    for line in fitted
-                ],
-            )
 
     def _forget_lost_connection(self) -> None:
         """After the server dropped the connection (a restart, a network cut), clear SQLAlchemy's state of
@@ -561,13 +354,46 @@ class StoreFile:
         return StoreError(f"{self.name} is damaged: {what} does not hold what the arena wrote")
 
 
-_DATA_UPGRADES: Final[dict[int, tuple[Callable[[StoreFile], None], ...]]] = {
-    3: (StoreFile._upgrade_scale,),
-    4: (StoreFile._upgrade_fit,),
-    5: (lambda store: void_sets_dealt_before_version_5(store._conn),),
-    6: (lambda store: mark_participant_addresses(store._conn),),
-}
-"""For each schema version, what `_upgrade` does after adding its columns: moving data into new tables."""
+class StorePart:
+    """A part of the store (its bots, sets, matches...): its queries, run over the one open file that all
+    the parts of a `LadderStore` share. Every public method of a part is wrapped by
+    `every_method_store_errors`, so its database errors are StoreErrors that name the file."""
+
+    def __init__(self, file: StoreFile) -> None:
+        self._file = file
+
+    @property
+    def name(self) -> str:
+        """The database as messages name it (StoreFile.name)."""
+        return self._file.name
+
+    @property
+    def _conn(self) -> Connection:
+        return self._file._conn
+
+    def _transaction(self) -> contextlib.AbstractContextManager[None]:
+        return self._file._transaction()
+
+    def _column(self, column: Column[Any]) -> ColumnElement[Any]:
+        return self._file._column(column)
+
+    def _has_column(self, relation: str, column: str) -> bool:
+        return self._file._has_column(relation, column)
+
+    def _relations(self) -> set[str]:
+        return self._file._relations()
+
+    def _decoded(self, text: Any, what: str) -> Any:
+        return self._file._decoded(text, what)
+
+    def _damaged(self, what: str) -> StoreError:
+        return self._file._damaged(what)
+
+    def _store_error(self, error: Exception) -> StoreError:
+        return self._file._store_error(error)
+
+    def _forget_lost_connection(self) -> None:
+        self._file._forget_lost_connection()
 
 
 def _file_name(text: str) -> str:

@@ -1,7 +1,6 @@
-"""The leases of sets and the health of bots in the ladder's database (schema version 3): several
-runners on one database share the sets, each claiming a set for a while and renewing the claim as it
-plays; a bot the host cannot reach or start is counted, and marked down after enough failures in a row.
-Ported to SQLAlchemy Core: it runs on SQLite and PostgreSQL alike."""
+"""The leases of sets in the ladder's database: several runners on one database share the sets, each
+claiming a set for a while and renewing the claim as it plays; a set that could not start waits before
+it is claimed again, longer each time in a row."""
 
 from __future__ import annotations
 
@@ -10,13 +9,41 @@ from collections.abc import Collection
 
 from sqlalchemy import or_, select, update
 
-from arena.ladder.store.file import StoreFile, every_method_store_errors, is_integer, is_number
-from arena.ladder.store.relations import bots, sets
+from arena.ladder.store.entries import DuplicateSet
+from arena.ladder.store.file import StoreFile, StorePart, every_method_store_errors, is_integer
+from arena.ladder.store.relations import sets
+from arena.ladder.store.sets import SetStore
 
 
 @every_method_store_errors
-class LeaseStore(StoreFile):
-    """The store's part that claims, renews and releases sets, and records whether bots were reached."""
+class LeaseStore(StorePart):
+    """The store's part that claims, renews and releases sets."""
+
+    def __init__(self, file: StoreFile, sets: SetStore) -> None:
+        super().__init__(file)
+        self._sets = sets
+
+    def claimable_sets(self, owner: str) -> list[tuple[DuplicateSet, list[int]]]:
+        """The unfinished sets (see `unfinished_sets`) that `owner` may claim now: nobody else holds a
+        live lease of them and they are not waiting to be tried again."""
+        now = time.time()
+        free = set(
+            self._conn.scalars(
+                select(sets.c.id).where(
+                    sets.c.rated_at.is_(None),
+                    sets.c.void_reason.is_(None),
+                    or_(sets.c.lease_owner.is_(None), sets.c.lease_until < now, sets.c.lease_owner == owner),
+                    or_(sets.c.not_before.is_(None), sets.c.not_before <= now),
+                )
+            )
+        )
+        if not free:
+            return []
+        return [
+            (duplicate, missing)
+            for duplicate, missing in self._sets.unfinished_sets()
+            if duplicate.id in free
+        ]
 
     def claim_set(self, set_id: int, owner: str, lease_s: float) -> bool:
         """Claim an unfinished set for `owner` for `lease_s` seconds, atomically: only when nobody holds
@@ -71,42 +98,3 @@ class LeaseStore(StoreFile):
                 )
             self._conn.execute(update(sets).where(this_set).values(lease_owner=None, lease_until=None))
         return wait
-
-    def record_host_failure(self, name: str, down_after: int) -> bool:
-        """Count a failure of the host to reach or start a bot when a set started; at `down_after` in a
-        row the bot is marked down. Returns whether it was marked down now."""
-        this_bot = bots.c.name == name
-        with self._transaction():
-            self._conn.execute(update(bots).where(this_bot).values(host_failures=bots.c.host_failures + 1))
-            marked = self._conn.execute(
-                update(bots)
-                .where(this_bot, bots.c.down_since.is_(None), bots.c.host_failures >= max(1, down_after))
-                .values(down_since=time.time())
-            )
-        return marked.rowcount == 1
-
-    def record_host_success(self, name: str) -> bool:
-        """The host reached or started a bot: its count of failures starts again, and it is no longer
-        down. Returns whether it was down."""
-        this_bot = bots.c.name == name
-        row = self._conn.execute(select(bots.c.host_failures, bots.c.down_since).where(this_bot)).first()
-        if row is None or (row[0] == 0 and row[1] is None):
-            return False  # nothing to write: most starts
-        with self._transaction():
-            self._conn.execute(update(bots).where(this_bot).values(host_failures=0, down_since=None))
-        return row[1] is not None
-
-    def down_bots(self) -> dict[str, float]:
-        """The bots marked down, with when (seconds since the epoch); none in a read-only file of an
-        older version."""
-        if not self._has_column("bots", "down_since"):
-            return {}
-        rows = self._conn.execute(
-            select(bots.c.name, bots.c.down_since).where(bots.c.down_since.is_not(None))
-        )
-        down = {}
-        for name, since in rows:
-            if not (isinstance(name, str) and is_number(since)):
-                raise self._damaged(f"the row of bot {name!r}")
-            down[name] = float(since)
-        return down

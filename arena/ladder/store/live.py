@@ -1,6 +1,6 @@
 """The public events of matches in play, in the ladder's file: written in batches by the runner's live
 feed (live_feed.py), read by `arena serve` from another process, deleted when the match is stored (in
-the same transaction) or given up. A file without the table (never opened by a writer of this version)
+the same transaction) or given up. A file without the relation (never opened by a writer of this version)
 has no match in play."""
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from typing import Any
 from sqlalchemy import and_, delete, func, or_, select
 
 from arena.ladder.store.database import replace
-from arena.ladder.store.file import StoreFile, every_method_store_errors, is_integer, is_number
+from arena.ladder.store.file import StorePart, every_method_store_errors, is_integer, is_number
 from arena.ladder.store.relations import live_events
 
 
 @dataclass(frozen=True, slots=True)
 class LiveMatch:
-    """A match in play as the live table shows it: its first event (who sits where), when its events
+    """A match in play as the live page shows it: its first event (who sits where), when its events
     began and when the newest was written."""
 
     match_id: str
@@ -37,12 +37,12 @@ class LiveUpdates:
     events: dict[str, list[tuple[int, dict[str, Any]]]]
     """Each match's new events (sequence number, event), in order; a match with none is absent."""
     in_play: frozenset[str]
-    """The matches asked about that still have events in the table (a match stored or given up has
+    """The matches asked about that still have events kept (a match stored or given up has
     none)."""
 
 
 @every_method_store_errors
-class LiveStore(StoreFile):
+class LiveStore(StorePart):
     """The store's part that keeps the public events of matches in play."""
 
     def add_live_events(self, match_id: str, events: Sequence[tuple[int, float, str]]) -> None:
@@ -73,7 +73,7 @@ class LiveStore(StoreFile):
     def live_matches(self, fresh_s: float, before: float | None = None) -> list[LiveMatch]:
         """The matches in play whose newest event is at most `fresh_s` seconds old, newest first; with
         `before`, only events written before that time count (a spectator's delay)."""
-        if "live_events" not in self._tables():
+        if "live_events" not in self._relations():
             return []
         until = time.time() if before is None else before
         started = func.min(live_events.c.at)
@@ -103,7 +103,7 @@ class LiveStore(StoreFile):
     ) -> list[tuple[int, dict[str, Any]]]:
         """A match's events after sequence number `after`, in order (at most `limit`); with `before`, only
         those written before that time (a spectator's delay)."""
-        if "live_events" not in self._tables():
+        if "live_events" not in self._relations():
             return []
         rows = self._conn.execute(
             select(live_events.c.seq, live_events.c.event)
@@ -128,8 +128,8 @@ class LiveStore(StoreFile):
     ) -> LiveUpdates:
         """The events of every match of `cursors` after its sequence number there (at most `limit` a
         match, in order), with `before` as in `live_events`, and which of them are still in play: one
-        query for all, so that the site reads the table once a tick however many matches are watched."""
-        if not cursors or "live_events" not in self._tables():
+        query for all, so that the site reads the events once a tick however many matches are watched."""
+        if not cursors or "live_events" not in self._relations():
             return LiveUpdates({}, frozenset())
         wanted = or_(
             *(
@@ -160,8 +160,8 @@ class LiveStore(StoreFile):
         return LiveUpdates(events, frozenset(str(match_id) for match_id in in_play))
 
     def is_live(self, match_id: str) -> bool:
-        """Whether a match has events in the live table (it is in play, or its runner died)."""
-        if "live_events" not in self._tables():
+        """Whether a match has live events kept (it is in play, or its runner died)."""
+        if "live_events" not in self._relations():
             return False
         found = self._conn.scalar(
             select(live_events.c.seq).where(live_events.c.match_id == match_id).limit(1)
@@ -170,5 +170,5 @@ class LiveStore(StoreFile):
 
 
 def event_text(event: dict[str, Any]) -> str:
-    """An event as the live table keeps it."""
+    """An event as `live_events` keeps it."""
     return json.dumps(event, separators=(",", ":"))

@@ -1,8 +1,8 @@
-"""The ladder's tables as SQLAlchemy Core `Table`s (schema version 6): one definition that SQLite and
-PostgreSQL both create from, and that the ported store modules query through (no SQL text per dialect).
+"""The ladder's relations as SQLAlchemy Core `Table`s (schema version 6): one definition that SQLite and
+PostgreSQL both create from, and that the store's parts query through (no SQL text per dialect).
 
 A new database (either dialect) is created from these; schema.py's CREATE TABLE text is what an older
-SQLite file is upgraded through, and tests/arena/ladder/test_database.py keeps the two equal. Times are
+SQLite file is upgraded through, and tests/arena/ladder/store/test_database.py keeps the two equal. Times are
 seconds since the epoch (REAL on SQLite, double precision on PostgreSQL); JSON is kept as text, as the
 SQLite file has it, so a value reads back the same from either."""
 
@@ -86,7 +86,7 @@ sets: Final = Table(
 )
 """`seed` holds the lower 64 bits of the set's seed and `seed_high` the upper 64 (each as a signed 64-bit
 value; a set stored before version 5 has no `seed_high`, and its `seed` is the whole seed): see
-store_rows.split_seed. `isolated`: 1 when every bot of the set was one the arena starts itself, 0 when
+rows.split_seed. `isolated`: 1 when every bot of the set was one the arena starts itself, 0 when
 one was a remote bot, NULL before version 5. `shown_at`: when a move of the set was first shown on the
 live page (NULL: never)."""
 
@@ -204,7 +204,7 @@ _OPEN: Final = text("rated_at IS NULL AND void_reason IS NULL")
 Index("sets_open", sets.c.id, sqlite_where=_OPEN, postgresql_where=_OPEN)
 Index("ratings_by_pool", ratings.c.pool, ratings.c.bot)
 
-# The site's tables (`arena serve`) and the uploads' (uploads.py): no schema version of their own.
+# The site's relations (`arena serve`) and the uploads' (uploads.py): no schema version of their own.
 
 live_events: Final = Table(
     "live_events",
@@ -258,12 +258,12 @@ bot_launches: Final = Table(
     Column("version", Integer),
 )
 
-LADDER_TABLES: Final = frozenset(METADATA.tables) - {
+LADDER_RELATIONS: Final = frozenset(METADATA.tables) - {
     "live_events",
     "tokens",
     "audit",
     "bot_uploads",
     "bot_launches",
 }
-"""The tables of the schema version proper (schema.py's `_COLUMNS`); the others are created by every
+"""The relations of the schema version proper (schema.py's `_COLUMNS`); the others are created by every
 writer without a version of their own."""

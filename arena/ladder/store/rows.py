@@ -1,5 +1,9 @@
 """Rows of the ladder's file read back into typed values, checked: a row that does not hold what the
-arena wrote (a file edited by hand, a damaged one) is a StoreError, never a crash further on."""
+arena wrote (a file edited by hand, a damaged one) is a StoreError, never a crash further on.
+
+A match's faults are kept once, in `matches.faults`: the arena's game record carries the same list, which
+`match_records` keeps as null (`kept_record`) and a read puts back (`given_record`), so a record reads
+back as it was given; an older file's records, which hold their faults, are read as they are."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from sqlalchemy import Select, select
 
 from arena.ladder.store import relations
 from arena.ladder.store.entries import StoredMatch
-from arena.ladder.store.file import StoreFile, is_integer, is_number
+from arena.ladder.store.file import StorePart, is_integer, is_number
 from fiftysix.engine import SEED_BITS
 from fiftysix.wire import FaultRecord
 
@@ -73,7 +77,22 @@ def _is_list_of(value: Any, kind: type) -> bool:
     return isinstance(value, list) and all(isinstance(item, kind) for item in value)
 
 
-class MatchRows(StoreFile):
+def kept_record(record: dict[str, Any], faults: list[dict[str, Any]]) -> dict[str, Any]:
+    """A game record as `match_records` keeps it: the match's own faults (`faults`, as the arena's
+    record lists them) null in it, since `matches.faults` keeps them."""
+    if record.get("faults") == faults:
+        return {**record, "faults": None}
+    return record
+
+
+def given_record(kept: Any, faults: Any) -> Any:
+    """A game record as it was given (`kept_record` undone): the match's `faults` where it holds null."""
+    if isinstance(kept, dict) and "faults" in kept and kept["faults"] is None:
+        return {**kept, "faults": faults}
+    return kept
+
+
+class MatchRows(StorePart):
     """The store's part that turns rows of `matches` into `StoredMatch`es."""
 
     def _stored_match(self, row: Sequence[Any]) -> StoredMatch:

@@ -1,6 +1,6 @@
-"""The tables of the ladder's file, version by version: what each schema version added, took away or
-indexed. Only the store's modules (store_file.py and the store) read this; the names with a leading
-underscore are theirs."""
+"""The relations of the ladder's SQLite file as SQL text, version by version: what each schema version
+added, took away or indexed. Only the store's modules (file.py, upgrades.py, database.py) read this; the
+names with a leading underscore are theirs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Final
 SCHEMA_VERSION: Final = 6
 DEFAULT_DB: Final = "arena.db"
 
-_TABLES: Final = """
+_RELATIONS: Final = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS bots (
     name TEXT PRIMARY KEY,
@@ -57,7 +57,7 @@ CREATE TABLE IF NOT EXISTS rating_events (
 """
 
 # Version 3 (scale): what makes the cost of a match and of a set independent of the history.
-_SCALE_TABLES: Final = """
+_SCALE_RELATIONS: Final = """
 CREATE TABLE IF NOT EXISTS match_records (
     match_id TEXT PRIMARY KEY,
     record TEXT NOT NULL
@@ -89,10 +89,10 @@ CREATE TABLE IF NOT EXISTS pools (
 """
 """match_records: the game record of each match, kept out of `matches` so that no read of matches walks
 through it. match_bots: one row per bot of each match, read newest first by (bot, finished_at) for the
-probation check. bot_totals: each bot's running totals per pool (entries.BotTotals). pools: the matches
+probation check. bot_totals: each bot's running totals per pool (rating.values.BotTotals). pools: the matches
 of each pool (and from version 4 its rated sets)."""
 
-_RATINGS_TABLE: Final = """
+_RATINGS_RELATION: Final = """
 CREATE TABLE IF NOT EXISTS ratings (
     bot TEXT NOT NULL,
     pool TEXT NOT NULL,
@@ -104,10 +104,10 @@ CREATE TABLE IF NOT EXISTS ratings (
 """
 """Each bot's rating per pool (version 3); from version 4 the pool's maximum-likelihood fit, rewritten
 whole after each rated set, with the 95% `margin` and the likelihood of `superiority` over the next bot
-below (entries.FittedRating). A bot without a row has the starting rating."""
+below (rating.values.FittedRating). A bot without a row has the starting rating."""
 
 # Version 4 (ratings by maximum likelihood): the sums the fit reads, a row per pair and per order.
-_FIT_TABLES: Final = """
+_FIT_RELATIONS: Final = """
 CREATE TABLE IF NOT EXISTS pair_results (
     pool TEXT NOT NULL,
     first TEXT NOT NULL,
@@ -131,8 +131,8 @@ CREATE TABLE IF NOT EXISTS places (
 );
 """
 """pair_results: per pool and pair of bots (first < second by name) the rated sets they played together,
-the summed score of first and the sum of its squares (entries.PairResult). choice_sets and places: the
-finishing orders of three- and four-team pools read a place at a time (entries.PoolSums): how often each
+the summed score of first and the sum of its squares (rating.values.PairResult). choice_sets and places: the
+finishing orders of three- and four-team pools read a place at a time (rating.values.PoolSums): how often each
 group of bots (JSON, names sorted) was still unplaced when a place was given, how many places each bot
 took."""
 
@@ -144,7 +144,7 @@ CREATE INDEX IF NOT EXISTS ratings_by_pool ON ratings (pool, bot);
 """
 """Created after an upgrade has added the columns they name."""
 
-_SCHEMA: Final = _TABLES + _SCALE_TABLES + _RATINGS_TABLE + _FIT_TABLES
+_SCHEMA: Final = _RELATIONS + _SCALE_RELATIONS + _RATINGS_RELATION + _FIT_RELATIONS
 
 _ADDED_COLUMNS: Final = {
     2: (("sets", "void_reason", "TEXT"),),
@@ -184,18 +184,18 @@ _ADDED_COLUMNS: Final = {
     # the ladder checks it against the host's address policy each time it connects (SSRF).
     6: (("bots", "participant_address", "INTEGER NOT NULL DEFAULT 0"),),
 }
-"""For each schema version, the columns it added to tables of the version before: `_upgrade` adds them
+"""For each schema version, the columns it added to relations of the version before: `upgrade` adds them
 (to a new file too, when its CREATE TABLE does not have them), and a read-only file of an older version
 is read without them (NULL in their place). These are ALTER TABLE ... ADD COLUMN on both dialects: a
 PostgreSQL database of version 4 or later is upgraded by adding them (database.prepare_schema, with the
-declaration of the `Table`s), a SQLite file of any version by `_upgrade` with the declaration here."""
+declaration of the `Table`s), a SQLite file of any version by upgrades.py with the declaration here."""
 
-_ADDED_TABLES: Final = {
+_ADDED_RELATIONS: Final = {
     3: ("match_records", "match_bots", "bot_totals", "ratings", "pools"),
     4: ("pair_results", "choice_sets", "places"),
 }
-"""For each schema version, the tables it added: a read-only file of an older version has them computed
-into temporary tables (`_DERIVED`) instead."""
+"""For each schema version, the relations it added: a read-only file of an older version has them
+computed into temporary ones instead (upgrades.py, `derive_for_reading`)."""
 
 _REMOVED_COLUMNS: Final = {
     3: (("matches", "record"), ("bots", "rating")),
@@ -207,12 +207,13 @@ an older version still has them, and they are read from there."""
 
 
 def _columns_of(schema: str) -> dict[str, tuple[str, ...]]:
-    """Each table of `schema` with its columns, from SQLite itself (the schema text stays the one source)."""
+    """Each relation of `schema` with its columns, from SQLite itself (the schema text stays the one
+    source)."""
     db = sqlite3.connect(":memory:")
     try:
         db.executescript(schema)
-        tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        return {table: tuple(row[1] for row in db.execute(f"PRAGMA table_info({table})")) for table in tables}
+        names = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {name: tuple(row[1] for row in db.execute(f"PRAGMA table_info({name})")) for name in names}
     finally:
         db.close()
 
@@ -221,9 +222,9 @@ def _with_added_columns(columns: dict[str, tuple[str, ...]]) -> dict[str, tuple[
     """`columns`, with those of `_ADDED_COLUMNS` that the CREATE TABLE statements do not have."""
     added = dict(columns)
     for step in sorted(_ADDED_COLUMNS):
-        for table, column, _declaration in _ADDED_COLUMNS[step]:
-            if column not in added[table]:
-                added[table] = (*added[table], column)
+        for relation, column, _declaration in _ADDED_COLUMNS[step]:
+            if column not in added[relation]:
+                added[relation] = (*added[relation], column)
     return added
 
 

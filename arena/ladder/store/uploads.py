@@ -1,13 +1,14 @@
-"""Uploaded bots and how each command bot starts, in two tables of the ladder's database beside the
-register (store.py); the bundles themselves are files (uploads.py, arena/sandbox/bundles.py).
+"""Uploaded bots and how each command bot starts, in two relations of the ladder's database beside the
+register of bots (registry.py); the bundles themselves are files (arena/ladder/uploads.py,
+arena/sandbox/bundles.py).
 
 `bot_uploads` keeps every upload as a version of its bot (its bundle's SHA-256 and its run command); a
 new upload is a new version and the old ones stay, so that the matches the old versions played can be
 traced to the code that played them. `bot_launches` says, per command bot, whether it runs in the
 sandbox and which upload (if any) it runs now, for the command it was registered with; a bot with no
 row there, or registered since with another command or an address by a writer that knows nothing of
-this table, is a host's command run unsandboxed, as before uploads existed. A database without the
-tables (a read-only file of an older arena) reads as a ladder without uploads."""
+this relation, is a host's command run unsandboxed, as before uploads existed. A database without the
+relations (a read-only file of an older arena) reads as a ladder without uploads."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from sqlalchemy import and_, delete, func, or_, select
 
 from arena.ladder.store.database import replace
-from arena.ladder.store.file import StoreError, StoreFile, every_method_store_errors, is_integer, is_number
+from arena.ladder.store.file import StoreError, StorePart, every_method_store_errors, is_integer, is_number
 from arena.ladder.store.relations import bot_launches, bot_uploads, bots, sets
 
 
@@ -44,7 +45,7 @@ class LaunchRow:
 
 
 @every_method_store_errors
-class UploadStore(StoreFile):
+class UploadStore(StorePart):
     """The store's part that keeps the uploads' versions and the command bots' launch settings."""
 
     def add_upload(self, bot: str, sha256: str, run: str) -> Upload:
@@ -74,7 +75,7 @@ class UploadStore(StoreFile):
 
     def uploads_of(self, bot: str) -> list[Upload]:
         """Every upload of `bot`, oldest first."""
-        if "bot_uploads" not in self._tables():
+        if "bot_uploads" not in self._relations():
             return []
         rows = self._conn.execute(
             select(bot_uploads).where(bot_uploads.c.bot == bot).order_by(bot_uploads.c.version)
@@ -91,16 +92,16 @@ class UploadStore(StoreFile):
             uploads.append(Upload(str(name), version, sha256, run, float(uploaded_at)))
         return uploads
 
-    def uploads(self) -> list[Upload]:
+    def all_uploads(self) -> list[Upload]:
         """Every upload of every bot (registered or not), by bot and version."""
-        if "bot_uploads" not in self._tables():
+        if "bot_uploads" not in self._relations():
             return []
         names = self._conn.scalars(select(bot_uploads.c.bot).distinct().order_by(bot_uploads.c.bot))
         return [upload for name in list(names) for upload in self.uploads_of(str(name))]
 
     def launched_versions(self) -> dict[str, int]:
         """Per bot, the version its launch names (the one it runs now, for the command it has)."""
-        if "bot_launches" not in self._tables():
+        if "bot_launches" not in self._relations():
             return {}
         rows = self._conn.execute(
             select(bot_launches.c.bot, bot_launches.c.version).where(bot_launches.c.version.is_not(None))
@@ -134,17 +135,17 @@ class UploadStore(StoreFile):
     def wanted_bundles(self) -> set[str]:
         """The SHA-256 of every bundle a version names: the bundles to keep.
 
-        :raises StoreError: the file has no uploads' table (opened read-only, of an older arena), so it
+        :raises StoreError: the file has no uploads' relation (opened read-only, of an older arena), so it
             cannot say; nothing may then be removed.
         """
-        if "bot_uploads" not in self._tables():
+        if "bot_uploads" not in self._relations():
             raise StoreError(f"{self.name} has no uploads' table: it cannot say which bundles to keep")
         return {str(sha256) for sha256 in self._conn.scalars(select(bot_uploads.c.sha256).distinct())}
 
     def bundles_of(self, participant: str) -> set[str]:
         """The SHA-256 of the bundles of `participant`'s bots' versions: those of the bot named as their
         token is (the one they upload to) and of every bot they own."""
-        if "bot_uploads" not in self._tables():
+        if "bot_uploads" not in self._relations():
             return set()
         owned = select(bots.c.name).where(bots.c.owner == participant)
         rows = self._conn.scalars(
@@ -156,7 +157,7 @@ class UploadStore(StoreFile):
 
     def sandboxed_bots(self) -> list[str]:
         """The registered bots that run in the sandbox, by name."""
-        if "bot_launches" not in self._tables():
+        if "bot_launches" not in self._relations():
             return []
         names = self._conn.scalars(
             select(bot_launches.c.bot)
@@ -172,7 +173,7 @@ class UploadStore(StoreFile):
 
     def launch_row(self, bot: str, command: str) -> LaunchRow | None:
         """How `bot`, registered with `command`, starts (None: as a host's command, unsandboxed)."""
-        if "bot_launches" not in self._tables():
+        if "bot_launches" not in self._relations():
             return None
         row = self._conn.execute(
             select(bot_launches.c.sandbox, bot_uploads.c.sha256, bot_uploads.c.run)

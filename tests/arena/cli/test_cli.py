@@ -26,8 +26,9 @@ from arena.cli import replay as replay_command
 from arena.errors import ArenaError, UsageError
 from arena.ladder import Ladder, LadderError, LadderReport
 from arena.ladder.bots import BotStartError
-from arena.ladder.store import LadderStore, StoreError
+from arena.ladder.store import BrowseStore, LadderStore, StoreError
 from fiftysix.record import MAX_RECORD_BYTES
+from tests.arena.ladder.match_support import save_match
 from tests.cli_in_process import run_here
 
 
@@ -491,13 +492,13 @@ def ladder_file(path: Path) -> Path:
     with contextlib.redirect_stdout(io.StringIO()):
         assert main(["play", "--seed", "3", "--save", str(record_path)]) == 0
     store = LadderStore(path)
-    store.add_bot("alpha", address="127.0.0.1:1")
-    store.add_bot("beta", address="127.0.0.1:2")
-    duplicate = store.create_set(4, "pairs", None, 3, ["alpha", "beta"], isolated=False)
+    store.registry.add_bot("alpha", address="127.0.0.1:1")
+    store.registry.add_bot("beta", address="127.0.0.1:2")
+    duplicate = store.sets.create_set(4, "pairs", None, 3, ["alpha", "beta"], isolated=False)
     record = json.loads(record_path.read_text())
-    store.save_match("m1", duplicate, 0, "one_team_left", [1, 2], [], record, 10, 0.5)
-    store.void_set(duplicate.id, "over, so that its record is given")
-    store.set_probation("beta", "\x1b[2Jcrashed\nforged line")
+    save_match(store, "m1", duplicate, 0, "one_team_left", [1, 2], [], record, 10, 0.5)
+    store.sets.void_set(duplicate.id, "over, so that its record is given")
+    store.registry.set_probation("beta", "\x1b[2Jcrashed\nforged line")
     store.close()
     return path
 
@@ -611,7 +612,7 @@ def test_a_command_with_db_after_the_action_uses_that_file(
     assert not (tmp_path / "arena.db").exists()
     if command[1] == "add":
         store = LadderStore(db)
-        assert "gamma" in {bot.name for bot in store.bots()}
+        assert "gamma" in {bot.name for bot in store.registry.bots()}
         store.close()
 
 
@@ -638,9 +639,9 @@ def damaged_ladder_file(path: Path) -> Path:
     padding = "x" * 300
     for number in range(120):
         name = f"bot-{number:04}"
-        store.add_bot(name, command=f"run --port {{port}} {padding}")
-        duplicate = store.create_set(4, "pairs", None, number, [name, "bot-0000"], isolated=False)
-        store.save_match(f"m{number:04}", duplicate, 0, padding, [1, 2], [], {"padding": padding}, 1, 0.1)
+        store.registry.add_bot(name, command=f"run --port {{port}} {padding}")
+        duplicate = store.sets.create_set(4, "pairs", None, number, [name, "bot-0000"], isolated=False)
+        save_match(store, f"m{number:04}", duplicate, 0, padding, [1, 2], [], {"padding": padding}, 1, 0.1)
     store.close()
     data = bytearray(path.read_bytes())
     middle = len(data) // 2
@@ -732,11 +733,11 @@ def test_an_arena_error_deep_in_a_command_is_one_line_with_its_status(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    def fails(self: LadderStore, bot: str | None, pool: str | None, offset: int, limit: int) -> None:
+    def fails(self: BrowseStore, bot: str | None, pool: str | None, offset: int, limit: int) -> None:
         raise error("the disk \x1b[2Jis\nfull")
 
     db = ladder_file(tmp_path / "ladder.db")
-    monkeypatch.setattr(LadderStore, "match_page", fails)
+    monkeypatch.setattr(BrowseStore, "match_page", fails)
     assert main(["ladder", "--db", str(db), "matches"]) == status
     captured = capsys.readouterr()
     assert one_line_error(captured.err) == "arena ladder matches: error: the disk \\x1b[2Jis\\nfull"
@@ -810,7 +811,7 @@ def test_a_stopped_ladder_run_ends_the_progress_line_before_its_error_line(
 
     db = ladder_file(tmp_path / "ladder.db")
     store = LadderStore(db)
-    store.set_probation("beta", None)
+    store.registry.set_probation("beta", None)
     store.close()
     monkeypatch.setattr(ladder_command, "Ladder", StoppingLadder)
     terminal = Terminal()
@@ -887,7 +888,7 @@ def test_the_host_side_options_reach_the_run(tmp_path: Path, monkeypatch: pytest
 
     db = ladder_file(tmp_path / "ladder.db")
     store = LadderStore(db)
-    store.set_probation("beta", None)
+    store.registry.set_probation("beta", None)
     store.close()
     monkeypatch.setattr(ladder_command, "Ladder", CapturedLadder)
     flags = ["--check-timeout", "2s", "--retry", "2h", "--down-after", "7", "--down-recheck", "90s"]
@@ -945,11 +946,11 @@ def test_a_bots_owner_is_set_changed_cleared_and_listed(
     assert bots("update", "beta", "127.0.0.1:4", "--owner", "bob", "--no-check").strip().endswith("bob")
     store = LadderStore(db)
     try:
-        assert [(bot.name, bot.address, bot.owner) for bot in store.bots()] == [
+        assert [(bot.name, bot.address, bot.owner) for bot in store.registry.bots()] == [
             ("alpha", "127.0.0.1:3", None),
             ("beta", "127.0.0.1:4", "bob"),
         ]
-        assert [entry.action for entry in store.audit_log(3)] == [
+        assert [entry.action for entry in store.access.audit_log(3)] == [
             "bot_owner_set",
             "bot_updated",
             "bot_owner_set",

@@ -175,7 +175,9 @@ def cheater_set_score(tmp_path: Path, rotations: tuple[int, ...] | None = None) 
     store = LadderStore(str(ladder_file(tmp_path)))
     try:
         ranks = [
-            match.bot_ranks for match in store.matches() if rotations is None or match.rotation in rotations
+            match.bot_ranks
+            for match in store.matches.finished()
+            if rotations is None or match.rotation in rotations
         ]
     finally:
         store.close()

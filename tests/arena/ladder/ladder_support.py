@@ -26,7 +26,7 @@ def registered(path: Path, servers: list[BotServer]) -> LadderStore:
     """A ladder file at `path` with the bots of `servers` registered as bot0, bot1, ..."""
     store = LadderStore(path)
     for index, server in enumerate(servers):
-        store.add_bot(f"bot{index}", address=f"127.0.0.1:{server.port}")
+        store.registry.add_bot(f"bot{index}", address=f"127.0.0.1:{server.port}")
     return store
 
 
@@ -35,33 +35,35 @@ def assert_ladder_invariants(store: LadderStore) -> None:
     played whole and rated exactly once (one rating event per bot of the set), no match lost or stored
     twice, and the stored standings (running totals, the fit's sums, the ratings) equal to those
     recomputed from the stored matches."""
-    assert store.unfinished_sets() == []
-    sets = store._conn.execute(
+    assert store.sets.unfinished_sets() == []
+    sets = store.file._conn.execute(
         select(relations.sets.c.id, relations.sets.c.rotations, relations.sets.c.bots)
     ).all()
     assert sets
-    assert store.rated_sets() == {set_id for set_id, _rotations, _bots in sets}
+    assert store.sets.rated_sets() == {set_id for set_id, _rotations, _bots in sets}
     expected_sums: dict[str, PoolSums] = {}
     columns = relations.sets.c
     pool_of = {
         set_id: pool_name(players, ruleset, event)
-        for set_id, players, ruleset, event in store._conn.execute(
+        for set_id, players, ruleset, event in store.file._conn.execute(
             select(columns.id, columns.players, columns.ruleset, columns.event)
         )
     }
     for set_id, rotations, bots in sets:
-        matches = store.matches(set_id)
+        matches = store.matches.finished(set_id)
         assert sorted(match.rotation for match in matches) == list(range(rotations))
         events = relations.rating_events
-        changed = store._conn.scalars(select(events.c.bot).where(events.c.set_id == set_id)).all()
+        changed = store.file._conn.scalars(select(events.c.bot).where(events.c.set_id == set_id)).all()
         assert sorted(changed) == sorted(json.loads(bots))
         pool = pool_of[set_id]
         result = set_result([match.bot_ranks for match in sorted(matches, key=lambda match: match.rotation)])
         expected_sums[pool] = add_set(expected_sums.get(pool, PoolSums()), result)
     for pool, sums in expected_sums.items():
-        in_pool = [match for set_id in pool_of if pool_of[set_id] == pool for match in store.matches(set_id)]
-        assert store.totals(pool) == scanned_totals(in_pool)
-        stored = store.pool_sums(pool)
+        in_pool = [
+            match for set_id in pool_of if pool_of[set_id] == pool for match in store.matches.finished(set_id)
+        ]
+        assert store.ratings.totals(pool) == scanned_totals(in_pool)
+        stored = store.ratings.pool_sums(pool)
         assert stored.rated_sets == sums.rated_sets
         assert stored.pairs.keys() == sums.pairs.keys()
         for pair, line in sums.pairs.items():
@@ -70,4 +72,6 @@ def assert_ladder_invariants(store: LadderStore) -> None:
                 pytest.approx(line.score),
             )
         fitted = {line.bot: line.rating for line in fit_pool(sums).fitted()}
-        assert {bot: line.rating for bot, line in store.fitted_ratings(pool).items()} == pytest.approx(fitted)
+        assert {
+            bot: line.rating for bot, line in store.ratings.fitted_ratings(pool).items()
+        } == pytest.approx(fitted)

@@ -28,7 +28,7 @@ def second_rotations(tmp_path: Path) -> set[str]:
     """The ids of the matches played second in their set (rotation 1) in the ladder of `tmp_path`."""
     store = LadderStore(str(ladder_file(tmp_path)))
     try:
-        return {match.id for match in store.matches() if match.rotation == 1}
+        return {match.id for match in store.matches.finished() if match.rotation == 1}
     finally:
         store.close()
 
@@ -36,7 +36,7 @@ def second_rotations(tmp_path: Path) -> set[str]:
 def stored_matches(tmp_path: Path) -> int:
     store = LadderStore(str(ladder_file(tmp_path)))
     try:
-        return len(store.matches())
+        return len(store.matches.finished())
     finally:
         store.close()
 
@@ -103,7 +103,7 @@ def test_remote_bots_that_talk_to_each_other_leak_and_are_labelled(tmp_path: Pat
     db = str(ladder_file(tmp_path))
     store = LadderStore(db)
     try:
-        assert store.sets_not_isolated() == {"4p-pairs": 2}
+        assert store.sets.sets_not_isolated() == {"4p-pairs": 2}
     finally:
         store.close()
     # A run of isolated bots only does not pair it: the rule bot is left alone.

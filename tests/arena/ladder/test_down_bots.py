@@ -37,25 +37,25 @@ def test_a_bot_that_does_not_answer_is_not_rated_goes_down_and_comes_back(
     servers = [start(RandomBot) for _ in range(3)]
     store = LadderStore(tmp_path / "ladder.db")
     for name, server in zip("abc", servers, strict=True):
-        store.add_bot(name, address=f"127.0.0.1:{server.port}")
+        store.registry.add_bot(name, address=f"127.0.0.1:{server.port}")
     port_of_c = servers[2].port
     servers[2].stop(0)  # c's server is down before its set starts
-    waiting = store.create_set(4, "pairs", 2, 5, ["a", "c"], isolated=False)  # left by an earlier run
+    waiting = store.sets.create_set(4, "pairs", 2, 5, ["a", "c"], isolated=False)  # left by an earlier run
     try:
         settings = quick(8, 3)
         with capture_logs() as logs:
             report = asyncio.run(Ladder(store, settings, LocalBots(tmp_path)).run())
 
         # Nothing of c was stored nor rated; its set waits, neither void nor rated.
-        assert all("c" not in match.bot_ranks for match in store.matches())
-        assert store.matches(waiting.id) == []
-        assert waiting.id not in store.rated_sets()
-        assert store.void_reason(waiting.id) is None
-        assert store.bot("c").rating == 1500
+        assert all("c" not in match.bot_ranks for match in store.matches.finished())
+        assert store.matches.finished(waiting.id) == []
+        assert waiting.id not in store.sets.rated_sets()
+        assert store.sets.void_reason(waiting.id) is None
+        assert store.registry.bot("c").rating == 1500
         events = sqlite3.connect(store.path).execute("SELECT DISTINCT bot FROM rating_events").fetchall()
         assert sorted(bot for (bot,) in events) == ["a", "b"]
-        assert sum(bot.rating for bot in store.bots()) == pytest.approx(3 * 1500)  # a, b only moved
-        assert all(not match.faults for match in store.matches())  # nobody forfeited
+        assert sum(bot.rating for bot in store.registry.bots()) == pytest.approx(3 * 1500)  # a, b only moved
+        assert all(not match.faults for match in store.matches.finished())  # nobody forfeited
         assert report.matches >= 8
         postponed = [entry for entry in logs if entry["event"] == "set_postponed"]
         assert len(postponed) == 3
@@ -64,8 +64,8 @@ def test_a_bot_that_does_not_answer_is_not_rated_goes_down_and_comes_back(
         # Down after three in a row: skipped by pairing from then on.
         assert [name for name, _ in report.bots_down] == ["c"]
         assert "not reached 3 times in a row" in report.bots_down[0][1]
-        assert list(store.down_bots()) == ["c"]
-        assert store.bot("c").probation is None  # the host's failure, not the bot's
+        assert list(store.registry.down_bots()) == ["c"]
+        assert store.registry.bot("c").probation is None  # the host's failure, not the bot's
 
         # Shown down: the standings (text and JSON) and the list of bots.
         [line] = [line for line in ladder_standings(store) if line.bot == "c"]
@@ -91,10 +91,10 @@ def test_a_bot_that_does_not_answer_is_not_rated_goes_down_and_comes_back(
         settings.matches = 2
         again = asyncio.run(Ladder(store, settings, LocalBots(tmp_path)).run())
         assert again.bots_back == ["c"]
-        assert store.down_bots() == {}
+        assert store.registry.down_bots() == {}
         assert again.sets_resumed == 1
-        assert waiting.id in store.rated_sets()
-        assert len(store.matches(waiting.id)) == 2
+        assert waiting.id in store.sets.rated_sets()
+        assert len(store.matches.finished(waiting.id)) == 2
     finally:
         for server in servers:
             server.stop(0)
@@ -105,8 +105,8 @@ def test_a_command_that_does_not_start_is_not_rated_and_goes_down(tmp_path: Path
     servers = [start(RandomBot) for _ in range(2)]
     store = LadderStore(tmp_path / "ladder.db")
     for name, server in zip("ab", servers, strict=True):
-        store.add_bot(name, address=f"127.0.0.1:{server.port}")
-    store.add_bot("no-start", command="python -c 'import sys; sys.exit(3)' {port}")
+        store.registry.add_bot(name, address=f"127.0.0.1:{server.port}")
+    store.registry.add_bot("no-start", command="python -c 'import sys; sys.exit(3)' {port}")
     try:
         settings = quick(6, 8)
         report = asyncio.run(Ladder(store, settings, LocalBots(tmp_path)).run())
@@ -114,9 +114,9 @@ def test_a_command_that_does_not_start_is_not_rated_and_goes_down(tmp_path: Path
         assert "did not start" in report.bots_down[0][1]
         assert report.sets_voided == 0  # put back, not made void
         assert report.probations == []
-        assert all("no-start" not in match.bot_ranks for match in store.matches())
-        assert store.bot("no-start").rating == 1500
-        assert list(store.down_bots()) == ["no-start"]
+        assert all("no-start" not in match.bot_ranks for match in store.matches.finished())
+        assert store.registry.bot("no-start").rating == 1500
+        assert list(store.registry.down_bots()) == ["no-start"]
     finally:
         for server in servers:
             server.stop(0)
@@ -129,23 +129,23 @@ def test_a_down_bot_is_rechecked_during_a_run(tmp_path: Path) -> None:
     servers = [start(RandomBot) for _ in range(2)]
     store = LadderStore(tmp_path / "ladder.db")
     for name, server in zip("ab", servers, strict=True):
-        store.add_bot(name, address=f"127.0.0.1:{server.port}")
+        store.registry.add_bot(name, address=f"127.0.0.1:{server.port}")
     port_of_b = servers[1].port
     servers[1].stop(0)
-    store.record_host_failure("b", 1)
-    assert list(store.down_bots()) == ["b"]
+    store.registry.record_host_failure("b", 1)
+    assert list(store.registry.down_bots()) == ["b"]
     try:
         settings = quick(2, 8)
         ladder = Ladder(store, settings, LocalBots(tmp_path))
 
         async def bring_back_then_run() -> None:
             await ladder.recheck_down_bots()  # still down: nothing answers
-            assert list(store.down_bots()) == ["b"]
+            assert list(store.registry.down_bots()) == ["b"]
             servers[1] = start(RandomBot, port=port_of_b)
             await ladder.run()
 
         asyncio.run(bring_back_then_run())
-        assert store.down_bots() == {}
+        assert store.registry.down_bots() == {}
         assert ladder.report.bots_back == ["b"]
         assert ladder.report.matches == 2
     finally:

@@ -23,6 +23,7 @@ from arena.ladder.match_play import LocalMatches, MatchOrder, NotStarted
 from arena.ladder.store import LadderStore, relations
 from arena.runner import MatchOutcome
 from tests.arena.ladder.ladder_support import FAST
+from tests.arena.ladder.match_support import save_match
 from tests.arena.site.live_check import check_public_stream
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the supervisor's guarantees need Linux")
@@ -63,14 +64,14 @@ class WatchedMatches(LocalMatches):
 
 def watched_store(path: Path, timeline: Timeline) -> LadderStore:
     store = LadderStore(path)
-    write = store.add_live_events
+    write = store.live.add_live_events
 
     def noted(match_id: str, events: Sequence[tuple[int, float, str]]) -> None:
         for seq, _at, text in events:
             timeline.written.append((time.monotonic(), match_id, seq, json.loads(text)))
         write(match_id, events)
 
-    store.add_live_events = noted  # type: ignore[method-assign]
+    store.live.add_live_events = noted  # type: ignore[method-assign]
     return store
 
 
@@ -82,8 +83,8 @@ def test_no_move_is_live_before_every_rotation_has_ended_its_deal(
     monkeypatch.setattr(set_play, "LiveFeed", functools.partial(LiveFeed, interval_s=0.0))
     timeline = Timeline()
     store = watched_store(tmp_path / "ladder.db", timeline)
-    store.add_bot("left", command=RANDOM)
-    store.add_bot("right", command=RANDOM)
+    store.registry.add_bot("left", command=RANDOM)
+    store.registry.add_bot("right", command=RANDOM)
     settings = LadderSettings(matches=6, concurrency=2, time_control=FAST, seed=5)
 
     async def run() -> None:
@@ -95,7 +96,9 @@ def test_no_move_is_live_before_every_rotation_has_ended_its_deal(
 
     asyncio.run(run())
     where = {
-        match.id: (set_id, match.rotation) for set_id in store.rated_sets() for match in store.matches(set_id)
+        match.id: (set_id, match.rotation)
+        for set_id in store.sets.rated_sets()
+        for match in store.matches.finished(set_id)
     }
     assert len(where) == 6
     rotations_of: dict[int, list[str]] = {}
@@ -125,7 +128,7 @@ def test_no_move_is_live_before_every_rotation_has_ended_its_deal(
     for _at, match_id, _seq, event in sorted(timeline.written, key=lambda entry: (entry[1], entry[2])):
         by_match.setdefault(match_id, []).append(event)
     for match_id, events in by_match.items():
-        document = store.match_record(match_id)
+        document = store.browse.match_record(match_id)
         shown_deals = {event["deal"] for event in events if event["type"] == "deal_end"}
         document["deals"] = [deal for deal in document["deals"] if deal["number"] in shown_deals]
         if shown_deals:
@@ -149,26 +152,29 @@ def test_a_set_shown_live_and_left_unfinished_is_void_not_replayed(tmp_path: Pat
     """A runner died after a deal of the set went live (its rotation 1 never stored): replaying rotation 1
     would deal those cards to players who may have watched them, so the next run makes the set void."""
     store = LadderStore(tmp_path / "ladder.db")
-    store.add_bot("left", command=RANDOM)
-    store.add_bot("right", command=RANDOM)
-    interrupted = store.create_set(4, "pairs", None, 12345, ["left", "right"], isolated=True)
-    store.save_match("early", interrupted, 0, "one_team_left", [1, 2], [], {"match_id": "early"}, 3, 0.5)
-    store.mark_set_shown(interrupted.id)
-    untouched = store.create_set(4, "pairs", None, 678, ["left", "right"], isolated=True)
+    store.registry.add_bot("left", command=RANDOM)
+    store.registry.add_bot("right", command=RANDOM)
+    interrupted = store.sets.create_set(4, "pairs", None, 12345, ["left", "right"], isolated=True)
+    save_match(store, "early", interrupted, 0, "one_team_left", [1, 2], [], {"match_id": "early"}, 3, 0.5)
+    store.sets.mark_set_shown(interrupted.id)
+    untouched = store.sets.create_set(4, "pairs", None, 678, ["left", "right"], isolated=True)
     settings = LadderSettings(matches=2, concurrency=2, time_control=FAST, seed=5)
     run_ladder(store, settings, tmp_path / "logs")
-    assert store.void_reason(interrupted.id) == "interrupted after its deals were shown live"
-    assert [match.rotation for match in store.matches(interrupted.id)] == [0]
-    assert sorted(match.rotation for match in store.matches(untouched.id)) == [0, 1]  # resumed as ever
+    assert store.sets.void_reason(interrupted.id) == "interrupted after its deals were shown live"
+    assert [match.rotation for match in store.matches.finished(interrupted.id)] == [0]
+    assert sorted(match.rotation for match in store.matches.finished(untouched.id)) == [
+        0,
+        1,
+    ]  # resumed as ever
 
 
 def test_a_set_is_noted_as_shown_when_its_first_move_goes_live(tmp_path: Path) -> None:
     store = LadderStore(tmp_path / "ladder.db")
-    store.add_bot("left", command=RANDOM)
-    store.add_bot("right", command=RANDOM)
+    store.registry.add_bot("left", command=RANDOM)
+    store.registry.add_bot("right", command=RANDOM)
     settings = LadderSettings(matches=4, concurrency=2, time_control=FAST, seed=5, deal_cap=3)
     run_ladder(store, settings, tmp_path / "logs")
-    shown = store._conn.execute(select(relations.sets.c.created_at, relations.sets.c.shown_at)).all()
+    shown = store.file._conn.execute(select(relations.sets.c.created_at, relations.sets.c.shown_at)).all()
     assert len(shown) == 2
     # Every set shows a move live at some point: when the last rotation's deal ends, or once the others
     # are stored; never before its creation.

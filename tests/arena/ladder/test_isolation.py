@@ -51,7 +51,7 @@ def test_registration_refuses_two_aliases_before_any_check(tmp_path: Path) -> No
     wanted = Registration("twin", address="127.0.0.1:5000,localhost:5000")
     with pytest.raises(SharedAddressError, match="same endpoint"):
         asyncio.run(register_bot(store, wanted, new=True))
-    assert store.bots() == []
+    assert store.registry.bots() == []
 
 
 def entry(name: str, address: str | None = None) -> BotEntry:
@@ -89,8 +89,8 @@ def test_only_bots_the_arena_starts_are_isolated() -> None:
 def test_a_run_of_isolated_bots_only_never_pairs_a_remote_bot(tmp_path: Path) -> None:
     store = LadderStore(tmp_path / "ladder.db")
     for name in ("one", "two", "three"):
-        store.add_bot(name, command="python -m sample_bots.random_bot --port {port}")
-    store.add_bot("remote", address="127.0.0.1:5000,127.0.0.1:5001")
+        store.registry.add_bot(name, command="python -m sample_bots.random_bot --port {port}")
+    store.registry.add_bot("remote", address="127.0.0.1:5000,127.0.0.1:5001")
     settings = LadderSettings(isolated_only=True)
     pairing = RatingPairing(store, settings, random.Random(1), {})
     pairing.check()
@@ -107,9 +107,9 @@ def test_the_standings_mark_the_bots_the_arena_cannot_isolate(
 ) -> None:
     db = str(tmp_path / "ladder.db")
     store = LadderStore(db)
-    store.add_bot("started", command="python -m sample_bots.random_bot --port {port}")
-    store.add_bot("remote", address="127.0.0.1:5000,127.0.0.1:5001")
-    store.add_bot("shared", address="127.0.0.1:5002")
+    store.registry.add_bot("started", command="python -m sample_bots.random_bot --port {port}")
+    store.registry.add_bot("remote", address="127.0.0.1:5000,127.0.0.1:5001")
+    store.registry.add_bot("shared", address="127.0.0.1:5002")
     store.close()
     assert main(["ladder", "show", "--db", db]) == 0
     shown = capsys.readouterr().out

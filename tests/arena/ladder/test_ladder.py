@@ -24,6 +24,7 @@ from fiftysix.replay import replay
 from fiftysix.wire import FaultCause, FaultRecord
 from sample_bots.random_bot import RandomBot
 from sdk import start
+from tests.arena.ladder.match_support import save_match
 from tests.cli_in_process import run_here
 
 SAMPLES = {
@@ -67,10 +68,10 @@ def test_ladder_ranks_the_rule_bot_above_the_random_bot(tmp_path: Path) -> None:
     assert standings[0]["interval"] is not None
     store = LadderStore(db)
     try:
-        for match in store.matches():
-            assert replay(from_json(store.match_record(match.id))).complete
+        for match in store.matches.finished():
+            assert replay(from_json(store.browse.match_record(match.id))).complete
         # Command bots, started by the arena: every set is isolated.
-        assert store._conn.scalars(select(relations.sets.c.isolated)).all() == [1] * 6
+        assert store.file._conn.scalars(select(relations.sets.c.isolated)).all() == [1] * 6
     finally:
         store.close()
     listed = arena("ladder", "matches", "--bot", "rules", "--limit", "50", "--json", db=db)
@@ -96,7 +97,7 @@ def test_concurrent_matches_in_process(tmp_path: Path) -> None:
     store = LadderStore(tmp_path / "ladder.db")
     try:
         for name in ("one", "two", "three"):
-            store.add_bot(name, address=f"127.0.0.1:{server.port}")
+            store.registry.add_bot(name, address=f"127.0.0.1:{server.port}")
         ladder = Ladder(
             store, LadderSettings(matches=9, concurrency=4, players=6, seed=2), LocalBots(tmp_path)
         )
@@ -104,10 +105,10 @@ def test_concurrent_matches_in_process(tmp_path: Path) -> None:
         # 6-player pairs: three bots a set, three rotations a set; 9 matches are 3 whole sets.
         assert report.matches == 9
         assert report.sets_rated == 3
-        assert store.unfinished_sets() == []
-        assert sum(len(store.matches(s)) for s in range(1, 4)) == 9
-        assert store._conn.scalars(select(relations.sets.c.isolated)).all() == [0] * 3  # remote bots
-        ratings = [bot.rating for bot in store.bots()]
+        assert store.sets.unfinished_sets() == []
+        assert sum(len(store.matches.finished(s)) for s in range(1, 4)) == 9
+        assert store.file._conn.scalars(select(relations.sets.c.isolated)).all() == [0] * 3  # remote bots
+        ratings = [bot.rating for bot in store.registry.bots()]
         assert sum(ratings) == pytest.approx(1500 * 3)
     finally:
         store.close()
@@ -119,9 +120,9 @@ def test_ladder_matches_json_shows_the_faults(tmp_path: Path, capsys: pytest.Cap
     deals, and a detail may name cards), their causes only, and `ladder record` refuses the record."""
     db = tmp_path / "ladder.db"
     store = LadderStore(db)
-    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
+    duplicate = store.sets.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
     fault = FaultRecord(seat=1, team=1, cause=FaultCause.ILLEGAL_MOVE, detail="legal: JD KD", deal_number=2)
-    store.save_match("m1", duplicate, 0, "forfeit", [1, 2], [fault], {}, 3, 0.5)
+    save_match(store, "m1", duplicate, 0, "forfeit", [1, 2], [fault], {}, 3, 0.5)
     store.close()
     assert main(["ladder", "--db", str(db), "matches", "--json"]) == 0
     [shown] = json.loads(capsys.readouterr().out)
@@ -133,7 +134,7 @@ def test_ladder_matches_json_shows_the_faults(tmp_path: Path, capsys: pytest.Cap
     assert refused.out == ""
     assert "match m1 is held back until set 1 is over" in refused.err
     store = LadderStore(db)
-    store.void_set(duplicate.id, "a bot was removed")
+    store.sets.void_set(duplicate.id, "a bot was removed")
     store.close()
     assert main(["ladder", "--db", str(db), "matches", "--json"]) == 0
     [shown] = json.loads(capsys.readouterr().out)
@@ -184,7 +185,7 @@ def test_sigkill_loses_no_finished_match_and_the_next_run_goes_on(tmp_path: Path
             time.sleep(0.2)
             if db.exists():
                 store = LadderStore(db)
-                finished = len(store.matches())
+                finished = len(store.matches.finished())
                 store.close()
         assert finished >= 5, "the ladder did not get going"
         bots = _children(ladder.pid)
@@ -199,10 +200,10 @@ def test_sigkill_loses_no_finished_match_and_the_next_run_goes_on(tmp_path: Path
     assert not any(_alive(pid) for pid in bots)
 
     store = LadderStore(db)
-    before = {match.id for match in store.matches()}
+    before = {match.id for match in store.matches.finished()}
     assert len(before) >= finished
     for match_id in before:
-        assert replay(from_json(store.match_record(match_id))).complete
+        assert replay(from_json(store.browse.match_record(match_id))).complete
     store.close()
 
     # The set in play when it was killed stays its own until its lease (2 s) expires: then it is free.
@@ -211,20 +212,20 @@ def test_sigkill_loses_no_finished_match_and_the_next_run_goes_on(tmp_path: Path
     assert again.returncode == 0, again.stderr
     store = LadderStore(db)
     try:
-        after = store.matches()
+        after = store.matches.finished()
         assert before <= {match.id for match in after}
-        assert store.unfinished_sets() == []
-        played_before = [match.set_id for match in store.matches() if match.id in before]
+        assert store.sets.unfinished_sets() == []
+        played_before = [match.set_id for match in store.matches.finished() if match.id in before]
         for set_id in {match.set_id for match in after}:
-            reason = store.void_reason(set_id)
+            reason = store.sets.void_reason(set_id)
             if reason is None:
-                assert len(store.matches(set_id)) == 2
+                assert len(store.matches.finished(set_id)) == 2
             else:
                 # A set killed after its deals were shown live is never replayed: void, with what it had.
                 assert reason == "interrupted after its deals were shown live"
-                assert len(store.matches(set_id)) == played_before.count(set_id) < 2
+                assert len(store.matches.finished(set_id)) == played_before.count(set_id) < 2
         # Every finished set was rated exactly once: the ratings add up to the starting total.
-        assert sum(bot.rating for bot in store.bots()) == pytest.approx(3000)
+        assert sum(bot.rating for bot in store.registry.bots()) == pytest.approx(3000)
     finally:
         store.close()
 
@@ -255,7 +256,7 @@ def test_two_ctrl_c_stop_at_once_with_the_standings_and_no_traceback(tmp_path: P
             time.sleep(0.2)
             if db.exists():
                 store = LadderStore(db)
-                finished = len(store.matches())
+                finished = len(store.matches.finished())
                 store.close()
         assert finished >= 1, "the ladder did not get going"
         started = _descendants(ladder.pid)
@@ -278,12 +279,12 @@ def test_two_ctrl_c_stop_at_once_with_the_standings_and_no_traceback(tmp_path: P
     assert left == [], [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in left]
     store = LadderStore(db)
     try:
-        stored = store.matches()
+        stored = store.matches.finished()
         assert len(stored) >= finished
         for match in stored:
-            assert replay(from_json(store.match_record(match.id))).complete
+            assert replay(from_json(store.browse.match_record(match.id))).complete
         # Every finished set was rated exactly once; unfinished ones wait for the next run.
-        assert sum(bot.rating for bot in store.bots()) == pytest.approx(3000)
+        assert sum(bot.rating for bot in store.registry.bots()) == pytest.approx(3000)
     finally:
         store.close()
 

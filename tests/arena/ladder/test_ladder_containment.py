@@ -45,14 +45,14 @@ def test_an_arena_error_voids_its_set_and_the_run_goes_on(
     assert report.arena_errors == 1
     [(void_set, reason)] = report.voided_sets
     assert "arena error in rotation 1: RuntimeError: a bug of the arena's own" in reason
-    stored = store.matches()
+    stored = store.matches.finished()
     assert [match.reason for match in stored].count("arena_error") == 1
     errored = next(match for match in stored if match.reason == "arena_error")
     assert errored.faults == ()  # no bot blamed
     assert errored.set_id == void_set
-    assert store.void_reason(void_set) == reason
+    assert store.sets.void_reason(void_set) == reason
     assert report.sets_rated == 2  # the other two sets of the six matches
-    assert store.unfinished_sets() == []  # a void set is not resumed
+    assert store.sets.unfinished_sets() == []  # a void set is not resumed
     store.close()
 
 
@@ -62,7 +62,7 @@ def test_two_runners_on_one_file_both_finish_and_share_the_unfinished_set(
     path = tmp_path / "ladder.db"
     registered(path, servers).close()
     first, second = LadderStore(path), LadderStore(path)
-    unfinished = first.create_set(4, "pairs", 2, 77, ["bot0", "bot1"], isolated=False)
+    unfinished = first.sets.create_set(4, "pairs", 2, 77, ["bot0", "bot1"], isolated=False)
 
     async def both() -> list[LadderReport]:
         settings = LadderSettings(matches=2, deal_cap=2, time_control=FAST, seed=1)
@@ -76,7 +76,7 @@ def test_two_runners_on_one_file_both_finish_and_share_the_unfinished_set(
     # Once both played the unfinished set (the second's rotation a logged skip); with leases, one does.
     assert not any(entry["event"] == "match_not_stored" for entry in logs)
     assert sorted(report.sets_resumed for report in reports) == [0, 1]
-    assert len(first.matches(unfinished.id)) == 2
+    assert len(first.matches.finished(unfinished.id)) == 2
     assert rate_set(first, unfinished) is None  # rated already, by whichever stored it last
     events = sqlite3.connect(path).execute("SELECT bot FROM rating_events WHERE set_id = ?", (unfinished.id,))
     assert sorted(row[0] for row in events) == ["bot0", "bot1"]  # one rating event, applied once

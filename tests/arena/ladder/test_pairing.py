@@ -45,19 +45,19 @@ def test_a_run_with_a_pairing_of_its_own_plays_only_its_sets(
     tmp_path: Path, servers: list[BotServer]
 ) -> None:
     store = registered(tmp_path / "ladder.db", servers)
-    other = store.create_set(
+    other = store.sets.create_set(
         4, "pairs", 2, 7, ["bot0", "bot2"], isolated=False
     )  # an unfinished ladder set: not ours
-    mine = store.create_set(
+    mine = store.sets.create_set(
         4, "pairs", 2, 8, ["bot1", "bot0"], isolated=False
     )  # an unfinished set of ours: finished first
     settings = LadderSettings(matches=None, deal_cap=2, time_control=FAST, seed=3)
     ladder = Ladder(store, settings, LocalBots(tmp_path), pairing=FixedPairing(["bot0", "bot1"], sets=2))
     report = asyncio.run(ladder.run())
     assert (report.matches, report.sets_rated, report.sets_resumed) == (6, 3, 1)
-    assert {match.set_id for match in store.matches()} >= {mine.id}
-    assert all(set(match.bot_ranks) == {"bot0", "bot1"} for match in store.matches())
-    assert [duplicate.id for duplicate, _missing in store.unfinished_sets()] == [other.id]
+    assert {match.set_id for match in store.matches.finished()} >= {mine.id}
+    assert all(set(match.bot_ranks) == {"bot0", "bot1"} for match in store.matches.finished())
+    assert [duplicate.id for duplicate, _missing in store.sets.unfinished_sets()] == [other.id]
     store.close()
 
 
@@ -70,8 +70,8 @@ def test_the_ladder_pairs_the_least_played_bot_first(tmp_path: Path, servers: li
         assert bots is not None
         assert "bot1" in bots
         assert len(bots) == 2
-    store.set_probation("bot1", "tests")
-    store.set_probation("bot2", "tests")
+    store.registry.set_probation("bot1", "tests")
+    store.registry.set_probation("bot2", "tests")
     assert RatingPairing(store, settings, random.Random(0), {}).next_bots() is None  # one bot left
     store.close()
 
@@ -80,7 +80,7 @@ def owners_store(path: Path, owners: dict[str, str | None]) -> LadderStore:
     """A ladder file with a bot per key of `owners`, each with that owner."""
     store = LadderStore(path)
     for number, (name, owner) in enumerate(owners.items()):
-        store.add_bot(name, address=f"127.0.0.1:{number + 1}", owner=owner)
+        store.registry.add_bot(name, address=f"127.0.0.1:{number + 1}", owner=owner)
     return store
 
 
@@ -165,10 +165,10 @@ def test_bots_without_owners_pair_as_before(tmp_path: Path) -> None:
 def test_an_unfinished_set_whose_bots_now_share_an_owner_is_not_resumed(tmp_path: Path) -> None:
     store = owners_store(tmp_path / "ladder.db", {"a": None, "b": None, "c": "cy"})
     try:
-        begun = store.create_set(4, "pairs", None, 5, ["a", "b"], isolated=False)
-        event_set = store.create_set(4, "pairs", None, 6, ["a", "b"], event="cup", isolated=False)
-        store.set_owner("a", "ann")
-        store.set_owner("b", "ann")  # the host found that one author wrote both
+        begun = store.sets.create_set(4, "pairs", None, 5, ["a", "b"], isolated=False)
+        event_set = store.sets.create_set(4, "pairs", None, 6, ["a", "b"], event="cup", isolated=False)
+        store.registry.set_owner("a", "ann")
+        store.registry.set_owner("b", "ann")  # the host found that one author wrote both
         pairing = RatingPairing(store, LadderSettings(), random.Random(0), {})
         with capture_logs() as logs:
             assert not pairing.may_resume(begun)
@@ -178,13 +178,13 @@ def test_an_unfinished_set_whose_bots_now_share_an_owner_is_not_resumed(tmp_path
         ]
         cup = EventPairing(store, LadderSettings(event="cup"), ["a", "b"], iter([]))
         assert cup.may_resume(event_set)  # an event the host runs between bots it chose
-        store.set_owner("b", None)
+        store.registry.set_owner("b", None)
         assert pairing.may_resume(begun)
         ladder = Ladder(store, LadderSettings(), LocalBots(tmp_path))
-        store.set_owner("b", "ann")
+        store.registry.set_owner("b", "ann")
         assert ladder._claim_unfinished() is None  # left as it is, unfinished, not void
-        assert store.void_reason(begun.id) is None
-        assert begun.id in {duplicate.id for duplicate, _missing in store.unfinished_sets()}
+        assert store.sets.void_reason(begun.id) is None
+        assert begun.id in {duplicate.id for duplicate, _missing in store.sets.unfinished_sets()}
     finally:
         store.close()
 

@@ -74,9 +74,9 @@ def test_a_participants_name_that_now_resolves_to_loopback_is_never_connected_to
     other = start(RandomBot)
     store = LadderStore(tmp_path / "ladder.db")
     try:
-        store.add_bot("hosted", address=f"127.0.0.1:{host_bot.port}")
-        store.add_bot("other", address=f"127.0.0.1:{other.port}")
-        store.add_bot("entrant", address=f"localhost:{service.port}", participant_address=True)
+        store.registry.add_bot("hosted", address=f"127.0.0.1:{host_bot.port}")
+        store.registry.add_bot("other", address=f"127.0.0.1:{other.port}")
+        store.registry.add_bot("entrant", address=f"localhost:{service.port}", participant_address=True)
         with capture_logs() as logs:
             report = asyncio.run(Ladder(store, quick(4, 3), LocalBots(tmp_path)).run())
         assert service.accepted == 0
@@ -85,8 +85,8 @@ def test_a_participants_name_that_now_resolves_to_loopback_is_never_connected_to
             "not allowed by the host's address policy (resolves to 127.0.0.1: loopback)"
             in report.bots_down[0][1]
         )
-        assert list(store.down_bots()) == ["entrant"]
-        assert all("entrant" not in match.bot_ranks for match in store.matches())
+        assert list(store.registry.down_bots()) == ["entrant"]
+        assert all("entrant" not in match.bot_ranks for match in store.matches.finished())
         refusals = [entry for entry in logs if entry["event"] == "participant_address_refused"]
         assert refusals
         assert all(entry["bot"] == "entrant" for entry in refusals)
@@ -118,11 +118,11 @@ def test_a_name_is_connected_to_as_checked_and_checked_again_for_each_match(
     monkeypatch.setattr(address_policy, "resolve_host", resolve)
     store = LadderStore(tmp_path / "ladder.db")
     try:
-        store.set_address_policy(AddressPolicy.parse("127.0.0.2/32"), COMMAND_LINE)
-        store.add_bot("hosted", address=f"127.0.0.1:{host_bot.port}")
-        store.add_bot("entrant", address=f"entrant.test:{entrant.port}", participant_address=True)
+        store.access.set_address_policy(AddressPolicy.parse("127.0.0.2/32"), COMMAND_LINE)
+        store.registry.add_bot("hosted", address=f"127.0.0.1:{host_bot.port}")
+        store.registry.add_bot("entrant", address=f"entrant.test:{entrant.port}", participant_address=True)
         report = asyncio.run(Ladder(store, quick(2, 5), LocalBots(tmp_path)).run())
-        played = store.matches()
+        played = store.matches.finished()
         assert len(played) == 2
         assert report.sets_voided == 0
         assert all("entrant" in match.bot_ranks and not match.faults for match in played)
@@ -132,7 +132,7 @@ def test_a_name_is_connected_to_as_checked_and_checked_again_for_each_match(
         report = asyncio.run(Ladder(store, quick(2, 6), LocalBots(tmp_path)).run())
         assert service.accepted == 0
         assert report.sets_voided >= 1
-        forfeited = [match for match in store.matches() if match not in played]
+        forfeited = [match for match in store.matches.finished() if match not in played]
         assert forfeited
         for match in forfeited:
             [fault] = [fault for fault in match.faults if fault.cause is FaultCause.UNREACHABLE]

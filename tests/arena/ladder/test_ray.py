@@ -131,9 +131,9 @@ def test_a_ladder_on_ray_rates_every_set_once(cluster: str, servers: list[BotSer
     trace = tmp_path / "trace"
     path = tmp_path / "ladder.db"
     store = LadderStore(path)
-    store.add_bot("remote0", address=f"127.0.0.1:{servers[0].port}")
-    store.add_bot("remote1", address=f"127.0.0.1:{servers[1].port}")
-    store.add_bot("started", command=_command(trace))
+    store.registry.add_bot("remote0", address=f"127.0.0.1:{servers[0].port}")
+    store.registry.add_bot("remote1", address=f"127.0.0.1:{servers[1].port}")
+    store.registry.add_bot("started", command=_command(trace))
     store.close()
     out = _run_ladder(path, cluster, matches=8, concurrency=2, seed=7)
     assert "Played 8 matches (4 sets rated, 0 faults)" in out
@@ -152,9 +152,9 @@ def test_a_match_whose_worker_dies_is_played_again_and_stored_once(
     marker = tmp_path / "killed"
     path = tmp_path / "ladder.db"
     store = LadderStore(path)
-    store.add_bot("remote0", address=f"127.0.0.1:{servers[0].port}")
-    store.add_bot("remote1", address=f"127.0.0.1:{servers[1].port}")
-    store.add_bot("killer", command=_command(trace, "--kill-worker-once", str(marker)))
+    store.registry.add_bot("remote0", address=f"127.0.0.1:{servers[0].port}")
+    store.registry.add_bot("remote1", address=f"127.0.0.1:{servers[1].port}")
+    store.registry.add_bot("killer", command=_command(trace, "--kill-worker-once", str(marker)))
     store.close()
     out = _run_ladder(path, cluster, matches=8, concurrency=2, seed=11)
     assert marker.exists()  # a worker was killed mid-match (while the other played on) ...
@@ -174,9 +174,9 @@ def test_sixty_matches_on_ray_keep_every_invariant_with_a_worker_killed(
     rated once, nothing lost, the standings equal to those recomputed from the stored matches)."""
     marker = tmp_path / "killed"
     store = LadderStore(database)
-    store.add_bot("remote0", address=f"127.0.0.1:{servers[0].port}")
-    store.add_bot("remote1", address=f"127.0.0.1:{servers[1].port}")
-    store.add_bot("killer", command=_command(tmp_path / "trace", "--kill-worker-once", str(marker)))
+    store.registry.add_bot("remote0", address=f"127.0.0.1:{servers[0].port}")
+    store.registry.add_bot("remote1", address=f"127.0.0.1:{servers[1].port}")
+    store.registry.add_bot("killer", command=_command(tmp_path / "trace", "--kill-worker-once", str(marker)))
     store.close()
     out = _arena(
         *("ladder", "run", "--db", database, "--matches", "60", "--seed", "16", "--deal-cap", "2"),
@@ -189,7 +189,7 @@ def test_sixty_matches_on_ray_keep_every_invariant_with_a_worker_killed(
     store = LadderStore(database)
     try:
         assert_ladder_invariants(store)
-        assert len(store.matches()) == 60
+        assert len(store.matches.finished()) == 60
     finally:
         store.close()
 
@@ -200,8 +200,10 @@ def test_a_match_whose_retries_run_out_makes_its_set_void_and_the_run_goes_on(
     marker = tmp_path / "killed"
     path = tmp_path / "ladder.db"
     store = LadderStore(path)
-    store.add_bot("remote0", address=f"127.0.0.1:{servers[0].port}")
-    store.add_bot("killer", command=_command(tmp_path / "trace", "--kill-worker-always", str(marker)))
+    store.registry.add_bot("remote0", address=f"127.0.0.1:{servers[0].port}")
+    store.registry.add_bot(
+        "killer", command=_command(tmp_path / "trace", "--kill-worker-always", str(marker))
+    )
     store.close()
     out = _run_ladder(path, cluster, matches=2, concurrency=1, seed=5)
     # Each set's first match lost its worker in every attempt: the first and each of Ray's retries.
@@ -213,10 +215,14 @@ def test_a_match_whose_retries_run_out_makes_its_set_void_and_the_run_goes_on(
     assert "2 matches failed by an error of the arena's own" in out
     store = LadderStore(path)
     try:
-        assert store.unfinished_sets() == []
-        assert store.rated_sets() == set()
-        assert store.matches() == []  # nothing of a lost attempt is stored
-        assert store.void_reason(1) == store.void_reason(2) == "arena error in rotation 0: WorkerCrashedError"
+        assert store.sets.unfinished_sets() == []
+        assert store.sets.rated_sets() == set()
+        assert store.matches.finished() == []  # nothing of a lost attempt is stored
+        assert (
+            store.sets.void_reason(1)
+            == store.sets.void_reason(2)
+            == "arena error in rotation 0: WorkerCrashedError"
+        )
     finally:
         store.close()
 
@@ -264,7 +270,7 @@ def test_a_cheating_bot_on_ray_workers_learns_no_hidden_card(cluster: str, tmp_p
     )
     store = LadderStore(tmp_path / "arena.db")
     try:
-        assert len(store.matches()) == 4
+        assert len(store.matches.finished()) == 4
     finally:
         store.close()
     # The cheater's processes ran on the workers, and their logs (where claims would be) were read.

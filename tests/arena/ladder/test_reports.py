@@ -23,6 +23,7 @@ from arena.ladder.store import LadderStore
 from fiftysix.record import from_json
 from fiftysix.replay import replay
 from sdk import BotServer
+from tests.arena.ladder.match_support import save_match
 
 
 @pytest.fixture(scope="module")
@@ -107,11 +108,11 @@ def test_export_jsonl_holds_back_the_records_of_sets_not_over(
     """As the site holds them back: a set's other rotations replay the same deals."""
     db = tmp_path / "ladder.db"
     store = LadderStore(db)
-    over = store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=True)
-    store.save_match("over-0", over, 0, "forfeit", [1, 2], [], {"match_id": "over-0"}, 3, 0.5)
-    store.void_set(over.id, "a bot was removed")
-    in_play = store.create_set(4, "pairs", None, 2, ["a", "b"], isolated=True)
-    store.save_match("held-0", in_play, 0, "forfeit", [1, 2], [], {"match_id": "held-0"}, 3, 0.5)
+    over = store.sets.create_set(4, "pairs", None, 1, ["a", "b"], isolated=True)
+    save_match(store, "over-0", over, 0, "forfeit", [1, 2], [], {"match_id": "over-0"}, 3, 0.5)
+    store.sets.void_set(over.id, "a bot was removed")
+    in_play = store.sets.create_set(4, "pairs", None, 2, ["a", "b"], isolated=True)
+    save_match(store, "held-0", in_play, 0, "forfeit", [1, 2], [], {"match_id": "held-0"}, 3, 0.5)
     store.close()
     out = tmp_path / "records.jsonl"
     assert main(["ladder", "--db", str(db), "export", "--jsonl", str(out)]) == 0
@@ -184,8 +185,8 @@ def test_export_streams_the_records_in_constant_memory(tmp_path: Path) -> None:
     page at a time (store.RECORDS_PAGE), never the history."""
     path = tmp_path / "big.db"
     store = LadderStore(path)
-    store.void_set(
-        store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=True).id,
+    store.sets.void_set(
+        store.sets.create_set(4, "pairs", None, 1, ["a", "b"], isolated=True).id,
         "over, so its records are exported",
     )
     store.close()

@@ -54,13 +54,13 @@ def test_a_report_names_the_first_voided_sets_and_counts_the_rest(
     store = registered(tmp_path / "ladder.db", servers[:2])
     ladder = Ladder(store, LadderSettings(), LocalBots(tmp_path))
     for seed in range(VOIDED_SETS_KEPT + 5):
-        duplicate = store.create_set(4, "pairs", 2, seed, ["bot0", "bot1"], isolated=False)
+        duplicate = store.sets.create_set(4, "pairs", 2, seed, ["bot0", "bot1"], isolated=False)
         in_play = SetInPlay(duplicate, LiveGate(range(duplicate.rotations)))
         ladder.player.void(in_play, "arena error")
         ladder.player.void(in_play, "arena error again")  # a set is made void once
     assert ladder.report.sets_voided == VOIDED_SETS_KEPT + 5
     assert len(ladder.report.voided_sets) == VOIDED_SETS_KEPT
-    assert store.unfinished_sets() == []
+    assert store.sets.unfinished_sets() == []
     store.close()
 
 
@@ -72,7 +72,7 @@ def test_a_run_bounded_by_time_ends_on_whole_sets(tmp_path: Path, servers: list[
     assert report.matches >= 2
     assert report.matches % 2 == 0
     assert report.sets_rated == report.matches // 2
-    assert store.unfinished_sets() == []
+    assert store.sets.unfinished_sets() == []
     store.close()
 
 
@@ -101,7 +101,7 @@ def test_the_progress_total_grows_with_a_resumed_set(
     (never 2/1)."""
     db = tmp_path / "ladder.db"
     store = registered(db, servers)
-    unfinished = store.create_set(4, "pairs", 2, 8, ["bot0", "bot1"], isolated=False)
+    unfinished = store.sets.create_set(4, "pairs", 2, 8, ["bot0", "bot1"], isolated=False)
     store.close()
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
@@ -112,8 +112,8 @@ def test_the_progress_total_grows_with_a_resumed_set(
     assert counts == [(1, 2), (2, 2)]
     assert "Played 2 matches (1 sets rated, 0 faults)" in capsys.readouterr().out
     store = LadderStore(db)
-    assert len(store.matches(unfinished.id)) == 2
-    assert store.unfinished_sets() == []
+    assert len(store.matches.finished(unfinished.id)) == 2
+    assert store.sets.unfinished_sets() == []
     store.close()
 
 
@@ -164,8 +164,8 @@ def test_stop_now_cancels_the_matches_in_progress_and_stores_nothing_of_them(tmp
         report, seconds = asyncio.run(run_and_stop())
         assert seconds < 2
         assert (report.matches, report.matches_cancelled) == (0, 1)
-        assert store.matches() == []
-        [(_duplicate, missing)] = store.unfinished_sets()
+        assert store.matches.finished() == []
+        [(_duplicate, missing)] = store.sets.unfinished_sets()
         assert missing == [0, 1]  # the next run plays the whole set
         assert ladder.scheduled == {"bot0": 0, "bot1": 0}
     finally:
@@ -181,7 +181,7 @@ def test_a_stop_while_the_bots_start_begins_no_match(tmp_path: Path) -> None:
     stopped with the run) but begins none of the set's matches."""
     store = LadderStore(tmp_path / "ladder.db")
     for name in ("slow0", "slow1"):
-        store.add_bot(name, command=f"python {UNRULY} --port {{port}} --delay 1.5")
+        store.registry.add_bot(name, command=f"python {UNRULY} --port {{port}} --delay 1.5")
     bots = LocalBots(tmp_path, grace=1.0)
     ladder = Ladder(store, LadderSettings(matches=None, deal_cap=1, seed=2), bots)
 
@@ -198,8 +198,8 @@ def test_a_stop_while_the_bots_start_begins_no_match(tmp_path: Path) -> None:
     try:
         report = asyncio.run(run_and_stop())
         assert (report.matches, report.matches_cancelled) == (0, 0)
-        assert store.matches() == []
-        [(_duplicate, missing)] = store.unfinished_sets()
+        assert store.matches.finished() == []
+        [(_duplicate, missing)] = store.sets.unfinished_sets()
         assert missing == [0, 1]
         assert ladder.scheduled == {"slow0": 0, "slow1": 0}
         assert ladder.planned_matches is None
@@ -212,8 +212,10 @@ def test_a_run_whose_sets_cannot_start_ends_at_every_concurrency(tmp_path: Path)
     that does not start) and workers end, the ones left never wait for more workers than there are."""
     for concurrency in (2, 3):
         store = LadderStore(tmp_path / f"ladder-{concurrency}.db")
-        store.add_bot("fine", command="python -m sample_bots.random_bot --port 0 --port-file {port_file}")
-        store.add_bot("broken", command="python -c 'raise SystemExit(3)' {port}")
+        store.registry.add_bot(
+            "fine", command="python -m sample_bots.random_bot --port 0 --port-file {port_file}"
+        )
+        store.registry.add_bot("broken", command="python -c 'raise SystemExit(3)' {port}")
         settings = LadderSettings(matches=3, concurrency=concurrency, time_control=FAST, seed=2, retry_s=0.0)
 
         async def run(store: LadderStore, settings: LadderSettings) -> None:
@@ -224,6 +226,6 @@ def test_a_run_whose_sets_cannot_start_ends_at_every_concurrency(tmp_path: Path)
                 await local_bots.stop_all()
 
         asyncio.run(run(store, settings))
-        assert store.matches() == []
-        assert "broken" in store.down_bots()
+        assert store.matches.finished() == []
+        assert "broken" in store.registry.down_bots()
         store.close()

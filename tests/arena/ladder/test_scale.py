@@ -21,6 +21,7 @@ from arena.ladder.standings import ladder_standings
 from arena.ladder.store.entries import DuplicateSet
 from arena.ladder.store.ladder_store import LadderStore
 from fiftysix.wire import FaultCause, FaultRecord
+from tests.arena.ladder.match_support import save_match
 from tests.arena.ladder.test_standings import scanned_totals
 
 BOTS = ["a", "b", "c", "d"]
@@ -51,18 +52,18 @@ def test_running_totals_equal_the_scan_of_the_whole_history(
     with tempfile.TemporaryDirectory() as folder:
         store = LadderStore(Path(folder) / "ladder.db")
         for name in BOTS:
-            store.add_bot(name, address="h:1")
+            store.registry.add_bot(name, address="h:1")
         rated: set[int] = set()
         for bots, rankings, faults, rate in sets:
-            duplicate = store.create_set(6, "pairs", None, 1, bots, isolated=False)
+            duplicate = store.sets.create_set(6, "pairs", None, 1, bots, isolated=False)
             for rotation in range(3):
                 match_id = f"m{duplicate.id}-{rotation}"
                 ranking = rankings[rotation]
-                store.save_match(match_id, duplicate, rotation, "r", ranking, faults[rotation], {}, 1, 0.1)
+                save_match(store, match_id, duplicate, rotation, "r", ranking, faults[rotation], {}, 1, 0.1)
             if rate and rate_set(store, duplicate) is not None:
                 rated.add(duplicate.id)
-        expected = scanned_totals(store.matches())
-        stored = store.totals("6p-pairs")
+        expected = scanned_totals(store.matches.finished())
+        stored = store.ratings.totals("6p-pairs")
         assert stored.keys() == expected.keys()
         for name, line in expected.items():
             got = stored[name]
@@ -74,13 +75,17 @@ def test_running_totals_equal_the_scan_of_the_whole_history(
                 line.illegal_moves,
                 line.crashes,
             )
-        assert store.matches_played("6p-pairs") == {name: line.matches for name, line in expected.items()}
-        assert store.pools() == {"6p-pairs": 3 * len(sets)}
+        assert store.ratings.matches_played("6p-pairs") == {
+            name: line.matches for name, line in expected.items()
+        }
+        assert store.ratings.pools() == {"6p-pairs": 3 * len(sets)}
         # The fit's sums equal those of a scan of the rated sets.
         expected_sums = PoolSums()
         for set_id in sorted(rated):
-            expected_sums = add_set(expected_sums, set_result([m.bot_ranks for m in store.matches(set_id)]))
-        sums = store.pool_sums("6p-pairs")
+            expected_sums = add_set(
+                expected_sums, set_result([m.bot_ranks for m in store.matches.finished(set_id)])
+            )
+        sums = store.ratings.pool_sums("6p-pairs")
         assert sums.rated_sets == len(rated)
         assert sums.choices == pytest.approx(expected_sums.choices)
         assert sums.places == pytest.approx(expected_sums.places)
@@ -95,10 +100,10 @@ def test_running_totals_equal_the_scan_of_the_whole_history(
 
 def played(store: LadderStore, players: int, ranks: dict[str, int]) -> DuplicateSet:
     """A set of the bots of `ranks`, each ranked the same in every rotation."""
-    duplicate = store.create_set(players, "pairs", None, 1, list(ranks), isolated=False)
+    duplicate = store.sets.create_set(players, "pairs", None, 1, list(ranks), isolated=False)
     for rotation in range(duplicate.rotations):
         ranking = [ranks[bot] for bot in duplicate.team_bots(rotation)]
-        store.save_match(f"m{duplicate.id}-{rotation}", duplicate, rotation, "r", ranking, [], {}, 1, 0.1)
+        save_match(store, f"m{duplicate.id}-{rotation}", duplicate, rotation, "r", ranking, [], {}, 1, 0.1)
     return duplicate
 
 
@@ -106,19 +111,19 @@ def test_pools_are_rated_apart(tmp_path: Path) -> None:
     """A 4-player set and a 6-player set of the same bots each move their own pool's ratings only."""
     store = LadderStore(tmp_path / "ladder.db")
     for name in "abc":
-        store.add_bot(name, address="h:1")
+        store.registry.add_bot(name, address="h:1")
     four = played(store, 4, {"a": 1, "b": 2})
     assert rate_set(store, four) is not None
-    assert store.bot("a", "4p-pairs").rating > 1500
-    assert store.bot("a", "6p-pairs").rating == 1500
+    assert store.registry.bot("a", "4p-pairs").rating > 1500
+    assert store.registry.bot("a", "6p-pairs").rating == 1500
     six = played(store, 6, {"a": 3, "b": 1, "c": 2})
-    before = store.bot("a", "4p-pairs").rating
+    before = store.registry.bot("a", "4p-pairs").rating
     assert rate_set(store, six) is not None
-    assert store.bot("a", "4p-pairs").rating == before
-    assert store.bot("a", "6p-pairs").rating < 1500
-    assert store.bot("c", "4p-pairs").rating == 1500
-    assert store.bot_ratings()["a"].keys() == {"4p-pairs", "6p-pairs"}
-    assert store.pools() == {"6p-pairs": 3, "4p-pairs": 2}
+    assert store.registry.bot("a", "4p-pairs").rating == before
+    assert store.registry.bot("a", "6p-pairs").rating < 1500
+    assert store.registry.bot("c", "4p-pairs").rating == 1500
+    assert store.registry.bot_ratings()["a"].keys() == {"4p-pairs", "6p-pairs"}
+    assert store.ratings.pools() == {"6p-pairs": 3, "4p-pairs": 2}
     # Standings per pool: the default is the pool with the most matches.
     assert {line.pool for line in ladder_standings(store)} == {"6p-pairs"}
     four_lines = {line.bot: line for line in ladder_standings(store, "4p-pairs")}
@@ -135,8 +140,8 @@ def test_the_queries_of_each_match_and_set_search_indexes(tmp_path: Path) -> Non
     ratings) searches an index: no scan of matches, membership or totals."""
     path = tmp_path / "ladder.db"
     store = LadderStore(path)
-    store.add_bot("a", address="h:1")
-    store.add_bot("b", address="h:2")
+    store.registry.add_bot("a", address="h:1")
+    store.registry.add_bot("b", address="h:2")
     rate_set(store, played(store, 4, {"a": 1, "b": 2}))
     store.close()
     db = sqlite3.connect(path)
@@ -195,7 +200,7 @@ def test_ladder_show_lists_the_pools_and_shows_the_one_asked(
     db = tmp_path / "ladder.db"
     store = LadderStore(db)
     for name in "abc":
-        store.add_bot(name, address="h:1")
+        store.registry.add_bot(name, address="h:1")
     rate_set(store, played(store, 4, {"a": 1, "b": 2}))
     rate_set(store, played(store, 6, {"a": 3, "b": 1, "c": 2}))
     store.close()

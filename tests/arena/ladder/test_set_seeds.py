@@ -29,7 +29,7 @@ def run(store: LadderStore, folder: Path, seed: int | None, matches: int = 4) ->
 def stored_seeds(store: LadderStore) -> list[int]:
     """Each set's seed, by set id."""
     sets = relations.sets
-    rows = store._conn.execute(select(sets.c.seed, sets.c.seed_high).order_by(sets.c.id))
+    rows = store.file._conn.execute(select(sets.c.seed, sets.c.seed_high).order_by(sets.c.id))
     return [joined_seed(low, high) for low, high in rows]
 
 
@@ -50,8 +50,8 @@ def test_without_a_run_seed_every_set_seed_is_128_bits_from_secrets(
         run(store, tmp_path, seed=None)
         assert asked == [128, 128]  # two sets of two matches
         assert stored_seeds(store) == drawn
-        for match in store.matches():
-            record = from_json(store.match_record(match.id))
+        for match in store.matches.finished():
+            record = from_json(store.browse.match_record(match.id))
             assert record.seed == drawn[match.set_id - 1]  # the set's matches were dealt from it
     finally:
         store.close()
@@ -88,7 +88,7 @@ def test_match_ids_say_nothing_of_their_set_and_rotation(tmp_path: Path, servers
     store = registered(tmp_path / "ladder.db", servers[:2])
     try:
         run(store, tmp_path, seed=3, matches=6)
-        matches = store.matches()
+        matches = store.matches.finished()
         assert len(matches) == 6
         ids = [match.id for match in matches]
         assert len(set(ids)) == 6
@@ -97,13 +97,13 @@ def test_match_ids_say_nothing_of_their_set_and_rotation(tmp_path: Path, servers
         assert sorted((match.set_id, match.rotation) for match in matches) == [
             (set_id, rotation) for set_id in (1, 2, 3) for rotation in (0, 1)
         ]
-        assert store.match_summary(ids[0]).match.id == ids[0]
+        assert store.browse.match_summary(ids[0]).match.id == ids[0]
     finally:
         store.close()
     # The same run seed again: the same seeds and pairings, but other match ids (not drawn from it).
     again = registered(tmp_path / "again.db", servers[:2])
     try:
         run(again, tmp_path, seed=3, matches=6)
-        assert {match.id for match in again.matches()}.isdisjoint(ids)
+        assert {match.id for match in again.matches.finished()}.isdisjoint(ids)
     finally:
         again.close()

@@ -18,8 +18,9 @@ from arena.ladder.standings import (
     matches_per_bot,
     rank_bots,
 )
-from arena.ladder.store.ladder_store import BotEntry, LadderStore, StoredMatch
+from arena.ladder.store import BotEntry, LadderStore, StoredMatch
 from fiftysix.wire import FaultCause, FaultRecord
+from tests.arena.ladder.match_support import save_match
 
 
 def stored(
@@ -142,11 +143,11 @@ def test_matches_per_bot() -> None:
 
 def test_the_standings_of_a_store_list_every_registered_bot(tmp_path: Path) -> None:
     store = LadderStore(tmp_path / "ladder.db")
-    store.add_bot("a", address="h:1")
-    store.add_bot("b", address="h:2")
-    store.set_probation("b", "crashed")
-    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b", "gone"], isolated=False)
-    store.save_match("m1", duplicate, 0, "one_team_left", [1, 2, 3], [], {}, 1, 0.1)
+    store.registry.add_bot("a", address="h:1")
+    store.registry.add_bot("b", address="h:2")
+    store.registry.set_probation("b", "crashed")
+    duplicate = store.sets.create_set(4, "pairs", None, 1, ["a", "b", "gone"], isolated=False)
+    save_match(store, "m1", duplicate, 0, "one_team_left", [1, 2, 3], [], {}, 1, 0.1)
     lines = ladder_standings(store)
     assert [(line.bot, line.matches, line.wins, line.probation) for line in lines] == [
         ("a", 1, 1, None),

@@ -146,18 +146,20 @@ def test_arena_tournament_refuses_a_format_it_does_not_know(
 def test_an_event_stops_when_a_bot_of_its_next_set_is_down(tmp_path: Path) -> None:
     store = LadderStore(tmp_path / "ladder.db")
     for name in ("a", "b", "c"):
-        store.add_bot(name, address="127.0.0.1:1")
+        store.registry.add_bot(name, address="127.0.0.1:1")
     settings = LadderSettings(event="e")
     pairing = EventPairing(
         store, settings, ["a", "b", "c"], iter(tournament_plan("round-robin", ["a", "b", "c"], 2))
     )
     pairing.check()
     assert pairing.next_bots() == ["a", "b"]
-    assert store.record_host_failure("c", down_after=1)  # c is marked down
+    assert store.registry.record_host_failure("c", down_after=1)  # c is marked down
     assert pairing.next_bots() is None
     assert pairing.down == ["c"]
-    assert pairing.may_resume(store.create_set(4, "pairs", None, 1, ["a", "b"], event="e", isolated=False))
+    assert pairing.may_resume(
+        store.sets.create_set(4, "pairs", None, 1, ["a", "b"], event="e", isolated=False)
+    )
     assert not pairing.may_resume(
-        store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
+        store.sets.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
     )  # the ladder's
     store.close()

@@ -42,10 +42,10 @@ def test_two_runners_on_one_ladder_keep_their_bots_apart(tmp_path: Path) -> None
 
     store = LadderStore(db)
     try:
-        set_ids = set(store._conn.scalars(select(relations.sets.c.id)))
+        set_ids = set(store.file._conn.scalars(select(relations.sets.c.id)))
         assert set_ids
-        assert store.rated_sets() == set_ids  # none left unfinished
-        assert [match.faults for match in store.matches() if match.faults] == []
+        assert store.sets.rated_sets() == set_ids  # none left unfinished
+        assert [match.faults for match in store.matches.finished() if match.faults] == []
     finally:
         store.close()
 

@@ -166,9 +166,9 @@ def test_ladder_puts_a_failing_bot_on_probation_and_skips_it(tmp_path: Path, goo
     bad = start_bad_bot("illegal")
     store = LadderStore(tmp_path / "ladder.db")
     try:
-        store.add_bot("good-one", address=f"127.0.0.1:{good.port}")
-        store.add_bot("good-two", address=f"127.0.0.1:{good.port}")
-        store.add_bot("bad", address=f"127.0.0.1:{bad.port}")
+        store.registry.add_bot("good-one", address=f"127.0.0.1:{good.port}")
+        store.registry.add_bot("good-two", address=f"127.0.0.1:{good.port}")
+        store.registry.add_bot("bad", address=f"127.0.0.1:{bad.port}")
         ladder = Ladder(
             store,
             LadderSettings(matches=16, seed=4, time_control=FAST, probation_after=2),
@@ -177,13 +177,13 @@ def test_ladder_puts_a_failing_bot_on_probation_and_skips_it(tmp_path: Path, goo
         report = asyncio.run(ladder.run())
     finally:
         bad.stop()
-    probation = store.bot("bad").probation
-    bad_matches = [match for match in store.matches() if "bad" in match.bot_ranks]
+    probation = store.registry.bot("bad").probation
+    bad_matches = [match for match in store.matches.finished() if "bad" in match.bot_ranks]
     # The count, the cause and the match; never the fault's detail (it names the seat's legal cards).
     assert probation == f"forfeited its last 2 matches (last: illegal_move in match {bad_matches[-1].id})"
     assert "legal:" in bad_matches[-1].faults[-1].detail
     assert report.probations[0] == ("bad", probation)
-    after = store.matches()[store.matches().index(bad_matches[-1]) + 1 :]
+    after = store.matches.finished()[store.matches.finished().index(bad_matches[-1]) + 1 :]
     assert after, "the ladder went on with the other bots"
     assert all("bad" not in match.bot_ranks for match in after)
     standings = {line.bot: line for line in ladder_standings(store)}

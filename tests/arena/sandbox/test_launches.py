@@ -18,17 +18,19 @@ def test_a_launch_holds_for_the_command_it_was_recorded_with(tmp_path: Path) -> 
     store = LadderStore(db)
     uploads = Uploads(store)
     try:
-        assert store.sandboxed_bots() == []  # a ladder without the tables yet
-        store.add_bot("x", command=SOCKET_COMMAND)
-        assert uploads.launch_of(store.bot("x")) == Launch(SOCKET_COMMAND)  # no row: the host's command
-        store.set_launch("x", SOCKET_COMMAND, True, None)
-        assert uploads.launch_of(store.bot("x")) == Launch(SOCKET_COMMAND, sandboxed=True)
-        assert store.sandboxed_bots() == ["x"]
+        assert store.uploads.sandboxed_bots() == []  # a ladder without the tables yet
+        store.registry.add_bot("x", command=SOCKET_COMMAND)
+        assert uploads.launch_of(store.registry.bot("x")) == Launch(
+            SOCKET_COMMAND
+        )  # no row: the host's command
+        store.uploads.set_launch("x", SOCKET_COMMAND, True, None)
+        assert uploads.launch_of(store.registry.bot("x")) == Launch(SOCKET_COMMAND, sandboxed=True)
+        assert store.uploads.sandboxed_bots() == ["x"]
         # Another writer (the site, a script) removes it and registers the name anew: the row is stale.
-        store.remove_bot("x")
-        assert store.sandboxed_bots() == []
-        store.add_bot("x", command=PORT_COMMAND)
-        assert uploads.launch_of(store.bot("x")) == Launch(PORT_COMMAND)
-        assert store.sandboxed_bots() == []
+        store.registry.remove_bot("x")
+        assert store.uploads.sandboxed_bots() == []
+        store.registry.add_bot("x", command=PORT_COMMAND)
+        assert uploads.launch_of(store.registry.bot("x")) == Launch(PORT_COMMAND)
+        assert store.uploads.sandboxed_bots() == []
     finally:
         store.close()

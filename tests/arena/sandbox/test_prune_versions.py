@@ -71,14 +71,14 @@ def test_prune_frees_the_old_bundles_and_keeps_what_is_needed(
     upload(db, "ann", second, new=False)
     time.sleep(0.01)
     store = LadderStore(db)
-    open_set = store.create_set(4, "pairs", None, 1, ["ann", "bea"], isolated=True)
+    open_set = store.sets.create_set(4, "pairs", None, 1, ["ann", "bea"], isolated=True)
     store.close()
     time.sleep(0.01)
     upload(db, "ann", third, new=False)
     upload(db, "ann", fourth, new=False)
     folder = bundles_folder(db)
     store = LadderStore(db)
-    sha = {upload.version: upload.sha256 for upload in store.uploads_of("ann")}
+    sha = {upload.version: upload.sha256 for upload in store.uploads.uploads_of("ann")}
     store.close()
     capsys.readouterr()
     # ann's version 1 may go, but its bundle is bea's too; 2 and 3 an open set may play; 4 is run.
@@ -86,16 +86,16 @@ def test_prune_frees_the_old_bundles_and_keeps_what_is_needed(
     assert capsys.readouterr().out == "Pruned 1 version of 1 bot, kept 4: freed 0.0 MiB in 0 bundles\n"
     freed = kept_bytes(folder, sha[2]) + kept_bytes(folder, sha[3])
     store = LadderStore(db)
-    store.void_set(open_set.id, "a test")
+    store.sets.void_set(open_set.id, "a test")
     store.close()
     assert main(["bots", "prune", "--db", str(db), "ann"]) == 0
     mib = f"{freed / 1024 / 1024:,.1f}"
     assert capsys.readouterr().out == f"Pruned 2 versions of 1 bot, kept 1: freed {mib} MiB in 2 bundles\n"
     store = LadderStore(db)
     try:
-        assert [upload.version for upload in store.uploads_of("ann")] == [4]
-        assert [upload.version for upload in store.uploads_of("bea")] == [1]
-        audit = store.audit_log(1)[0]
+        assert [upload.version for upload in store.uploads.uploads_of("ann")] == [4]
+        assert [upload.version for upload in store.uploads.uploads_of("bea")] == [1]
+        audit = store.access.audit_log(1)[0]
         assert (audit.action, audit.detail) == ("versions_pruned", "ann v2, ann v3")
     finally:
         store.close()

@@ -52,7 +52,7 @@ def registered(db: Path) -> list[tuple[str, int]]:
     """Each bot registered and how many versions it was uploaded in."""
     store = LadderStore(db, read_only=True)
     try:
-        return [(bot.name, len(store.uploads_of(bot.name))) for bot in store.bots()]
+        return [(bot.name, len(store.uploads.uploads_of(bot.name))) for bot in store.registry.bots()]
     finally:
         store.close()
 

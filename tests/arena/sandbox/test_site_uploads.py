@@ -55,9 +55,9 @@ def test_a_participant_uploads_their_bot_and_a_new_version(
         assert again.json()["upload"]["version"] == 2
     store = LadderStore(db, read_only=True)
     try:
-        assert [(bot.name, bot.owner) for bot in store.bots()] == [("ann", "ann")]
-        assert [upload.version for upload in store.uploads_of("ann")] == [1, 2]
-        writes = [(entry.actor, entry.action) for entry in store.audit_log(10)]
+        assert [(bot.name, bot.owner) for bot in store.registry.bots()] == [("ann", "ann")]
+        assert [upload.version for upload in store.uploads.uploads_of("ann")] == [1, 2]
+        writes = [(entry.actor, entry.action) for entry in store.access.audit_log(10)]
         assert ("participant:ann", "bot_uploaded") in writes
     finally:
         store.close()

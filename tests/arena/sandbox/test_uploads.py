@@ -33,8 +33,8 @@ def test_uploaded_bots_play_a_ladder_and_keep_their_versions(
     assert "version 2" in capsys.readouterr().out
     store = LadderStore(db)
     try:
-        versions = store.uploads_of("ann")
-        launch = Uploads(store).launch_of(store.bot("ann"))
+        versions = store.uploads.uploads_of("ann")
+        launch = Uploads(store).launch_of(store.registry.bot("ann"))
     finally:
         store.close()
     assert [upload.version for upload in versions] == [1, 2]

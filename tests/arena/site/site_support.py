@@ -53,16 +53,16 @@ def build(folder: Path) -> Ladder56:
     store = LadderStore(path)
     try:
         for index, server in enumerate(servers[:2]):
-            store.add_bot(f"bot{index}", address=f"127.0.0.1:{server.port}")
-        store.add_bot(EVIL, address=f"127.0.0.1:{servers[0].port}")
-        store.set_probation(EVIL, f"probation reason {EVIL}")
+            store.registry.add_bot(f"bot{index}", address=f"127.0.0.1:{server.port}")
+        store.registry.add_bot(EVIL, address=f"127.0.0.1:{servers[0].port}")
+        store.registry.set_probation(EVIL, f"probation reason {EVIL}")
         settings = LadderSettings(matches=6, seed=5, time_control=FAST, strikes=0)
         asyncio.run(Ladder(store, settings, LocalBots(folder / "logs")).run())
-        store.add_bot("illegal", address=f"127.0.0.1:{servers[2].port}")
+        store.registry.add_bot("illegal", address=f"127.0.0.1:{servers[2].port}")
         settings = LadderSettings(matches=2, seed=6, time_control=FAST, strikes=1)
         asyncio.run(Ladder(store, settings, LocalBots(folder / "logs")).run())
         events: list[dict[str, Any]] = []
-        feed = LiveFeed(store, "live-match-1")
+        feed = LiveFeed(store.live, "live-match-1")
 
         def publish(event: dict[str, Any]) -> None:
             events.append(event)

@@ -119,7 +119,7 @@ def test_a_bot_page_opens_from_the_leaderboard(page: Any, site: str) -> None:
 def store_record(ladder: Ladder56, match_id: str) -> dict[str, Any]:
     store = LadderStore(ladder.path, read_only=True)
     try:
-        return store.match_record(match_id)
+        return store.browse.match_record(match_id)
     finally:
         store.close()
 
@@ -155,8 +155,8 @@ def test_a_whole_deal_stepped_with_the_keyboard_shows_the_records_cards(
 ) -> None:
     store = LadderStore(ladder.path, read_only=True)
     try:
-        match = store.recent_matches("bot1", 1)[0]
-        view = replay_view(store.match_record(match.id))
+        match = store.matches.recent_matches("bot1", 1)[0]
+        view = replay_view(store.browse.match_record(match.id))
     finally:
         store.close()
     page.goto(f"{site}/matches/{match.id}")
@@ -192,8 +192,8 @@ def test_a_whole_deal_stepped_with_the_keyboard_shows_the_records_cards(
 def test_faults_are_marked_where_they_happened(page: Any, site: str, ladder: Ladder56) -> None:
     store = LadderStore(ladder.path, read_only=True)
     try:
-        match = store.recent_matches("illegal", 1)[0]
-        record = store.match_record(match.id)
+        match = store.matches.recent_matches("illegal", 1)[0]
+        record = store.browse.match_record(match.id)
     finally:
         store.close()
     page.goto(f"{site}/matches/{match.id}")
@@ -220,7 +220,7 @@ def test_faults_are_marked_where_they_happened(page: Any, site: str, ladder: Lad
 def test_a_live_match_receives_moves_as_they_are_published(page: Any, site: str, ladder: Ladder56) -> None:
     events = ladder.live_events
     store = LadderStore(ladder.path)
-    store.add_live_events("live-match-2", [(0, time.time(), event_text(events[0]))])
+    store.live.add_live_events("live-match-2", [(0, time.time(), event_text(events[0]))])
     stop_feeding = threading.Event()
 
     def feed() -> None:
@@ -229,7 +229,7 @@ def test_a_live_match_receives_moves_as_they_are_published(page: Any, site: str,
             for seq, event in enumerate(events[1:], start=1):
                 if stop_feeding.wait(0.04):
                     return
-                writer.add_live_events("live-match-2", [(seq, time.time(), event_text(event))])
+                writer.live.add_live_events("live-match-2", [(seq, time.time(), event_text(event))])
         finally:
             writer.close()
 
@@ -247,7 +247,7 @@ def test_a_live_match_receives_moves_as_they_are_published(page: Any, site: str,
     finally:
         stop_feeding.set()
         feeder.join()
-        store.delete_live_events("live-match-2")
+        store.live.delete_live_events("live-match-2")
         store.close()
 
 
@@ -277,7 +277,7 @@ def test_the_pages_fit_a_phones_width(page: Any, site: str, path: str, ladder: L
 def test_the_replay_fits_a_phones_width(page: Any, site: str, ladder: Ladder56) -> None:
     store = LadderStore(ladder.path, read_only=True)
     try:
-        match_id = store.recent_matches("bot1", 1)[0].id
+        match_id = store.matches.recent_matches("bot1", 1)[0].id
     finally:
         store.close()
     page.set_viewport_size({"width": 375, "height": 800})

@@ -81,19 +81,19 @@ def build(folder: Path) -> HeldLadder:
     path = folder / "ladder.db"
     store = LadderStore(path)
     try:
-        store.add_bot("bot0", address=f"127.0.0.1:{servers[0].port}")
-        store.add_bot("illegal", address=f"127.0.0.1:{servers[1].port}")
+        store.registry.add_bot("bot0", address=f"127.0.0.1:{servers[0].port}")
+        store.registry.add_bot("illegal", address=f"127.0.0.1:{servers[1].port}")
         run_ladder(store, folder, settings(), stop_after_first=True)
-        [(duplicate, missing)] = store.unfinished_sets()
+        [(duplicate, missing)] = store.sets.unfinished_sets()
         assert missing == [1]
-        [match] = store.matches(duplicate.id)
-        cards = card_pattern([store.match_record(match.id)])
+        [match] = store.matches.finished(duplicate.id)
+        cards = card_pattern([store.browse.match_record(match.id)])
         details = [fault.detail for fault in match.faults]
         # What the scan looks for is there to be found: the faults name cards, and the bot is on probation.
         assert details
         assert all(cards.search(detail) for detail in details)
-        assert store.bot("illegal").probation is not None
-        token = store.add_token("boss", "host", "tests")
+        assert store.registry.bot("illegal").probation is not None
+        token = store.access.add_token("boss", "host", "tests")
     finally:
         store.close()
     return HeldLadder(path, servers, match.id, details, cards, token)
@@ -229,7 +229,7 @@ def finish_by_playing(path: Path, folder: Path, client: TestClient, token: str) 
     store = LadderStore(path)
     try:
         run_ladder(store, folder, settings(matches=1), stop_after_first=False)
-        assert store.unfinished_sets() == []
+        assert store.sets.unfinished_sets() == []
     finally:
         store.close()
 
@@ -240,7 +240,7 @@ def finish_by_removing(path: Path, folder: Path, client: TestClient, token: str)
     assert removed.status_code == 200
     store = LadderStore(path, read_only=True)
     try:
-        assert store.unfinished_sets() == []
+        assert store.sets.unfinished_sets() == []
     finally:
         store.close()
 

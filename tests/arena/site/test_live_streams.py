@@ -24,7 +24,7 @@ from site_support import served
 from starlette.concurrency import run_in_threadpool
 
 from arena.ladder.store import LadderStore
-from arena.ladder.store.live import LiveUpdates, event_text
+from arena.ladder.store.live import LiveStore, LiveUpdates, event_text
 from arena.site.app import SiteSettings, create_app
 from arena.site.live import LiveHub, LiveResponse, client_of
 from arena.site.stream_limits import StreamLimits
@@ -42,7 +42,7 @@ def publish(path: Path, match_id: str, seqs: range) -> None:
     """Write events of a match in play, in one transaction, as the ladder's live feed does."""
     store = LadderStore(path)
     try:
-        store.add_live_events(match_id, [(seq, time.time(), event_text(card(seq))) for seq in seqs])
+        store.live.add_live_events(match_id, [(seq, time.time(), event_text(card(seq))) for seq in seqs])
     finally:
         store.close()
 
@@ -50,7 +50,7 @@ def publish(path: Path, match_id: str, seqs: range) -> None:
 def forget(path: Path, match_id: str) -> None:
     store = LadderStore(path)
     try:
-        store.delete_live_events(match_id)
+        store.live.delete_live_events(match_id)
     finally:
         store.close()
 
@@ -176,7 +176,9 @@ def test_every_stream_gets_every_event_in_order_whenever_it_joins(ladder: Path) 
             try:
                 while written[0] < total:
                     batch = range(written[0], min(written[0] + rng.randrange(1, 6), total))
-                    store.add_live_events("m1", [(seq, time.time(), event_text(card(seq))) for seq in batch])
+                    store.live.add_live_events(
+                        "m1", [(seq, time.time(), event_text(card(seq))) for seq in batch]
+                    )
                     written[0] = batch[-1] + 1
                     time.sleep(0.005)
             finally:
@@ -333,10 +335,15 @@ def test_one_read_a_tick_serves_every_stream_of_every_match(ladder: Path) -> Non
     publish(ladder, "m3", range(5))
     reads: list[set[str]] = []
 
-    class Counted(LadderStore):
+    class CountedLive(LiveStore):
         def live_updates(self, cursors: Any, *args: Any, **kwargs: Any) -> LiveUpdates:
             reads.append(set(cursors))
             return super().live_updates(cursors, *args, **kwargs)
+
+    class Counted(LadderStore):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.live = CountedLive(self.file)
 
     async def scenario() -> None:
         hub = LiveHub(counting_reader(ladder, Counted), StreamLimits(poll_s=0.1), 0.0)

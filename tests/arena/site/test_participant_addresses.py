@@ -88,8 +88,8 @@ class Site:
         self.path = path
         store = LadderStore(path)
         try:
-            self.participant = store.add_token("entrant", "participant", COMMAND_LINE)
-            self.host = store.add_token("boss", "host", COMMAND_LINE)
+            self.participant = store.access.add_token("entrant", "participant", COMMAND_LINE)
+            self.host = store.access.add_token("boss", "host", COMMAND_LINE)
         finally:
             store.close()
         with socket.socket() as probe:
@@ -113,7 +113,7 @@ class Site:
     def allow(self, ranges: str) -> None:
         store = LadderStore(self.path)
         try:
-            store.set_address_policy(AddressPolicy.parse(ranges), COMMAND_LINE)
+            store.access.set_address_policy(AddressPolicy.parse(ranges), COMMAND_LINE)
         finally:
             store.close()
 
@@ -164,7 +164,7 @@ def entrant(site: Site) -> Any:
     """The participant's bot as registered, or None."""
     store = LadderStore(site.path, read_only=True)
     try:
-        return next((bot for bot in store.bots() if bot.name == "entrant"), None)
+        return next((bot for bot in store.registry.bots() if bot.name == "entrant"), None)
     finally:
         store.close()
 
@@ -261,7 +261,7 @@ def test_where_the_host_allows_a_range_a_participant_reads_only_whether_a_bot_an
 def test_arena_serve_keeps_the_ranges_it_allows_for_the_runners(tmp_path: Path, bot: BotServer) -> None:
     path = tmp_path / "ladder.db"
     store = LadderStore(path)
-    token = store.add_token("entrant", "participant", COMMAND_LINE)
+    token = store.access.add_token("entrant", "participant", COMMAND_LINE)
     store.close()
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -301,9 +301,9 @@ def test_arena_serve_keeps_the_ranges_it_allows_for_the_runners(tmp_path: Path, 
     assert "Participants' bots may be at public addresses and in 127.0.0.0/8" in out
     store = LadderStore(path, read_only=True)
     try:
-        assert store.address_policy() == AddressPolicy.parse("127.0.0.0/8")
-        assert store.bot("entrant").participant_address
-        assert [(entry.actor, entry.action, entry.detail) for entry in store.audit_log(10)][-2:] == [
+        assert store.access.address_policy() == AddressPolicy.parse("127.0.0.0/8")
+        assert store.registry.bot("entrant").participant_address
+        assert [(entry.actor, entry.action, entry.detail) for entry in store.access.audit_log(10)][-2:] == [
             ("host:command-line", "addresses_allowed", "127.0.0.0/8"),
             ("host:command-line", "token_added", "participant"),
         ]

@@ -22,7 +22,7 @@ from arena.ladder.store.live import event_text
 def ladder_file(tmp_path: Path) -> Path:
     path = tmp_path / "ladder.db"
     store = LadderStore(path)
-    store.add_bot("solo", address="127.0.0.1:1")
+    store.registry.add_bot("solo", address="127.0.0.1:1")
     store.close()
     return path
 
@@ -90,7 +90,7 @@ def test_it_serves_the_live_streams_it_is_told_to(tmp_path: Path) -> None:
     """--max-streams reaches the site: one stream opens, the next is refused with a one-line reason."""
     path = ladder_file(tmp_path)
     store = LadderStore(path)
-    store.add_live_events(
+    store.live.add_live_events(
         "m1", [(0, time.time(), event_text({"type": "card", "deal": 1, "seat": 0, "card": "JS"}))]
     )
     store.close()

@@ -23,6 +23,7 @@ from arena.ladder.store import LadderStore
 from arena.ladder.store.access import COMMAND_LINE
 from arena.runner.address_policy import AddressPolicy
 from arena.site.app import SiteSettings, create_app
+from tests.arena.ladder.match_support import save_match
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +42,7 @@ def client(ladder: Ladder56) -> Iterator[TestClient]:
 def stored_ids(ladder: Ladder56, bot: str | None = None) -> list[str]:
     store = LadderStore(ladder.path, read_only=True)
     try:
-        return [match.id for match in store.recent_matches(bot, 100)]
+        return [match.id for match in store.matches.recent_matches(bot, 100)]
     finally:
         store.close()
 
@@ -125,10 +126,10 @@ def test_a_finished_match_gives_its_record_and_its_replay_page(client: TestClien
 def test_a_match_of_a_set_in_play_is_held_back(ladder: Ladder56, client: TestClient) -> None:
     store = LadderStore(ladder.path)
     try:
-        source = store.matches()[0]
-        duplicate = store.create_set(4, "pairs", None, 9, ["bot0", "bot1"], isolated=False)
-        record = store.match_record(source.id)
-        store.save_match("held-1", duplicate, 0, "one_team_left", (1, 2), (), record, 10, 0.1)
+        source = store.matches.finished()[0]
+        duplicate = store.sets.create_set(4, "pairs", None, 9, ["bot0", "bot1"], isolated=False)
+        record = store.browse.match_record(source.id)
+        save_match(store, "held-1", duplicate, 0, "one_team_left", (1, 2), (), record, 10, 0.1)
     finally:
         store.close()
     answer = client.get("/api/matches/held-1")
@@ -310,7 +311,7 @@ def test_writes_need_a_token_and_are_audited(
     try:
         assert participant not in Path(ladder.path).read_bytes().decode("latin-1")
         # The test's bots are on loopback: the host allows it (test_addresses.py refuses it by default).
-        store.set_address_policy(AddressPolicy.parse("127.0.0.0/8"), COMMAND_LINE)
+        store.access.set_address_policy(AddressPolicy.parse("127.0.0.0/8"), COMMAND_LINE)
     finally:
         store.close()
     good = f"127.0.0.1:{ladder.servers[1].port}"
@@ -348,7 +349,7 @@ def test_writes_need_a_token_and_are_audited(
     assert post({"name": "hostbot", "address": good}, host).json()["owner"] == "ann"  # not named: stays
     store = LadderStore(ladder.path, read_only=True)
     try:
-        assert (store.bot("newbot").owner, store.bot("hostbot").owner) == ("ann", "ann")
+        assert (store.registry.bot("newbot").owner, store.registry.bot("hostbot").owner) == ("ann", "ann")
     finally:
         store.close()
     assert (

@@ -16,8 +16,7 @@ from arena.ladder import Ladder, LadderSettings
 from arena.ladder.bots import BotHost, LocalBots
 from arena.ladder.bots.commands import BotStartError, Launch, free_port
 from arena.ladder.registration import NotAnsweringError, check_answers
-from arena.ladder.store import LadderStore
-from arena.ladder.store.ladder_store import BotEntry
+from arena.ladder.store import BotEntry, LadderStore
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the supervisor's guarantees need Linux")
 
@@ -162,7 +161,7 @@ def test_the_pool_stays_bounded_while_twenty_command_bots_play(tmp_path: Path) -
     bound = concurrency * seats_a_match + idle_limit
     store = LadderStore(tmp_path / "ladder.db")
     for number in range(20):
-        store.add_bot(f"bot{number:02}", command=REPORTING)
+        store.registry.add_bot(f"bot{number:02}", command=REPORTING)
     bots = LocalBots(tmp_path / "logs", grace=1.0, idle_limit=idle_limit)
     counts: list[int] = []
     settings = LadderSettings(matches=4, concurrency=concurrency, players=4, deal_cap=1, seed=5)
@@ -251,7 +250,7 @@ def test_the_matches_of_a_process_share_one_connection(tmp_path: Path) -> None:
     next match connects anew."""
     store = LadderStore(tmp_path / "ladder.db")
     for name in ("one", "two"):
-        store.add_bot(name, command=unruly(name, "--log-peers").command)
+        store.registry.add_bot(name, command=unruly(name, "--log-peers").command)
     settings = LadderSettings(matches=2, deal_cap=1, seed=4)
     bots = LocalBots(tmp_path / "logs", grace=1.0)
 

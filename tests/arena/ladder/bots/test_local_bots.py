@@ -20,7 +20,7 @@ import pytest
 
 from arena.ladder.bots.commands import BotStartError
 from arena.ladder.bots.pool import LocalBots
-from arena.ladder.store.ladder_store import BotEntry
+from arena.ladder.store import BotEntry
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux", reason="the guarantees need Linux (death signals, subreaper, /proc)"
@@ -90,7 +90,7 @@ import asyncio, sys
 from pathlib import Path
 from arena.ladder.bots.pool import LocalBots
 from fiftysix.logs import configure_logging
-from arena.ladder.store.ladder_store import BotEntry
+from arena.ladder.store import BotEntry
 
 async def main() -> None:
     configure_logging(json_lines=True)

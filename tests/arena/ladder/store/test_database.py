@@ -18,13 +18,13 @@ from arena.ladder.store.database import (
     connect,
     is_server_url,
     prepare_schema,
+    relation_names,
     schema_version,
     server_url,
     shown,
-    table_names,
 )
 from arena.ladder.store.ladder_store import LadderStore
-from arena.ladder.store.relations import LADDER_TABLES, METADATA, bot_totals, meta
+from arena.ladder.store.relations import LADDER_RELATIONS, METADATA, bot_totals, meta
 from arena.ladder.store.schema import _COLUMNS, SCHEMA_VERSION
 
 
@@ -38,13 +38,13 @@ def connection(database: str) -> Iterator[Connection]:
 def test_the_tables_match_the_sqlite_schema() -> None:
     """schema.py's SQL text (which an older SQLite file is upgraded through) and the `Table`s describe the
     same tables and columns of this version."""
-    ladder = {name: {column.name for column in METADATA.tables[name].columns} for name in LADDER_TABLES}
+    ladder = {name: {column.name for column in METADATA.tables[name].columns} for name in LADDER_RELATIONS}
     assert ladder == {name: set(columns) for name, columns in _COLUMNS.items()}
 
 
 def test_an_empty_database_gets_every_table_and_the_version(connection: Connection) -> None:
     prepare_schema(connection, "the ladder")
-    assert table_names(connection) == set(METADATA.tables)
+    assert relation_names(connection) == set(METADATA.tables)
     assert schema_version(connection, "the ladder") == SCHEMA_VERSION
     prepare_schema(connection, "the ladder")  # again: nothing to do
     assert connection.scalar(select(meta.c.value).where(meta.c.key == "schema_version")) == str(
@@ -56,7 +56,7 @@ def test_a_database_of_another_program_is_refused(connection: Connection) -> Non
     connection.exec_driver_sql("CREATE TABLE invoices (id INTEGER)")
     with pytest.raises(DatabaseError, match=r"^the ladder is not a ladder database \(.*invoices\)$"):
         prepare_schema(connection, "the ladder")
-    assert table_names(connection) == {"invoices"}  # refused before anything was changed
+    assert relation_names(connection) == {"invoices"}  # refused before anything was changed
 
 
 def test_a_newer_arenas_database_is_refused(connection: Connection) -> None:
@@ -98,7 +98,7 @@ def test_a_file_made_from_the_tables_opens_in_todays_store(tmp_path: Path) -> No
         prepare_schema(connection, str(path))
     store = LadderStore(path)
     try:
-        assert store.add_bot("alpha", address="localhost:1").name == "alpha"
+        assert store.registry.add_bot("alpha", address="localhost:1").name == "alpha"
     finally:
         store.close()
 

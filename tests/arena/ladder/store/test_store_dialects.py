@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from postgres_support import PostgresServer
 from sqlalchemy import text, update
 
-from arena.ladder.rating.values import BotTotals
+from arena.ladder.rating.values import BotTotals, MatchTally
 from arena.ladder.ratings import rate_set
-from arena.ladder.store import ladder_store as store_module
+from arena.ladder.store import browse as store_browse
 from arena.ladder.store import relations
 from arena.ladder.store import rows as store_rows
 from arena.ladder.store.access import TokenHolder
@@ -29,7 +29,15 @@ from arena.ladder.store.ladder_store import LadderStore
 from arena.ladder.store.relations import bots, meta, pools, sets
 from arena.ladder.store.rows import joined_seed, split_seed
 from arena.ladder.store.schema import SCHEMA_VERSION
+from arena.ladder.store.sums import add_totals
 from arena.ladder.store.uploads import LaunchRow
+from tests.arena.ladder.match_support import save_match
+
+
+def tally(bot: str, *, win: bool = False, loss: bool = False, **faults: int) -> MatchTally:
+    """A bot's part in one match, with `faults` by group (timeouts, illegal_moves, crashes)."""
+    counts = {"timeouts": 0, "illegal_moves": 0, "crashes": 0} | faults
+    return MatchTally(bot, 1, win, loss, **counts, own_forfeit=False)
 
 
 @pytest.fixture
@@ -44,49 +52,48 @@ def test_a_new_database_opens_again_with_its_version(database: str) -> None:
     LadderStore(database).close()
     again = LadderStore(database)
     try:
-        assert again._conn.scalar(meta.select().with_only_columns(meta.c.value)) == str(SCHEMA_VERSION)
+        assert again.file._conn.scalar(meta.select().with_only_columns(meta.c.value)) == str(SCHEMA_VERSION)
     finally:
         again.close()
 
 
-def test_running_totals_are_saved_replaced_and_read(store: LadderStore) -> None:
-    with store._transaction():
-        store._save_totals("alpha", "4p", BotTotals(matches=2, wins=1, losses=1))
-        store._save_totals("beta", "4p", BotTotals(matches=2, wins=1, losses=1, timeouts=1))
-        store._save_totals("alpha", "6p", BotTotals(matches=1, crashes=1))
-    with store._transaction():
-        store._save_totals("alpha", "4p", BotTotals(matches=3, wins=2, losses=1, illegal_moves=1))
-    assert store.totals("4p") == {
-        "alpha": BotTotals(matches=3, wins=2, losses=1, illegal_moves=1),
-        "beta": BotTotals(matches=2, wins=1, losses=1, timeouts=1),
+def test_running_totals_are_added_and_read(store: LadderStore) -> None:
+    """What each match adds to its bots' totals (their tallies) is added to what the pool holds."""
+    with store.file._transaction():
+        add_totals(store.file._conn, "4p", [tally("alpha", win=True), tally("beta", loss=True, timeouts=1)])
+        add_totals(store.file._conn, "6p", [tally("alpha", crashes=1)])
+    with store.file._transaction():
+        add_totals(store.file._conn, "4p", [tally("alpha", loss=True, illegal_moves=1)])
+    assert store.ratings.totals("4p") == {
+        "alpha": BotTotals(matches=2, wins=1, losses=1, illegal_moves=1),
+        "beta": BotTotals(matches=1, losses=1, timeouts=1),
     }
-    assert store.matches_played("6p") == {"alpha": 1}
-    assert store._totals("gamma", "4p") == BotTotals()
+    assert store.ratings.matches_played("6p") == {"alpha": 1}
 
 
 def test_pools_are_read_most_matches_first(store: LadderStore) -> None:
-    with store._transaction():
-        store._conn.execute(pools.insert(), [{"name": "4p", "matches": 3}, {"name": "6p", "matches": 5}])
-    assert store.pools() == {"6p": 5, "4p": 3}
+    with store.file._transaction():
+        store.file._conn.execute(pools.insert(), [{"name": "4p", "matches": 3}, {"name": "6p", "matches": 5}])
+    assert store.ratings.pools() == {"6p": 5, "4p": 3}
 
 
 def test_a_failed_write_saves_nothing(store: LadderStore) -> None:
-    with pytest.raises(KeyError), store._transaction():  # noqa: PT012 (the write, then the failure)
-        store._save_totals("alpha", "4p", BotTotals(matches=1))
+    with pytest.raises(KeyError), store.file._transaction():  # noqa: PT012 (the write, then the failure)
+        add_totals(store.file._conn, "4p", [tally("alpha")])
         raise KeyError("the runner failed")
-    assert store.totals("4p") == {}
+    assert store.ratings.totals("4p") == {}
 
 
 def test_a_read_only_store_refuses_to_write(database: str) -> None:
     LadderStore(database).close()
     reader = LadderStore(database, read_only=True)
     try:
-        assert reader.totals("4p") == {}
+        assert reader.ratings.totals("4p") == {}
         with (
             pytest.raises(StoreError, match=r"is read-only \(opened read-only\); nothing was changed$"),
-            reader._transaction(),
+            reader.file._transaction(),
         ):
-            reader._save_totals("alpha", "4p", BotTotals(matches=1))
+            add_totals(reader.file._conn, "4p", [tally("alpha")])
     finally:
         reader.close()
 
@@ -103,146 +110,156 @@ def test_an_unreachable_server_is_one_line() -> None:
 def test_every_game_record_is_streamed_oldest_first_in_pages(
     store: LadderStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store_module, "RECORDS_PAGE", 2)
-    store.add_bot("a", address="h:1")
-    store.add_bot("b", address="h:2")
+    monkeypatch.setattr(store_browse, "RECORDS_PAGE", 2)
+    store.registry.add_bot("a", address="h:1")
+    store.registry.add_bot("b", address="h:2")
     for seed in range(3):
-        duplicate = store.create_set(4, "pairs", None, seed, ["a", "b"], isolated=False)
+        duplicate = store.sets.create_set(4, "pairs", None, seed, ["a", "b"], isolated=False)
         for rotation in range(2):
-            store.save_match(
-                f"m{seed}{rotation}", duplicate, rotation, "score", [0, 1], [], {"n": seed}, 1, 0.1
+            save_match(
+                store, f"m{seed}{rotation}", duplicate, rotation, "score", [0, 1], [], {"n": seed}, 1, 0.1
             )
         if seed != 1:
-            store.void_set(duplicate.id, "over")
-    streamed = list(store.game_records())
+            store.sets.void_set(duplicate.id, "over")
+    streamed = list(store.browse.game_records())
     assert [match_id for match_id, _record in streamed] == [f"m{s}{r}" for s in range(3) for r in range(2)]
     assert [record for _id, record in streamed][::2] == [{"n": 0}, {"n": 1}, {"n": 2}]
     # Only the sets that are over (the middle set is not: its page of records is skipped, not the rest).
-    over = [match_id for match_id, _record in store.game_records(sets_over_only=True)]
+    over = [match_id for match_id, _record in store.browse.game_records(sets_over_only=True)]
     assert over == ["m00", "m01", "m20", "m21"]
-    assert store.held_back_matches() == 2
-    store._conn.execute(
+    assert store.browse.held_back_matches() == 2
+    store.file._conn.execute(
         update(relations.match_records)
         .where(relations.match_records.c.match_id == "m21")
         .values(record="[1]")
     )
     with pytest.raises(StoreError, match=r"is damaged: the record of match 'm21'"):
-        list(store.game_records())
+        list(store.browse.game_records())
 
 
 def _new_set(store: LadderStore, **columns: object) -> int:
     """A set's row, with any columns given (rated, void); its id."""
     row = {"created_at": 0.0, "players": 4, "ruleset": "pairs", "seed": 1, "bots": '["a", "b"]'}
-    with store._transaction():
-        inserted = store._conn.execute(sets.insert().values(row | {"rotations": 2} | columns))
+    with store.file._transaction():
+        inserted = store.file._conn.execute(sets.insert().values(row | {"rotations": 2} | columns))
     key = inserted.inserted_primary_key
     assert key is not None
     return int(key[0])
 
 
 def _may_start_now(store: LadderStore, set_id: int) -> None:
-    with store._transaction():
-        store._conn.execute(update(sets).where(sets.c.id == set_id).values(not_before=0))
+    with store.file._transaction():
+        store.file._conn.execute(update(sets).where(sets.c.id == set_id).values(not_before=0))
 
 
 def test_a_set_is_claimed_by_one_runner_at_a_time(store: LadderStore) -> None:
     free = _new_set(store)
-    assert store.claim_set(free, "one", 60.0)
-    assert not store.claim_set(free, "two", 60.0)  # held
-    assert store.claim_set(free, "one", 60.0)  # its own: renewed
-    assert store.renew_leases("one", [free], -1.0) == {free}  # now expired
-    assert store.claim_set(free, "two", 60.0)  # taken over after the lease expired
-    assert store.renew_leases("one", [free], 60.0) == set()  # "one" lost it
-    assert store.renew_leases("one", [], 60.0) == set()
-    assert store.release_set(free, "one") == 0.0  # not its own: nothing changes
-    assert not store.claim_set(free, "one", 60.0)
-    assert store.release_set(free, "two") == 0.0
-    assert store.claim_set(free, "one", 60.0)  # released: anybody may claim it
+    assert store.leases.claim_set(free, "one", 60.0)
+    assert not store.leases.claim_set(free, "two", 60.0)  # held
+    assert store.leases.claim_set(free, "one", 60.0)  # its own: renewed
+    assert store.leases.renew_leases("one", [free], -1.0) == {free}  # now expired
+    assert store.leases.claim_set(free, "two", 60.0)  # taken over after the lease expired
+    assert store.leases.renew_leases("one", [free], 60.0) == set()  # "one" lost it
+    assert store.leases.renew_leases("one", [], 60.0) == set()
+    assert store.leases.release_set(free, "one") == 0.0  # not its own: nothing changes
+    assert not store.leases.claim_set(free, "one", 60.0)
+    assert store.leases.release_set(free, "two") == 0.0
+    assert store.leases.claim_set(free, "one", 60.0)  # released: anybody may claim it
 
 
 def test_a_set_put_back_waits_doubling(store: LadderStore) -> None:
     put_back = _new_set(store)
-    assert store.claim_set(put_back, "two", 60.0)
-    assert store.release_set(put_back, "two", retry_s=30.0, retry_max_s=100.0) == 30.0
-    assert not store.claim_set(put_back, "two", 60.0)
+    assert store.leases.claim_set(put_back, "two", 60.0)
+    assert store.leases.release_set(put_back, "two", retry_s=30.0, retry_max_s=100.0) == 30.0
+    assert not store.leases.claim_set(put_back, "two", 60.0)
     _may_start_now(store, put_back)
-    assert store.claim_set(put_back, "two", 60.0)
-    assert store.release_set(put_back, "two", retry_s=30.0, retry_max_s=100.0) == 60.0
+    assert store.leases.claim_set(put_back, "two", 60.0)
+    assert store.leases.release_set(put_back, "two", retry_s=30.0, retry_max_s=100.0) == 60.0
     _may_start_now(store, put_back)
-    assert store.claim_set(put_back, "two", 60.0)
-    assert store.release_set(put_back, "two", retry_s=30.0, retry_max_s=100.0) == 100.0  # at most
+    assert store.leases.claim_set(put_back, "two", 60.0)
+    assert store.leases.release_set(put_back, "two", retry_s=30.0, retry_max_s=100.0) == 100.0  # at most
 
 
 @pytest.mark.parametrize("column", ["rated_at", "void_reason"])
 def test_a_rated_or_void_set_is_never_claimed(store: LadderStore, column: str) -> None:
-    assert not store.claim_set(_new_set(store, **{column: "1" if column == "void_reason" else 1.0}), "a", 9)
+    assert not store.leases.claim_set(
+        _new_set(store, **{column: "1" if column == "void_reason" else 1.0}), "a", 9
+    )
 
 
 def test_a_bot_is_down_after_failures_in_a_row_and_up_when_reached(store: LadderStore) -> None:
-    with store._transaction():
-        store._conn.execute(bots.insert().values(name="alpha", address="h:1", created_at=0, updated_at=0))
-    assert not store.record_host_failure("alpha", down_after=2)
-    assert store.down_bots() == {}
-    assert store.record_host_failure("alpha", down_after=2)
-    assert not store.record_host_failure("alpha", down_after=2)  # down already
-    assert list(store.down_bots()) == ["alpha"]
-    assert store.record_host_success("alpha")
-    assert not store.record_host_success("alpha")  # nothing to write
-    assert not store.record_host_success("nobody")
-    assert store.down_bots() == {}
+    with store.file._transaction():
+        row = {"name": "alpha", "address": "h:1", "created_at": 0, "updated_at": 0}
+        store.file._conn.execute(bots.insert().values(row))
+    assert not store.registry.record_host_failure("alpha", down_after=2)
+    assert store.registry.down_bots() == {}
+    assert store.registry.record_host_failure("alpha", down_after=2)
+    assert not store.registry.record_host_failure("alpha", down_after=2)  # down already
+    assert list(store.registry.down_bots()) == ["alpha"]
+    assert store.registry.record_host_success("alpha")
+    assert not store.registry.record_host_success("alpha")  # nothing to write
+    assert not store.registry.record_host_success("nobody")
+    assert store.registry.down_bots() == {}
 
 
 def test_bots_are_registered_updated_put_on_probation_and_removed(store: LadderStore) -> None:
-    alpha = store.add_bot("alpha", address="localhost:1")
+    alpha = store.registry.add_bot("alpha", address="localhost:1")
     assert (alpha.name, alpha.address, alpha.command, alpha.rating) == ("alpha", "localhost:1", None, 1500.0)
-    store.add_bot("beta", command="python bot.py --port {port}")
+    store.registry.add_bot("beta", command="python bot.py --port {port}")
     with pytest.raises(StoreError, match=r"^a bot named 'alpha' is already registered$"):
-        store.add_bot("alpha", command="x")
+        store.registry.add_bot("alpha", command="x")
     with pytest.raises(StoreError, match=r"^a bot has either an address or a command$"):
-        store.add_bot("gamma")
-    assert store.update_bot("alpha", command="run").command == "run"
-    store.set_probation("beta", "crashed twice")
-    assert [(bot.name, bot.probation) for bot in store.bots()] == [("alpha", None), ("beta", "crashed twice")]
-    store.remove_bot("beta")
+        store.registry.add_bot("gamma")
+    assert store.registry.update_bot("alpha", command="run").command == "run"
+    store.registry.set_probation("beta", "crashed twice")
+    assert [(bot.name, bot.probation) for bot in store.registry.bots()] == [
+        ("alpha", None),
+        ("beta", "crashed twice"),
+    ]
+    store.registry.remove_bot("beta")
     with pytest.raises(StoreError, match=r"^no bot named 'beta' is registered$"):
-        store.bot("beta")
-    assert store.bot_ratings() == {}
+        store.registry.bot("beta")
+    assert store.registry.bot_ratings() == {}
 
 
 def test_a_removed_bots_unfinished_sets_are_made_void(store: LadderStore) -> None:
-    store.add_bot("alpha", address="localhost:1")
-    store.add_bot("beta", address="localhost:2")
-    with_alpha = store.create_set(4, "pairs", 2, 7, ["alpha", "beta"], lease=("runner", 60.0), isolated=False)
-    other = store.create_set(6, "pairs", None, 8, ["beta", "beta", "beta"], event="cup", isolated=False)
-    assert store.unfinished_sets() == [(with_alpha, [0, 1]), (other, [0, 1, 2])]
-    assert not store.claim_set(with_alpha.id, "another", 60.0)  # created claimed
-    store.remove_bot("alpha")
-    assert store.unfinished_sets() == [(other, [0, 1, 2])]
+    store.registry.add_bot("alpha", address="localhost:1")
+    store.registry.add_bot("beta", address="localhost:2")
+    with_alpha = store.sets.create_set(
+        4, "pairs", 2, 7, ["alpha", "beta"], lease=("runner", 60.0), isolated=False
+    )
+    other = store.sets.create_set(6, "pairs", None, 8, ["beta", "beta", "beta"], event="cup", isolated=False)
+    assert store.sets.unfinished_sets() == [(with_alpha, [0, 1]), (other, [0, 1, 2])]
+    assert not store.leases.claim_set(with_alpha.id, "another", 60.0)  # created claimed
+    store.registry.remove_bot("alpha")
+    assert store.sets.unfinished_sets() == [(other, [0, 1, 2])]
     assert other.event == "cup"
 
 
 def test_a_sets_seed_of_128_bits_isolation_and_first_showing_read_back(store: LadderStore) -> None:
-    store.add_bot("alpha", address="localhost:1", owner="ann")
-    store.add_bot("beta", command="run --port {port}")
-    assert [(bot.name, bot.owner) for bot in store.bots()] == [("alpha", "ann"), ("beta", None)]
+    store.registry.add_bot("alpha", address="localhost:1", owner="ann")
+    store.registry.add_bot("beta", command="run --port {port}")
+    assert [(bot.name, bot.owner) for bot in store.registry.bots()] == [("alpha", "ann"), ("beta", None)]
     seeds = [0, 1, 2**63, 2**64 - 1, 2**64, 2**127 + 5, 2**128 - 1]
     for seed in seeds:
-        store.create_set(4, "pairs", None, seed, ["alpha", "beta"], isolated=seed % 2 == 0)
+        store.sets.create_set(4, "pairs", None, seed, ["alpha", "beta"], isolated=seed % 2 == 0)
     legacy = _new_set(store, seed=-(2**63 - 1))  # stored before version 5: no upper half, isolation unknown
     for wrong in (-1, 2**128):
         with pytest.raises(ValueError, match=r"from 0 to 2\^128 - 1"):
-            store.create_set(4, "pairs", None, wrong, ["alpha", "beta"], isolated=True)
-    read = {duplicate.id: duplicate for duplicate, _missing in store.unfinished_sets()}
+            store.sets.create_set(4, "pairs", None, wrong, ["alpha", "beta"], isolated=True)
+    read = {duplicate.id: duplicate for duplicate, _missing in store.sets.unfinished_sets()}
     assert [read[set_id].seed for set_id in sorted(read)] == [*seeds, -(2**63 - 1)]
     assert [read[set_id].isolated for set_id in sorted(read)] == [seed % 2 == 0 for seed in seeds] + [None]
     assert not any(duplicate.shown for duplicate in read.values())
-    store.mark_set_shown(legacy)
-    first = store.unfinished_sets()[-1][0].shown_at
+    store.sets.mark_set_shown(legacy)
+    first = store.sets.unfinished_sets()[-1][0].shown_at
     assert first is not None
     time.sleep(0.01)
-    store.mark_set_shown(legacy)  # the first time is kept
-    store.mark_set_shown(10**6)  # no such set: nothing happens
-    assert [duplicate.shown_at for duplicate, _ in store.unfinished_sets()] == [None] * len(seeds) + [first]
+    store.sets.mark_set_shown(legacy)  # the first time is kept
+    store.sets.mark_set_shown(10**6)  # no such set: nothing happens
+    assert [duplicate.shown_at for duplicate, _ in store.sets.unfinished_sets()] == [None] * len(seeds) + [
+        first
+    ]
 
 
 @given(st.integers(0, 2**128 - 1))
@@ -280,17 +297,17 @@ def _as_version_4(database: str) -> None:
     """Make `database` what the version-4 arena left: today's tables without version 5's columns, a set
     played whole but not rated yet (seed 2^63 - 1) and one with its rotations still to play (seed 5)."""
     store = LadderStore(database)
-    store.add_bot("alpha", address="localhost:1")
-    store.add_bot("beta", address="localhost:2")
-    whole = store.create_set(4, "pairs", None, 2**63 - 1, ["alpha", "beta"], isolated=False)
+    store.registry.add_bot("alpha", address="localhost:1")
+    store.registry.add_bot("beta", address="localhost:2")
+    whole = store.sets.create_set(4, "pairs", None, 2**63 - 1, ["alpha", "beta"], isolated=False)
     for rotation in range(2):
-        store.save_match(f"m{rotation}", whole, rotation, "score", [1, 2], [], {}, 1, 0.1)
-    store.create_set(4, "pairs", None, 5, ["beta", "alpha"], isolated=False)
-    with store._transaction():
+        save_match(store, f"m{rotation}", whole, rotation, "score", [1, 2], [], {}, 1, 0.1)
+    store.sets.create_set(4, "pairs", None, 5, ["beta", "alpha"], isolated=False)
+    with store.file._transaction():
         for table, column in (("sets", "seed_high"), ("sets", "isolated"), ("sets", "shown_at")):
-            store._conn.execute(text(f"ALTER TABLE {table} DROP COLUMN {column}"))
-        store._conn.execute(text("ALTER TABLE bots DROP COLUMN owner"))
-        store._conn.execute(update(meta).values(value="4"))
+            store.file._conn.execute(text(f"ALTER TABLE {table} DROP COLUMN {column}"))
+        store.file._conn.execute(text("ALTER TABLE bots DROP COLUMN owner"))
+        store.file._conn.execute(update(meta).values(value="4"))
     store.close()
 
 
@@ -301,23 +318,24 @@ def test_a_version_4_database_is_read_as_it_is_read_only_and_upgraded_otherwise(
     _as_version_4(database)
     reader = LadderStore(database, read_only=True)
     try:
-        [(whole, missing), (begun, _)] = reader.unfinished_sets()
+        [(whole, missing), (begun, _)] = reader.sets.unfinished_sets()
         assert (whole.seed, whole.isolated, whole.shown_at, missing) == (2**63 - 1, None, None, [])
         assert begun.seed == 5
-        assert reader.bot("alpha").owner is None
-        assert reader._conn.scalar(meta.select().with_only_columns(meta.c.value)) == "4"
+        assert reader.registry.bot("alpha").owner is None
+        assert reader.file._conn.scalar(meta.select().with_only_columns(meta.c.value)) == "4"
     finally:
         reader.close()
     upgraded = LadderStore(database)
     try:
-        assert upgraded._conn.scalar(meta.select().with_only_columns(meta.c.value)) == str(SCHEMA_VERSION)
-        assert upgraded.unfinished_sets() == [(whole, [])]  # played whole: still rated
-        assert upgraded.void_reason(begun.id) == OLD_DEALS
+        version = upgraded.file._conn.scalar(meta.select().with_only_columns(meta.c.value))
+        assert version == str(SCHEMA_VERSION)
+        assert upgraded.sets.unfinished_sets() == [(whole, [])]  # played whole: still rated
+        assert upgraded.sets.void_reason(begun.id) == OLD_DEALS
         assert rate_set(upgraded, whole) is not None
-        upgraded.add_bot("gamma", address="localhost:3", owner="gil")
-        assert upgraded.bot("gamma").owner == "gil"
-        created = upgraded.create_set(4, "pairs", None, 2**100, ["alpha", "gamma"], isolated=False)
-        assert upgraded.unfinished_sets() == [(created, [0, 1])]
+        upgraded.registry.add_bot("gamma", address="localhost:3", owner="gil")
+        assert upgraded.registry.bot("gamma").owner == "gil"
+        created = upgraded.sets.create_set(4, "pairs", None, 2**100, ["alpha", "gamma"], isolated=False)
+        assert upgraded.sets.unfinished_sets() == [(created, [0, 1])]
     finally:
         upgraded.close()
 
@@ -326,100 +344,102 @@ def test_a_server_database_older_than_version_4_is_refused(postgres: PostgresSer
     """Versions before 4 moved data in ways only the SQLite store does; no server database had them."""
     database = postgres.new_database()
     store = LadderStore(database)
-    with store._transaction():
-        store._conn.execute(update(meta).values(value="3"))
+    with store.file._transaction():
+        store.file._conn.execute(update(meta).values(value="3"))
     store.close()
     with pytest.raises(StoreError, match=r"has schema 3: open it with this arena's SQLite store$"):
         LadderStore(database)
 
 
 def test_a_match_is_saved_once_with_its_totals_and_pool(store: LadderStore) -> None:
-    store.add_bot("alpha", address="localhost:1")
-    store.add_bot("beta", address="localhost:2")
-    duplicate = store.create_set(4, "pairs", 2, 7, ["alpha", "beta"], isolated=False)
+    store.registry.add_bot("alpha", address="localhost:1")
+    store.registry.add_bot("beta", address="localhost:2")
+    duplicate = store.sets.create_set(4, "pairs", 2, 7, ["alpha", "beta"], isolated=False)
     for rotation in (0, 1):
-        store.save_match(f"m{rotation}", duplicate, rotation, "score", [0, 1], [], {"deals": []}, 10, 0.5)
+        save_match(store, f"m{rotation}", duplicate, rotation, "score", [0, 1], [], {"deals": []}, 10, 0.5)
     with pytest.raises(DuplicateMatchError, match=r"^set \d+ rotation 1 is stored already"):
-        store.save_match("again", duplicate, 1, "score", [0, 1], [], {}, 10, 0.5)
-    assert store.unfinished_sets() == [(duplicate, [])]
-    assert [match.id for match in store.matches()] == ["m0", "m1"]
-    assert [match.id for match in store.matches(duplicate.id + 1)] == []
-    assert [match.id for match in store.recent_matches(None, 1)] == ["m1"]
-    assert [match.id for match in store.recent_matches("alpha", 5)] == ["m1", "m0"]
-    assert store.recent_forfeits("beta", 5) == [False, False]
-    assert store.match_record("m0") == {"deals": []}
+        save_match(store, "again", duplicate, 1, "score", [0, 1], [], {}, 10, 0.5)
+    assert store.sets.unfinished_sets() == [(duplicate, [])]
+    assert [match.id for match in store.matches.finished()] == ["m0", "m1"]
+    assert [match.id for match in store.matches.finished(duplicate.id + 1)] == []
+    assert [match.id for match in store.matches.recent_matches(None, 1)] == ["m1"]
+    assert [match.id for match in store.matches.recent_matches("alpha", 5)] == ["m1", "m0"]
+    assert store.matches.recent_forfeits("beta", 5) == [False, False]
+    assert store.browse.match_record("m0") == {"deals": []}
     with pytest.raises(StoreError, match=r"^no match 'm9'$"):
-        store.match_record("m9")
-    assert store.claimable_sets("runner") == [(duplicate, [])]
-    assert store.rated_sets() == set()
-    assert store.pools() == {duplicate.pool: 2}
-    assert sorted(store.matches_played(duplicate.pool).values()) == [2, 2]
-    assert sum(line.wins for line in store.totals(duplicate.pool).values()) == 2
-    store.void_set(duplicate.id, "the arena failed")
-    assert store.void_reason(duplicate.id) == "the arena failed"
-    assert store.void_reason(duplicate.id + 1) is None
-    assert store.unfinished_sets() == []
+        store.browse.match_record("m9")
+    assert store.leases.claimable_sets("runner") == [(duplicate, [])]
+    assert store.sets.rated_sets() == set()
+    assert store.ratings.pools() == {duplicate.pool: 2}
+    assert sorted(store.ratings.matches_played(duplicate.pool).values()) == [2, 2]
+    assert sum(line.wins for line in store.ratings.totals(duplicate.pool).values()) == 2
+    store.sets.void_set(duplicate.id, "the arena failed")
+    assert store.sets.void_reason(duplicate.id) == "the arena failed"
+    assert store.sets.void_reason(duplicate.id + 1) is None
+    assert store.sets.unfinished_sets() == []
 
 
 def test_a_set_is_rated_once_and_its_ratings_read_back(store: LadderStore) -> None:
-    store.add_bot("alpha", address="localhost:1")
-    store.add_bot("beta", address="localhost:2")
-    duplicate = store.create_set(4, "pairs", 2, 7, ["alpha", "beta"], isolated=False)
+    store.registry.add_bot("alpha", address="localhost:1")
+    store.registry.add_bot("beta", address="localhost:2")
+    duplicate = store.sets.create_set(4, "pairs", 2, 7, ["alpha", "beta"], isolated=False)
     for rotation in (0, 1):  # alpha's team wins both rotations
         ranking = [0, 1] if rotation == 0 else [1, 0]
-        store.save_match(f"m{rotation}", duplicate, rotation, "score", ranking, [], {}, 10, 0.5)
+        save_match(store, f"m{rotation}", duplicate, rotation, "score", ranking, [], {}, 10, 0.5)
     changes = rate_set(store, duplicate)
     assert changes is not None
     assert [change.bot for change in changes] == ["alpha", "beta"]
     assert rate_set(store, duplicate) is None  # rated once
-    assert store.rated_sets() == {duplicate.id}
-    fitted = store.fitted_ratings(duplicate.pool)
+    assert store.sets.rated_sets() == {duplicate.id}
+    fitted = store.ratings.fitted_ratings(duplicate.pool)
     assert fitted["alpha"].rating > fitted["beta"].rating
-    assert store.bot("alpha", duplicate.pool).rating == fitted["alpha"].rating
-    sums = store.pool_sums(duplicate.pool)
+    assert store.registry.bot("alpha", duplicate.pool).rating == fitted["alpha"].rating
+    sums = store.ratings.pool_sums(duplicate.pool)
     assert sums.rated_sets == 1
     assert sums.pairs[("alpha", "beta")].sets == 1
 
 
 def test_live_events_are_added_read_in_order_and_deleted(store: LadderStore) -> None:
-    store.add_live_events("m1", [(0, time.time(), '{"kind": "start"}'), (1, time.time(), '{"kind": "call"}')])
-    store.add_live_events("m1", [(1, time.time(), '{"kind": "card"}')])  # a sequence number sent again
-    [live] = store.live_matches(fresh_s=60)
+    store.live.add_live_events(
+        "m1", [(0, time.time(), '{"kind": "start"}'), (1, time.time(), '{"kind": "call"}')]
+    )
+    store.live.add_live_events("m1", [(1, time.time(), '{"kind": "card"}')])  # a sequence number sent again
+    [live] = store.live.live_matches(fresh_s=60)
     assert (live.match_id, live.start, live.events) == ("m1", {"kind": "start"}, 2)
-    assert store.live_events("m1", after=0) == [(1, {"kind": "card"})]
-    assert store.is_live("m1")
-    store.add_live_events("old", [(0, time.time() - 600, "{}")])
-    assert store.prune_live_events(older_than_s=300) == 1
-    store.delete_live_events("m1")
-    assert not store.is_live("m1")
-    assert store.live_matches(fresh_s=60) == []
+    assert store.live.live_events("m1", after=0) == [(1, {"kind": "card"})]
+    assert store.live.is_live("m1")
+    store.live.add_live_events("old", [(0, time.time() - 600, "{}")])
+    assert store.live.prune_live_events(older_than_s=300) == 1
+    store.live.delete_live_events("m1")
+    assert not store.live.is_live("m1")
+    assert store.live.live_matches(fresh_s=60) == []
 
 
 def test_the_new_events_of_every_match_watched_are_read_at_once(store: LadderStore) -> None:
     now = time.time()
-    store.add_live_events("a", [(seq, now, f'{{"n": {seq}}}') for seq in range(8)])
-    store.add_live_events("b", [(seq, now, f'{{"n": {seq}}}') for seq in range(3)])
-    store.add_live_events("b", [(3, now + 60, '{"n": 3}')])  # not yet shown (a spectators' delay)
-    store.add_live_events("c", [(0, now, "{}")])  # not asked about
-    updates = store.live_updates({"a": 2, "b": -1, "gone": 5}, before=now + 1, limit=4)
+    store.live.add_live_events("a", [(seq, now, f'{{"n": {seq}}}') for seq in range(8)])
+    store.live.add_live_events("b", [(seq, now, f'{{"n": {seq}}}') for seq in range(3)])
+    store.live.add_live_events("b", [(3, now + 60, '{"n": 3}')])  # not yet shown (a spectators' delay)
+    store.live.add_live_events("c", [(0, now, "{}")])  # not asked about
+    updates = store.live.live_updates({"a": 2, "b": -1, "gone": 5}, before=now + 1, limit=4)
     assert updates.events == {
         "a": [(seq, {"n": seq}) for seq in range(3, 7)],  # at most 4 a match
         "b": [(seq, {"n": seq}) for seq in range(3)],
     }
     assert updates.in_play == {"a", "b"}
-    assert store.live_updates({}).events == {}
+    assert store.live.live_updates({}).events == {}
 
 
 def test_tokens_are_kept_as_digests_and_every_write_is_audited(store: LadderStore) -> None:
-    token = store.add_token("ann", "participant", "host:command-line")
-    assert store.token_holder(token) == TokenHolder("ann", "participant")
-    assert store.token_holder(token + "x") is None
+    token = store.access.add_token("ann", "participant", "host:command-line")
+    assert store.access.token_holder(token) == TokenHolder("ann", "participant")
+    assert store.access.token_holder(token + "x") is None
     with pytest.raises(StoreError, match="has a token already"):
-        store.add_token("ann", "host", "host:command-line")
-    store.record_write("participant:ann", "bot_registered", "ann", "127.0.0.1:1")
-    store.remove_token("ann", "host:command-line")
-    assert store.tokens() == []
-    assert [entry.action for entry in store.audit_log(10)] == [
+        store.access.add_token("ann", "host", "host:command-line")
+    store.access.record_write("participant:ann", "bot_registered", "ann", "127.0.0.1:1")
+    store.access.remove_token("ann", "host:command-line")
+    assert store.access.tokens() == []
+    assert [entry.action for entry in store.access.audit_log(10)] == [
         "token_removed",
         "bot_registered",
         "token_added",
@@ -427,12 +447,12 @@ def test_tokens_are_kept_as_digests_and_every_write_is_audited(store: LadderStor
 
 
 def test_the_sites_pages_of_history_and_rating_history(store: LadderStore) -> None:
-    store.add_bot("a", address="h:1")
-    store.add_bot("b", address="h:2")
-    duplicate = store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
+    store.registry.add_bot("a", address="h:1")
+    store.registry.add_bot("b", address="h:2")
+    duplicate = store.sets.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
     for rotation, ranking in enumerate([[1, 2], [2, 1]]):
-        store.save_match(f"m{rotation}", duplicate, rotation, "score", ranking, [], {}, 10, 0.5)
-    page, more = store.match_page("a", "4p-pairs", 0, 1)
+        save_match(store, f"m{rotation}", duplicate, rotation, "score", ranking, [], {}, 10, 0.5)
+    page, more = store.browse.match_page("a", "4p-pairs", 0, 1)
     assert [summary.match.id for summary in page] == ["m1"]
     assert more
     assert not page[0].set_over
@@ -441,74 +461,84 @@ def test_the_sites_pages_of_history_and_rating_history(store: LadderStore) -> No
         == "match m1 is held back until set 1 is over: its other rotations replay the same deals"
     )
     assert rate_set(store, duplicate) is not None
-    summary = store.match_summary("m0")
+    summary = store.browse.match_summary("m0")
     assert (summary.pool, summary.set_over, summary.held_back) == ("4p-pairs", True, None)
-    assert [point.set_id for point in store.rating_history("a", "4p-pairs", 10)] == [duplicate.id]
-    assert store.match_page(None, "6p-pairs", 0, 10) == ([], False)
+    assert [point.set_id for point in store.browse.rating_history("a", "4p-pairs", 10)] == [duplicate.id]
+    assert store.browse.match_page(None, "6p-pairs", 0, 10) == ([], False)
 
 
 def test_uploads_are_versions_and_launches_follow_the_registered_command(store: LadderStore) -> None:
-    store.add_bot("x", command="python bot.py --socket {socket}")
-    first = store.add_upload("x", "a" * 64, "python bot.py --socket {socket}")
-    second = store.add_upload("x", "b" * 64, "python bot.py --socket {socket}")
-    assert [upload.version for upload in store.uploads_of("x")] == [first.version, second.version] == [1, 2]
-    store.set_launch("x", "python bot.py --socket {socket}", True, 2)
-    assert store.launch_row("x", "python bot.py --socket {socket}") == LaunchRow(
+    store.registry.add_bot("x", command="python bot.py --socket {socket}")
+    first = store.uploads.add_upload("x", "a" * 64, "python bot.py --socket {socket}")
+    second = store.uploads.add_upload("x", "b" * 64, "python bot.py --socket {socket}")
+    assert (
+        [upload.version for upload in store.uploads.uploads_of("x")]
+        == [first.version, second.version]
+        == [1, 2]
+    )
+    store.uploads.set_launch("x", "python bot.py --socket {socket}", True, 2)
+    assert store.uploads.launch_row("x", "python bot.py --socket {socket}") == LaunchRow(
         True, "b" * 64, "python bot.py --socket {socket}"
     )
-    assert store.sandboxed_bots() == ["x"]
-    assert store.launch_row("x", "another command") is None  # registered anew by another writer
-    store.forget_launch("x")
-    assert store.sandboxed_bots() == []
+    assert store.uploads.sandboxed_bots() == ["x"]
+    assert store.uploads.launch_row("x", "another command") is None  # registered anew by another writer
+    store.uploads.forget_launch("x")
+    assert store.uploads.sandboxed_bots() == []
 
 
 def test_what_quotas_and_prunes_read_of_uploads(store: LadderStore) -> None:
-    store.add_bot("x", command="run {socket}")
-    store.add_bot("y", command="run {socket}", owner="x")  # owned by x: its bundles count for x
-    store.add_upload("x", "a" * 64, "run {socket}")
-    store.add_upload("x", "b" * 64, "run {socket}")
-    store.add_upload("y", "c" * 64, "run {socket}")
-    store.add_upload("z", "a" * 64, "run {socket}")  # a bot removed since, sharing x's first bundle
-    store.set_launch("x", "run {socket}", True, 1)
-    assert store.bundles_of("x") == {"a" * 64, "b" * 64, "c" * 64}
-    assert store.bundles_of("z") == {"a" * 64}
-    assert store.launched_versions() == {"x": 1}
-    assert [(upload.bot, upload.version) for upload in store.uploads()] == [
+    store.registry.add_bot("x", command="run {socket}")
+    store.registry.add_bot("y", command="run {socket}", owner="x")  # owned by x: its bundles count for x
+    store.uploads.add_upload("x", "a" * 64, "run {socket}")
+    store.uploads.add_upload("x", "b" * 64, "run {socket}")
+    store.uploads.add_upload("y", "c" * 64, "run {socket}")
+    store.uploads.add_upload("z", "a" * 64, "run {socket}")  # a bot removed since, sharing x's first bundle
+    store.uploads.set_launch("x", "run {socket}", True, 1)
+    assert store.uploads.bundles_of("x") == {"a" * 64, "b" * 64, "c" * 64}
+    assert store.uploads.bundles_of("z") == {"a" * 64}
+    assert store.uploads.launched_versions() == {"x": 1}
+    assert [(upload.bot, upload.version) for upload in store.uploads.all_uploads()] == [
         ("x", 1),
         ("x", 2),
         ("y", 1),
         ("z", 1),
     ]
-    open_set = store.create_set(4, "pairs", None, 1, ["x", "y"], isolated=True)
-    store.create_set(4, "pairs", None, 2, ["x", "z"], isolated=True)
-    since = store.open_sets_since()
+    open_set = store.sets.create_set(4, "pairs", None, 1, ["x", "y"], isolated=True)
+    store.sets.create_set(4, "pairs", None, 2, ["x", "z"], isolated=True)
+    since = store.uploads.open_sets_since()
     assert set(since) == {"x", "y", "z"}
     assert since["x"] == since["y"] <= since["z"]
-    store.void_set(open_set.id, "a test")
-    assert set(store.open_sets_since()) == {"x", "z"}
-    store.remove_uploads([("x", 1), ("z", 1)])
-    assert store.wanted_bundles() == {"b" * 64, "c" * 64}
-    store.record_write("participant:x", "bot_uploaded", "x")
-    store.record_write("participant:x", "bot_removed", "x")
-    store.record_write("participant:y", "upload_refused", "y")
-    assert len(store.write_times("participant:x", ["bot_uploaded", "upload_refused"], 0.0)) == 1
-    assert store.write_times("participant:x", ["bot_uploaded"], time.time() + 60) == []
+    store.sets.void_set(open_set.id, "a test")
+    assert set(store.uploads.open_sets_since()) == {"x", "z"}
+    store.uploads.remove_uploads([("x", 1), ("z", 1)])
+    assert store.uploads.wanted_bundles() == {"b" * 64, "c" * 64}
+    store.access.record_write("participant:x", "bot_uploaded", "x")
+    store.access.record_write("participant:x", "bot_removed", "x")
+    store.access.record_write("participant:y", "upload_refused", "y")
+    assert len(store.access.write_times("participant:x", ["bot_uploaded", "upload_refused"], 0.0)) == 1
+    assert store.access.write_times("participant:x", ["bot_uploaded"], time.time() + 60) == []
 
 
 def test_a_lost_server_connection_is_one_error_then_the_store_connects_again(store: LadderStore) -> None:
     """A server restart (or a network cut) fails the call in flight in one line; the next call connects
     again, inside a transaction too."""
-    if store._conn.dialect.name != "postgresql":
+    if store.file._conn.dialect.name != "postgresql":
         pytest.skip("a SQLite file has no connection to lose")
-    store.add_bot("a", address="h:1")
+    store.registry.add_bot("a", address="h:1")
     for lost_in_a_write in (False, True):
-        other = LadderStore(store._conn.engine.url.render_as_string(hide_password=False))
-        pid = store._conn.scalar(text("SELECT pg_backend_pid()"))
-        other._conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        other = LadderStore(store.file._conn.engine.url.render_as_string(hide_password=False))
+        pid = store.file._conn.scalar(text("SELECT pg_backend_pid()"))
+        other.file._conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
         other.close()
-        call = (lambda: store.add_bot("b", address="h:2")) if lost_in_a_write else store.bots
+
+        def writing() -> None:
+            store.registry.add_bot("b", address="h:2")
+
+        call = writing if lost_in_a_write else store.registry.bots
         with pytest.raises(StoreError, match=r"^cannot reach postgresql://"):
             call()
-        assert [bot.name for bot in store.bots()] == ["a"]  # connected again; the lost write left nothing
-    store.add_bot("b", address="h:2")
-    assert [bot.name for bot in store.bots()] == ["a", "b"]
+        assert [bot.name for bot in store.registry.bots()] == [
+            "a"
+        ]  # connected again; the lost write left nothing
+    store.registry.add_bot("b", address="h:2")
+    assert [bot.name for bot in store.registry.bots()] == ["a", "b"]

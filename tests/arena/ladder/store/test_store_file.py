@@ -10,13 +10,14 @@ from typing import Any
 import pytest
 
 from arena.ladder.rating.fit import fit_pool
-from arena.ladder.rating.values import PairResult, PoolSums, SetResult
+from arena.ladder.rating.values import PairResult, PoolSums
 from arena.ladder.ratings import rate_set
 from arena.ladder.standings import ladder_standings
 from arena.ladder.store.database import OLD_DEALS
 from arena.ladder.store.file import StoreError
 from arena.ladder.store.ladder_store import LadderStore
 from arena.ladder.store.schema import SCHEMA_VERSION
+from tests.arena.ladder.match_support import save_match
 
 
 def test_not_a_database(tmp_path: Path) -> None:
@@ -29,10 +30,10 @@ def test_not_a_database(tmp_path: Path) -> None:
 def test_data_survives_reopening(tmp_path: Path) -> None:
     path = tmp_path / "ladder.db"
     first = LadderStore(path)
-    first.add_bot("a", address="h:1")
+    first.registry.add_bot("a", address="h:1")
     first.close()
     second = LadderStore(path)
-    assert second.bot("a").address == "h:1"
+    assert second.registry.bot("a").address == "h:1"
 
 
 def test_a_version_1_file_is_upgraded_in_place(tmp_path: Path) -> None:
@@ -52,11 +53,11 @@ def test_a_version_1_file_is_upgraded_in_place(tmp_path: Path) -> None:
     db.close()
     store = LadderStore(path)
     # Its set had every rotation to play, on deals today's engine no longer deals from its seed.
-    assert store.unfinished_sets() == []
-    assert store.void_reason(1) == OLD_DEALS
-    created = store.create_set(4, "pairs", None, 5, ["a", "b"], isolated=False)
-    assert store.claim_set(created.id, "me", 60.0)  # the columns of version 3 were added
-    assert store.down_bots() == {}
+    assert store.sets.unfinished_sets() == []
+    assert store.sets.void_reason(1) == OLD_DEALS
+    created = store.sets.create_set(4, "pairs", None, 5, ["a", "b"], isolated=False)
+    assert store.leases.claim_set(created.id, "me", 60.0)  # the columns of version 3 were added
+    assert store.registry.down_bots() == {}
     store.close()
     version = sqlite3.connect(path).execute("SELECT value FROM meta WHERE key = 'schema_version'")
     assert version.fetchone() == (str(SCHEMA_VERSION),)
@@ -152,22 +153,22 @@ def test_a_version_2_file_keeps_its_history_records_and_ratings(tmp_path: Path, 
     filled); read-only, it is read as it is, unchanged, with the same answers."""
     path = version_2_file(tmp_path / "v2.db")
     store = LadderStore(path, read_only=read_only)
-    assert [match.id for match in store.matches()] == ["m1-0", "m1-1", "m2-0"]
-    assert store.match_record("m1-1") == {"r": 11}
-    assert store.pools() == {"4p-pairs": 2, "6p-pairs": 1}
+    assert [match.id for match in store.matches.finished()] == ["m1-0", "m1-1", "m2-0"]
+    assert store.browse.match_record("m1-1") == {"r": 11}
+    assert store.ratings.pools() == {"4p-pairs": 2, "6p-pairs": 1}
     # The sequential Elo ratings are replaced by the fit of the rated sets: a won set 1 against b.
     expected = fit_pool(PoolSums({("a", "b"): PairResult(1, 1.0, 1.0)}))
-    assert store.bot("a", "4p-pairs").rating == pytest.approx(expected.ratings[0])
-    assert store.bot("a", "4p-pairs").rating > 1500 > store.bot("b", "4p-pairs").rating
-    assert store.bot("b", "6p-pairs").rating == 1500
+    assert store.registry.bot("a", "4p-pairs").rating == pytest.approx(expected.ratings[0])
+    assert store.registry.bot("a", "4p-pairs").rating > 1500 > store.registry.bot("b", "4p-pairs").rating
+    assert store.registry.bot("b", "6p-pairs").rating == 1500
     lines = {line.bot: line for line in ladder_standings(store)}
     assert {line.pool for line in lines.values()} == {"4p-pairs"}
     assert (lines["a"].matches, lines["a"].wins, lines["b"].losses, lines["b"].timeouts) == (2, 2, 2, 1)
     assert lines["a"].interval < float("inf")
     six = {line.bot: line for line in ladder_standings(store, "6p-pairs")}
     assert (six["a"].matches, six["a"].wins, six["a"].interval) == (1, 1, float("inf"))
-    assert store.recent_forfeits("b", 3) == [False, False, True]
-    assert [match.id for match in store.recent_matches("c", 5)] == ["m2-0"]
+    assert store.matches.recent_forfeits("b", 3) == [False, False, True]
+    assert [match.id for match in store.matches.recent_matches("c", 5)] == ["m2-0"]
     store.close()
     if read_only:
         assert schema_version(path) == "2"
@@ -180,7 +181,7 @@ def test_a_version_2_file_keeps_its_history_records_and_ratings(tmp_path: Path, 
         assert db.execute("SELECT count(*) FROM match_records").fetchone() == (3,)
         db.close()
         again = LadderStore(path)  # a current file opens as it is
-        assert again.match_record("m2-0") == {"r": 20}
+        assert again.browse.match_record("m2-0") == {"r": 20}
         again.close()
 
 
@@ -199,20 +200,20 @@ def test_a_version_3_file_keeps_its_history_and_is_rated_by_the_fit(tmp_path: Pa
     db.executescript(VERSION_3.read_text(encoding="utf-8"))
     db.close()
     store = LadderStore(path, read_only=read_only)
-    assert len(store.matches()) == 2 + 2 + 2 + 2 + 3 + 3 + 1
-    assert store.match_record("m1-1") == {"r": 11}
-    sums = store.pool_sums("4p-pairs")
+    assert len(store.matches.finished()) == 2 + 2 + 2 + 2 + 3 + 3 + 1
+    assert store.browse.match_record("m1-1") == {"r": 11}
+    sums = store.ratings.pool_sums("4p-pairs")
     assert sums.pairs == {("a", "b"): PairResult(2, 1.5, 1.25), ("b", "c"): PairResult(1, 1.0, 1.0)}
     assert (sums.choices, sums.rated_sets) == ({}, 3)
     expected = fit_pool(sums)
-    fitted = store.fitted_ratings("4p-pairs")
+    fitted = store.ratings.fitted_ratings("4p-pairs")
     assert fitted.keys() == {"a", "b", "c"}  # c, removed, keeps its rating in the fit
     for bot, rating, margin in zip(expected.bots, expected.ratings, expected.margins, strict=True):
         assert (fitted[bot].rating, fitted[bot].margin) == pytest.approx((rating, margin))
     # Two sets of three matches of three bots: two places given in each match.
-    assert sum(store.pool_sums("6p-pairs").places.values()) == pytest.approx(2 * 3 * 2)
+    assert sum(store.ratings.pool_sums("6p-pairs").places.values()) == pytest.approx(2 * 3 * 2)
     assert [line.bot for line in ladder_standings(store, "4p-pairs")] == ["a", "b"]
-    assert len(store.recent_matches("c", 20)) == 2 + 2 + 3 + 3 + 1
+    assert len(store.matches.recent_matches("c", 20)) == 2 + 2 + 3 + 3 + 1
     store.close()
     db = sqlite3.connect(path)
     columns = {row[1] for row in db.execute("PRAGMA table_info(bot_totals)")}
@@ -228,13 +229,13 @@ def test_a_version_3_file_keeps_its_history_and_is_rated_by_the_fit(tmp_path: Pa
         ]
         db.close()
         again = LadderStore(path)  # rating goes on from the sums
-        duplicate = again.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
+        duplicate = again.sets.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
         for rotation in range(2):
-            again.save_match(
-                f"n{rotation}", duplicate, rotation, "r", [2, 1], [], {}, 1, 0.1
+            save_match(
+                again, f"n{rotation}", duplicate, rotation, "r", [2, 1], [], {}, 1, 0.1
             )  # b, then a: split
         assert rate_set(again, duplicate) is not None
-        assert again.pool_sums("4p-pairs").pairs[("a", "b")] == PairResult(3, 2.0, 1.5)
+        assert again.ratings.pool_sums("4p-pairs").pairs[("a", "b")] == PairResult(3, 2.0, 1.5)
         again.close()
 
 
@@ -253,10 +254,10 @@ def test_a_version_4_file_gets_the_columns_of_version_5(tmp_path: Path, read_onl
     db.executescript(VERSION_4.read_text(encoding="utf-8"))
     db.close()
     store = LadderStore(path, read_only=read_only)
-    assert [(bot.name, bot.owner) for bot in store.bots()] == [("a", None), ("b", None), ("c", None)]
-    assert store.match_record("m1-1") == {"r": 11}
+    assert [(bot.name, bot.owner) for bot in store.registry.bots()] == [("a", None), ("b", None), ("c", None)]
+    assert store.browse.match_record("m1-1") == {"r": 11}
     assert [line.bot for line in ladder_standings(store)] == ["a", "b", "c"]  # a beat b, b beat c
-    unfinished = {duplicate.id: (duplicate, missing) for duplicate, missing in store.unfinished_sets()}
+    unfinished = {duplicate.id: (duplicate, missing) for duplicate, missing in store.sets.unfinished_sets()}
     store.close()
     db = sqlite3.connect(path)
     columns = {row[1] for row in db.execute("PRAGMA table_info(sets)")}
@@ -278,12 +279,12 @@ def test_a_version_4_file_gets_the_columns_of_version_5(tmp_path: Path, read_onl
     assert (fifth.seed, fifth.isolated, missing) == (77, None, [])  # played whole: still to be rated
     assert unfinished == {}
     again = LadderStore(path)
-    assert again.void_reason(3) == again.void_reason(4) == OLD_DEALS
+    assert again.sets.void_reason(3) == again.sets.void_reason(4) == OLD_DEALS
     assert rate_set(again, fifth) is not None
-    again.update_bot("a", command="run-a")
-    duplicate = again.create_set(4, "pairs", None, 2**128 - 1, ["a", "b"], isolated=True)
-    again.mark_set_shown(duplicate.id)
-    [(read, _missing)] = again.unfinished_sets()
+    again.registry.update_bot("a", command="run-a")
+    duplicate = again.sets.create_set(4, "pairs", None, 2**128 - 1, ["a", "b"], isolated=True)
+    again.sets.mark_set_shown(duplicate.id)
+    [(read, _missing)] = again.sets.unfinished_sets()
     assert (read.seed, read.isolated, read.shown) == (2**128 - 1, True, True)
     again.close()
 
@@ -295,7 +296,7 @@ def filled_store(path: Path, bots: int = 400) -> None:
     """A ladder file whose bots table spans many pages (so a damaged page is read late, not at opening)."""
     store = LadderStore(path)
     for number in range(bots):
-        store.add_bot(f"bot-{number:04}", command=f"run --port {{port}} --padding {'x' * 200}")
+        store.registry.add_bot(f"bot-{number:04}", command=f"run --port {{port}} --padding {'x' * 200}")
     store.close()
 
 
@@ -313,7 +314,7 @@ def test_a_page_damaged_late_is_a_store_error_naming_the_file(tmp_path: Path) ->
     damage_the_end(path)
     store = LadderStore(path)  # the schema pages are intact: the damage shows only on a query
     with pytest.raises(StoreError, match=rf"^{path} is damaged or not a ladder database \("):
-        store.bots()
+        store.registry.bots()
     with pytest.raises(StoreError, match=str(path)):
         ladder_standings(store)
 
@@ -377,41 +378,41 @@ def test_a_lock_held_beyond_the_timeout_is_a_store_error_and_loses_nothing(tmp_p
     )
     store = LadderStore(path, timeout=0.1)  # opening a current file only reads: no lock needed
     with pytest.raises(StoreError, match=rf"^{path} is locked by another program \(waited 0.1 s\)"):
-        store.add_bot("mine", address="h:2")
-    assert store.bots() == []  # a reader is not blocked by the writer
+        store.registry.add_bot("mine", address="h:2")
+    assert store.registry.bots() == []  # a reader is not blocked by the writer
     other.execute("COMMIT")
     other.close()
-    assert [bot.name for bot in store.bots()] == ["theirs"]
-    store.add_bot("mine", address="h:2")
-    assert [bot.name for bot in store.bots()] == ["mine", "theirs"]
+    assert [bot.name for bot in store.registry.bots()] == ["theirs"]
+    store.registry.add_bot("mine", address="h:2")
+    assert [bot.name for bot in store.registry.bots()] == ["mine", "theirs"]
 
 
 def test_read_only_reads_and_refuses_every_write(tmp_path: Path) -> None:
     path = tmp_path / "ladder.db"
     writable = LadderStore(path)
-    writable.add_bot("a", address="h:1")
-    writable.add_bot("b", address="h:2")
-    duplicate = writable.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
-    writable.save_match("m1-0", duplicate, 0, "one_team_left", [1, 2], [], {"r": 1}, 10, 0.5)
+    writable.registry.add_bot("a", address="h:1")
+    writable.registry.add_bot("b", address="h:2")
+    duplicate = writable.sets.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
+    save_match(writable, "m1-0", duplicate, 0, "one_team_left", [1, 2], [], {"r": 1}, 10, 0.5)
     writable.close()
     store = LadderStore(path, read_only=True)
     assert store.read_only
     assert [line.bot for line in ladder_standings(store)] == ["a", "b"]
-    assert store.match_record("m1-0") == {"r": 1}
+    assert store.browse.match_record("m1-0") == {"r": 1}
     for write in (
-        lambda: store.add_bot("c", address="h:3"),
-        lambda: store.set_probation("a", "why"),
-        lambda: store.remove_bot("a"),
-        lambda: store.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False),
-        lambda: store.save_match("m1-1", duplicate, 1, "one_team_left", [2, 1], [], {}, 10, 0.5),
-        lambda: store.void_set(duplicate.id, "why"),
-        lambda: store.save_rating_event(duplicate.id, 0, SetResult({}, {}, {}), [], []),
+        lambda: store.registry.add_bot("c", address="h:3"),
+        lambda: store.registry.set_probation("a", "why"),
+        lambda: store.registry.remove_bot("a"),
+        lambda: store.sets.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False),
+        lambda: save_match(store, "m1-1", duplicate, 1, "one_team_left", [2, 1], [], {}, 10, 0.5),
+        lambda: store.sets.void_set(duplicate.id, "why"),
+        lambda: store.ratings.save_rating_event(duplicate.id, 0, PoolSums(), [], []),
     ):
         with pytest.raises(
             StoreError, match=rf"^{path} is read-only \(opened read-only\); nothing was changed"
         ):
             write()
-    assert len(store.matches()) == 1
+    assert len(store.matches.finished()) == 1
 
 
 def test_a_read_only_file_of_version_1_is_read_without_upgrading(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ the run nor the bots' pool.
 from __future__ import annotations
 
 import ast
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -230,12 +231,12 @@ def test_the_site_loads_the_bot_processes_only_to_check_an_upload() -> None:
     assert "arena.ladder.bots.pool" not in finished.stdout.split(), finished.stdout
 
 
-def test_the_face_of_the_ladder_names_what_it_loads() -> None:
-    """Every name the ladder's face promises is there when asked for, and a wrong name is an
-    AttributeError, as from any module."""
-    import arena.ladder
-
-    for name in arena.ladder.__all__:
-        assert getattr(arena.ladder, name) is not None, name
-    with pytest.raises(AttributeError):
-        _ = arena.ladder.no_such_name  # type: ignore[attr-defined]
+@pytest.mark.parametrize("package", ["arena.ladder", "arena.ladder.bots"])
+def test_a_lazy_face_names_what_it_loads(package: str) -> None:
+    """Every name a face that loads when first used promises is there when asked for, and a wrong name
+    is an AttributeError, as from any module."""
+    face = importlib.import_module(package)
+    for name in face.__all__:
+        assert getattr(face, name) is not None, name
+    with pytest.raises(AttributeError, match="no_such_name"):
+        _ = face.no_such_name

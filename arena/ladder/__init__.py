@@ -11,8 +11,9 @@ site reads the store) does not load the run and its process pool."""
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Final
+
+from arena.lazy import lazy_names
 
 if TYPE_CHECKING:
     from arena.ladder.ratings import rate_set, store_match
@@ -47,8 +48,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'arena.ladder' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"arena.ladder.{home}"), name)
+__getattr__ = lazy_names(__name__, _HOMES)

@@ -11,11 +11,11 @@ load the pool on import."""
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Final
 
 from arena.ladder.bots.commands import BotStartError, Launch, command_arguments, free_port, wait_until_ready
 from arena.ladder.bots.host import BotHost, ExposedFilesError
+from arena.lazy import lazy_names
 
 if TYPE_CHECKING:
     from arena.ladder.bots.factory import local_bots
@@ -45,8 +45,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'arena.ladder.bots' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"arena.ladder.bots.{home}"), name)
+__getattr__ = lazy_names(__name__, _HOMES)

@@ -36,7 +36,12 @@ def _ray_command() -> Path:
         if os.environ.get("CI"):
             pytest.fail("Ray is not installed; CI installs the dev extra, which includes it")
         pytest.skip("Ray is not installed (pip install -e '.[cluster]')")
-    return Path(sys.executable).with_name("ray")
+    beside = Path(sys.executable).with_name("ray")
+    if beside.exists():
+        return beside
+    # A virtualenv made with --system-site-packages imports Ray from the system, whose command is there.
+    found = shutil.which("ray")
+    return beside if found is None else Path(found)
 
 
 def _free_port() -> int:

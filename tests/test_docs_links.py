@@ -251,3 +251,17 @@ def test_the_path_check_finds_a_moved_module(tmp_path: Path) -> None:
         "README.md:1: arena/ladder/bots/",
         "README.md:1: arena/ladder/store_file.py",
     ]
+
+
+@pytest.mark.parametrize(
+    "folder",
+    ["arena/ladder", "arena/ladder/store", "arena/ladder/bots", "arena/ladder/rating", "arena/runner"],
+)
+def test_the_layout_table_names_every_module_of_the_host_s_layered_folders(folder: str) -> None:
+    """The README's layout row of each of these folders names each of its modules, so a module moved
+    or added shows in the table a newcomer reads first."""
+    rows = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    row = next(line for line in rows if line.startswith(f"| `{folder}/` |"))
+    named = set(re.findall(r"`([a-z_]+\.py)`", row))
+    modules = {path.name for path in (ROOT / folder).glob("*.py")} - {"__init__.py"}
+    assert sorted(modules - named) == []

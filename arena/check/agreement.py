@@ -1,7 +1,9 @@
 """The item `structured moves agree with the notation`: the checker checks its own requests.
 
-A bot may pick its move from `DecisionRequest.moves` instead of parsing `legal_moves`, and read
-`view.led_suit`, `view.trump` and `view.trick_winner` instead of working them out. Every DecisionRequest
+A bot may pick its move from `DecisionRequest.moves` instead of parsing `legal_moves`, read its cards
+from the structured ones beside the notation (`hand_cards`, each play's `played_card`, each trick's
+`winning_card`, `trick_winning_card`), and read `view.led_suit`, `view.trump` and `view.trick_winner`
+instead of working them out. Every DecisionRequest
 the checker sends in the scripted situations is read back from its bytes, as a bot reads it, and compared
 with the notation and with the rules engine, so that a bot author knows the structured fields are safe to
 use: `moves[i]` is the move `legal_moves[i]` names (with a card's points and a bid's contract number
@@ -18,7 +20,7 @@ from arena.check.report import CheckItem, Status, plural
 from fiftysix.engine import Card, NotationError, Phase, View, parse_move
 from fiftysix.engine.errors import quoted
 from fiftysix.v1 import bot_pb2 as pb
-from fiftysix.wire import MessageError, move_from_message
+from fiftysix.wire import MessageError, card_from_message, move_from_message
 
 ITEM: Final = "structured moves agree with the notation"
 
@@ -83,6 +85,58 @@ def disagreement(request: pb.PlaySeatRequest, view: View) -> str | None:
     if sent != (winning.seat if winning is not None else None):
         expected = f"seat {winning.seat}" if winning is not None else "absent (no card on the table)"
         return f"trick_winner is {'absent' if sent is None else f'seat {sent}'}, the engine says {expected}"
+    if message.HasField("trick_winning_card") != (winning is not None):
+        return "trick_winning_card is present without a card on the table, or absent with one"
+    if winning is not None:
+        problem = _card_problem(message.trick_winning_card, str(winning.card), "trick_winning_card")
+        if problem is not None:
+            return problem
+    return _cards_problem(message)
+
+
+def _card_problem(message: pb.Card, text: str, where: str) -> str | None:
+    """What is wrong with a structured card beside the notation `text` it stands for, or None."""
+    try:
+        card = card_from_message(message)
+    except MessageError as error:
+        return f"{where} beside {quoted(text)}: {error}"
+    if str(card) != text:
+        return f"{where} is {card} but its notation is {quoted(text)}"
+    if message.points != card.points:
+        return f"{where} ({card}) has {message.points} points, not {card.points}"
+    return None
+
+
+def _cards_problem(message: pb.View) -> str | None:
+    """What disagrees between the view's structured cards and their notation (the hand, every play of the
+    tricks and of the trick on the table, each trick's winning card), or None."""
+    if len(message.hand_cards) != len(message.hand):
+        return f"{len(message.hand_cards)} hand_cards for {len(message.hand)} cards in hand"
+    pairs = [
+        (card, text, f"hand_cards[{index}]")
+        for index, (card, text) in enumerate(zip(message.hand_cards, message.hand, strict=True))
+    ]
+    for number, trick in enumerate(message.tricks):
+        pairs += [
+            (play.played_card, play.card, f"tricks[{number}].plays[{index}].played_card")
+            for index, play in enumerate(trick.plays)
+        ]
+        won = [play.card for play in trick.plays if play.seat == trick.winner]
+        pairs += [
+            (
+                trick.winning_card,
+                won[0] if won else "(no play of the winner)",
+                f"tricks[{number}].winning_card",
+            )
+        ]
+    pairs += [
+        (play.played_card, play.card, f"trick[{index}].played_card")
+        for index, play in enumerate(message.trick)
+    ]
+    for card, text, where in pairs:
+        problem = _card_problem(card, text, where)
+        if problem is not None:
+            return problem
     return None
 
 
@@ -119,6 +173,7 @@ class Audit:
             ITEM,
             Status.PASS,
             f"{plural(self.decisions, 'DecisionRequest')} of the scripted situations ({self.moves} legal "
-            "moves): every moves[i] is legal_moves[i], and led_suit, trump and trick_winner are the engine's",
+            "moves): every moves[i] is legal_moves[i], every structured card is the card its notation "
+            "names, and led_suit, trump and trick_winner are the engine's",
             "arena",
         )

@@ -931,19 +931,25 @@ class Play(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
+    PLAYED_CARD_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat that played it."""
     card: _builtins.str
     """The card in canonical notation."""
+    @_builtins.property
+    def played_card(self) -> Global___Card:
+        """The same card as a structured value."""
+
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         card: _builtins.str = ...,
+        played_card: Global___Card | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["played_card", b"played_card"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "played_card", b"played_card", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -959,6 +965,7 @@ class Trick(_message.Message):
     PLAYS_FIELD_NUMBER: _builtins.int
     WINNER_FIELD_NUMBER: _builtins.int
     POINTS_FIELD_NUMBER: _builtins.int
+    WINNING_CARD_FIELD_NUMBER: _builtins.int
     leader: _builtins.int
     """The seat that led."""
     winner: _builtins.int
@@ -969,6 +976,10 @@ class Trick(_message.Message):
     def plays(self) -> _containers.RepeatedCompositeFieldContainer[Global___Play]:
         """The cards in the order played."""
 
+    @_builtins.property
+    def winning_card(self) -> Global___Card:
+        """The card that won it, as a structured value (the winner's card in plays)."""
+
     def __init__(
         self,
         *,
@@ -976,10 +987,11 @@ class Trick(_message.Message):
         plays: _abc.Iterable[Global___Play] | None = ...,
         winner: _builtins.int = ...,
         points: _builtins.int = ...,
+        winning_card: Global___Card | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["winning_card", b"winning_card"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["leader", b"leader", "plays", b"plays", "points", b"points", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["leader", b"leader", "plays", b"plays", "points", b"points", "winner", b"winner", "winning_card", b"winning_card"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1010,6 +1022,8 @@ class View(_message.Message):
     LED_SUIT_FIELD_NUMBER: _builtins.int
     TRUMP_FIELD_NUMBER: _builtins.int
     TRICK_WINNER_FIELD_NUMBER: _builtins.int
+    HAND_CARDS_FIELD_NUMBER: _builtins.int
+    TRICK_WINNING_CARD_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat whose view this is."""
     deal_number: _builtins.int
@@ -1068,6 +1082,16 @@ class View(_message.Message):
     def points(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Points each team has taken in this deal so far, indexed by team."""
 
+    @_builtins.property
+    def hand_cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """The same cards as hand, as structured values, in the same order (hand_cards[i] is hand[i])."""
+
+    @_builtins.property
+    def trick_winning_card(self) -> Global___Card:
+        """The card winning the trick being played so far (trick_winner's card); absent when no card is on the
+        table.
+        """
+
     def __init__(
         self,
         *,
@@ -1090,10 +1114,12 @@ class View(_message.Message):
         led_suit: Global___Suit.ValueType = ...,
         trump: Global___Denomination.ValueType = ...,
         trick_winner: _builtins.int | None = ...,
+        hand_cards: _abc.Iterable[Global___Card] | None = ...,
+        trick_winning_card: Global___Card | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_trick_winner", b"_trick_winner", "contract", b"contract", "high_bid", b"high_bid", "trick_winner", b"trick_winner"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_trick_winner", b"_trick_winner", "contract", b"contract", "high_bid", b"high_bid", "trick_winner", b"trick_winner", "trick_winning_card", b"trick_winning_card"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_trick_winner", b"_trick_winner", "calls", b"calls", "contract", b"contract", "deal_number", b"deal_number", "dealer", b"dealer", "doubling", b"doubling", "hand", b"hand", "high_bid", b"high_bid", "led_suit", b"led_suit", "phase", b"phase", "points", b"points", "seat", b"seat", "seats", b"seats", "tables", b"tables", "teams_out", b"teams_out", "to_act", b"to_act", "trick", b"trick", "trick_winner", b"trick_winner", "tricks", b"tricks", "trump", b"trump"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_trick_winner", b"_trick_winner", "calls", b"calls", "contract", b"contract", "deal_number", b"deal_number", "dealer", b"dealer", "doubling", b"doubling", "hand", b"hand", "hand_cards", b"hand_cards", "high_bid", b"high_bid", "led_suit", b"led_suit", "phase", b"phase", "points", b"points", "seat", b"seat", "seats", b"seats", "tables", b"tables", "teams_out", b"teams_out", "to_act", b"to_act", "trick", b"trick", "trick_winner", b"trick_winner", "trick_winning_card", b"trick_winning_card", "tricks", b"tricks", "trump", b"trump"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__trick_winner: _TypeAlias = _typing.Literal["trick_winner"]  # noqa: Y015
     _WhichOneofArgType__trick_winner: _TypeAlias = _typing.Literal["_trick_winner", b"_trick_winner"]  # noqa: Y015
@@ -1139,21 +1165,27 @@ class Hand(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
+    DEALT_CARDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat it was dealt to."""
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Its cards in canonical notation."""
 
+    @_builtins.property
+    def dealt_cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """The same cards as structured values, in the same order (dealt_cards[i] is cards[i])."""
+
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         cards: _abc.Iterable[_builtins.str] | None = ...,
+        dealt_cards: _abc.Iterable[Global___Card] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "dealt_cards", b"dealt_cards", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

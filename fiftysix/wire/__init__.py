@@ -10,6 +10,7 @@ messages -> engine; everything public is importable from `fiftysix.wire`.
 from fiftysix.wire.decisions import DecisionEncoder, decision_request
 from fiftysix.wire.decode import (
     ViewDecoder,
+    card_from_message,
     deal_result_from_message,
     fault_cause_from_message,
     move_from_message,
@@ -19,6 +20,7 @@ from fiftysix.wire.decode import (
     view_from_message,
 )
 from fiftysix.wire.encode import (
+    card_message,
     deal_end_message,
     match_end_message,
     match_start_message,
@@ -51,6 +53,8 @@ __all__ = [
     "MessageError",
     "TimeControl",
     "ViewDecoder",
+    "card_from_message",
+    "card_message",
     "deal_end_message",
     "deal_result_from_message",
     "decision_request",

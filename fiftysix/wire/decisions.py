@@ -18,7 +18,7 @@ from typing import Final
 
 from fiftysix.engine import ALL_CARDS, Bid, Call, Card, Deal, Match, Move, Phase
 from fiftysix.v1 import bot_pb2 as pb
-from fiftysix.wire.encode import fill_contract, fill_trick, move_message
+from fiftysix.wire.encode import card_message, fill_contract, fill_trick, move_message
 from fiftysix.wire.terms import DENOMINATION_VALUES, PHASE_VALUES, SUIT_VALUES
 
 
@@ -71,6 +71,7 @@ _REQUEST_DECISION: Final = 2
 _DECISION_ID, _DECISION_VIEW, _LEGAL_MOVES, _DECISION_MS, _BANK_MS, _MOVES = 1, 2, 3, 4, 5, 6
 _SEAT, _DEAL_NUMBER, _DEALER, _PHASE, _TO_ACT, _SEATS, _TABLES, _TEAMS_OUT, _HAND, _CALLS = range(1, 11)
 _HIGH_BID, _DOUBLING, _CONTRACT, _TRICKS, _TRICK, _POINTS, _LED_SUIT, _TRUMP, _TRICK_WINNER = range(11, 20)
+_HAND_CARDS, _TRICK_WINNING_CARD = 20, 21
 
 _DECISION_ID_KEY: Final = _key(_DECISION_ID, 0)
 _VIEW_KEY: Final = _key(_DECISION_VIEW, 2)
@@ -83,6 +84,12 @@ _TURN_FIELDS: Final = {
 """The phase and seat to act of every decision there can be."""
 _DOUBLING_FIELDS: Final = {doubling: _uint(_DOUBLING, doubling) for doubling in (1, 2, 4)}
 _HAND_ENTRIES: Final = {card: _embedded(_HAND, str(card).encode()) for card in ALL_CARDS}
+_HAND_CARD_ENTRIES: Final = {
+    card: _embedded(_HAND_CARDS, card_message(card).SerializeToString()) for card in ALL_CARDS
+}
+_WINNING_CARDS: Final = {
+    card: _embedded(_TRICK_WINNING_CARD, card_message(card).SerializeToString()) for card in ALL_CARDS
+}
 _CARD_TEXTS: Final[dict[Move, bytes]] = {
     card: _embedded(_LEGAL_MOVES, str(card).encode()) for card in ALL_CARDS
 }
@@ -90,7 +97,12 @@ _CARD_VALUES: Final[dict[Move, bytes]] = {
     card: _embedded(_MOVES, move_message(card, 0).SerializeToString()) for card in ALL_CARDS
 }
 _PLAYS: Final = tuple(
-    {card: _embedded(_TRICK, pb.Play(seat=seat, card=str(card)).SerializeToString()) for card in ALL_CARDS}
+    {
+        card: _embedded(
+            _TRICK, pb.Play(seat=seat, card=str(card), played_card=card_message(card)).SerializeToString()
+        )
+        for card in ALL_CARDS
+    }
     for seat in range(8)
 )
 """Each play of the trick on the table, by seat and card."""
@@ -186,7 +198,8 @@ class DecisionEncoder:
         """Forget what was kept of the last deal and write what stays the same through this one."""
         match = self._match
         self._deal = deal
-        self._hands: dict[int, tuple[int, bytes]] = {}
+        self._hands: dict[int, tuple[int, bytes, bytes]] = {}
+        """Each seat's hand as last written: its size, its `hand` and its `hand_cards` fields."""
         self._head = _uint(_DEAL_NUMBER, match.deal_number) + _uint(_DEALER, deal.dealer)
         self._table = _packed(_SEATS, deal.seats) + _packed(_TABLES, match.tables)
         self._table += _packed(_TEAMS_OUT, match.teams_out)
@@ -197,7 +210,7 @@ class DecisionEncoder:
         self._trump = 0
         self._tricks = b""
         self._tricks_sent = 0
-        self._trick = self._trick_state = b""
+        self._trick = self._trick_state = self._winning_card = b""
         self._plays_sent = 0
         self._points = _packed(_POINTS, deal.points)
 
@@ -246,6 +259,7 @@ class DecisionEncoder:
             self._trump,
             winning.seat if winning is not None else -1,
         )
+        self._winning_card = _WINNING_CARDS[winning.card] if winning is not None else b""
 
     def decision(
         self, decision_id: int, legal_moves: Sequence[Move], decision_ms: int, bank_ms: int
@@ -260,7 +274,11 @@ class DecisionEncoder:
         hand = deal.hands[seat]
         kept = self._hands.get(seat)
         if kept is None or kept[0] != len(hand):  # within a deal a hand only loses cards
-            kept = self._hands[seat] = (len(hand), b"".join([_HAND_ENTRIES[card] for card in hand]))
+            kept = self._hands[seat] = (
+                len(hand),
+                b"".join([_HAND_ENTRIES[card] for card in hand]),
+                b"".join([_HAND_CARD_ENTRIES[card] for card in hand]),
+            )
         view = b"".join(
             [
                 _SEAT_FIELDS[seat],
@@ -276,6 +294,8 @@ class DecisionEncoder:
                 self._trick,
                 self._points,
                 self._trick_state,
+                kept[2],
+                self._winning_card,
             ]
         )
         high = deal.high_bid

@@ -59,14 +59,21 @@ def move_from_message(message: pb.Move) -> Move:
     """
     which = message.WhichOneof("move")
     if which == "card":
-        card = message.card
-        suit, rank = SUITS_BY_VALUE.get(card.suit), RANKS_BY_VALUE.get(card.rank)
-        if suit is None or rank is None:
-            raise MessageError(f"not a card: {_one_line(card)}")
-        return Card(rank, suit)
+        return card_from_message(message.card)
     if which == "call":
         return _call_from(message.call)
     raise MessageError("a Move holds neither a card nor a call")
+
+
+def card_from_message(message: pb.Card) -> Card:
+    """The engine's `Card` of a structured card, read from its suit and rank (its points are derived).
+
+    :raises MessageError: when the suit or the rank is unspecified or unknown.
+    """
+    suit, rank = SUITS_BY_VALUE.get(message.suit), RANKS_BY_VALUE.get(message.rank)
+    if suit is None or rank is None:
+        raise MessageError(f"not a card: {_one_line(message)}")
+    return Card(rank, suit)
 
 
 def _call_from(message: pb.Call) -> Call:

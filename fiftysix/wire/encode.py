@@ -29,7 +29,8 @@ from fiftysix.wire.terms import (
 )
 
 
-def _card_message(card: Card) -> pb.Card:
+def card_message(card: Card) -> pb.Card:
+    """A card as a structured value (the notation's `str(card)` beside it where both are sent)."""
     return pb.Card(suit=SUIT_VALUES[card.suit], rank=RANK_VALUES[card.rank], points=card.points)
 
 
@@ -49,7 +50,7 @@ def move_message(move: Move, current: int) -> pb.Move:
     """A legal move as a structured value. `current` is the number of the bid a call follows (0 before any
     bid), which a plus bid's contract number depends on; a card ignores it."""
     if isinstance(move, Card):
-        return pb.Move(card=_card_message(move))
+        return pb.Move(card=card_message(move))
     return pb.Move(call=_call_message(move, current))
 
 
@@ -103,7 +104,9 @@ def fill_trick(message: pb.Trick, trick: Trick) -> None:
     message.points = trick.points
     plays = message.plays
     for play in trick.plays:
-        plays.add(seat=play.seat, card=str(play.card))
+        plays.add(seat=play.seat, card=str(play.card), played_card=card_message(play.card))
+        if play.seat == trick.winner:
+            message.winning_card.CopyFrom(card_message(play.card))
 
 
 def deal_end_message(result: DealResult) -> pb.PlaySeatRequest:
@@ -114,7 +117,10 @@ def deal_end_message(result: DealResult) -> pb.PlaySeatRequest:
     end.dealer = result.dealer
     end.seats.extend(result.seats)
     for seat in result.seats:
-        end.hands.add(seat=seat, cards=[str(card) for card in result.hands[seat]])
+        hand = result.hands[seat]
+        end.hands.add(
+            seat=seat, cards=[str(card) for card in hand], dealt_cards=[card_message(card) for card in hand]
+        )
     for made in result.calls:
         end.calls.add(seat=made.seat, call=str(made.call))
     fill_contract(end.contract, result.contract)

@@ -15,6 +15,7 @@ from fiftysix.wire import (
     FaultRecord,
     TimeControl,
     ViewDecoder,
+    card_from_message,
     deal_end_message,
     deal_result_from_message,
     match_start_message,
@@ -107,6 +108,14 @@ def test_deal_results_round_trip_through_the_wire(players: int, ruleset: Ruleset
         if result is not None:
             message = deal_end_message(result).deal_end
             assert deal_result_from_message(message, players) == result
+            for hand in message.hands:  # the structured cards beside the notation name the same cards
+                assert [str(card_from_message(card)) for card in hand.dealt_cards] == list(hand.cards)
+            for trick in message.tricks:
+                assert [str(card_from_message(play.played_card)) for play in trick.plays] == [
+                    play.card for play in trick.plays
+                ]
+                winner = next(play.card for play in trick.plays if play.seat == trick.winner)
+                assert str(card_from_message(trick.winning_card)) == winner
 
 
 @pytest.mark.parametrize(

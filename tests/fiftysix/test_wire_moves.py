@@ -184,10 +184,31 @@ def _winner_of(trick: tuple[Play, ...], trump: Suit | None) -> int:
     return best[1].seat
 
 
+def _same_card(message: pb.Card, text: str) -> None:
+    """A structured card is the card its notation beside it names, points included."""
+    card = parse_card(text)
+    assert pb.Suit.Name(message.suit) == f"SUIT_{card.suit.name}"
+    assert pb.Rank.Name(message.rank) == f"RANK_{card.rank.name}"
+    assert message.points == card.points
+
+
 def _check_decision(request: bytes, legal: tuple[Move, ...], match: Match, seat: int) -> None:
-    """What a bot reads from the bytes of one decision agrees with the notation and with the engine."""
-    decision = pb.PlaySeatRequest.FromString(request).decision
+    """What a bot reads from the bytes of one decision agrees with the notation and with the engine, and
+    the bytes are the ones protobuf itself writes for that message (its fields in number order)."""
+    message = pb.PlaySeatRequest.FromString(request)
+    assert message.SerializeToString() == request
+    decision = message.decision
     view, deal = decision.view, match.deal
+    assert len(view.hand_cards) == len(view.hand)
+    for card, text in zip(view.hand_cards, view.hand, strict=True):
+        _same_card(card, text)
+    for done in view.tricks:
+        for play in done.plays:
+            _same_card(play.played_card, play.card)
+        winner = next(play for play in done.plays if play.seat == done.winner)
+        _same_card(done.winning_card, winner.card)
+    for play in view.trick:
+        _same_card(play.played_card, play.card)
     current = deal.high_bid.number if deal.high_bid is not None else 0
     assert len(decision.moves) == len(decision.legal_moves) == len(legal)
     for text, message, move in zip(decision.legal_moves, decision.moves, legal, strict=True):
@@ -212,9 +233,11 @@ def _check_decision(request: bytes, legal: tuple[Move, ...], match: Match, seat:
         assert pb.Suit.Name(view.led_suit) == f"SUIT_{trick[0].card.suit.name}"
         assert view.HasField("trick_winner")
         assert view.trick_winner == _winner_of(trick, contract.trump if contract else None)
+        _same_card(view.trick_winning_card, next(str(p.card) for p in trick if p.seat == view.trick_winner))
     else:
         assert view.led_suit == pb.SUIT_UNSPECIFIED
         assert not view.HasField("trick_winner")
+        assert not view.HasField("trick_winning_card")
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -234,7 +257,7 @@ def test_structured_moves_and_trick_state_agree_with_the_engine(
         seat = match.deal.to_act
         view = match.view(seat)
         legal = view.legal_moves
-        _check_decision(encoder.decision(seat, legal, 1000, 0), legal, match, seat)
+        _check_decision(encoder.decision(seat + 1, legal, 1000, 0), legal, match, seat)
         match.apply(seat, player.choose(view, legal))
 
 

@@ -41,6 +41,14 @@ def _play() -> Match:
     return _match_after(f"28S pass pass pass {first} {second}")
 
 
+def _trick_taken() -> Match:
+    # 28S by seat 0, everybody passes, a whole trick played (each seat its first legal card), one more card.
+    moves = "28S pass pass pass"
+    for _ in range(5):
+        moves += f" {_match_after(moves).legal_moves()[0]}"
+    return _match_after(moves)
+
+
 def _swap_first_two(decision: pb.DecisionRequest) -> None:
     first, second = pb.Move(), pb.Move()
     first.CopyFrom(decision.moves[0])
@@ -94,10 +102,40 @@ CORRUPTIONS: list[tuple[str, Callable[[], Match], Callable[[pb.DecisionRequest],
         lambda d: setattr(d.view, "trick_winner", 0),
         "trick_winner is seat 0, the engine says absent",
     ),
+    (
+        "a hand card missing",
+        _auction,
+        lambda d: d.view.hand_cards.pop(),
+        "11 hand_cards for 12 cards in hand",
+    ),
+    (
+        "a hand card's rank",
+        _auction,
+        lambda d: setattr(d.view.hand_cards[0], "rank", pb.RANK_UNSPECIFIED),
+        "hand_cards[0] beside",
+    ),
+    (
+        "a played card's suit",
+        _play,
+        lambda d: setattr(d.view.trick[1].played_card, "suit", d.view.trick[1].played_card.suit % 4 + 1),
+        "trick[1].played_card is",
+    ),
+    (
+        "no winning card on the table",
+        _play,
+        lambda d: d.view.ClearField("trick_winning_card"),
+        "trick_winning_card is present without a card on the table, or absent with one",
+    ),
+    (
+        "a taken trick's winning card",
+        _trick_taken,
+        lambda d: setattr(d.view.tricks[0].winning_card, "points", 7),
+        "tricks[0].winning_card",
+    ),
 ]
 
 
-@pytest.mark.parametrize("match_of", [_auction, _play, lambda: _match_after("28S double")])
+@pytest.mark.parametrize("match_of", [_auction, _play, _trick_taken, lambda: _match_after("28S double")])
 def test_the_arena_requests_agree(match_of: Callable[[], Match]) -> None:
     match = match_of()
     assert disagreement(_request(match), match.view(match.deal.to_act)) is None

@@ -146,7 +146,11 @@ def counted_run(code: Path, toggle: Path, arguments: list[str]) -> tuple[int, in
         str(HERE),
         *arguments,
     ]
-    finished = subprocess.run(command, env=environment, capture_output=True, text=True, check=True)
+    finished = subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
+    if finished.returncode != 0:
+        raise SystemExit(
+            f"bench/arena_instructions.py: error: a counted run failed:\n{finished.stderr[-3000:]}"
+        )
     collected = re.search(r"Collected\s*:\s*(\d+)", finished.stderr)
     if collected is None:
         raise RuntimeError(f"callgrind reported no count:\n{finished.stderr[-2000:]}")

@@ -1,9 +1,11 @@
-"""The C++ sample bot (sample_bots/cpp) against the real arena: built with CMake from bot.proto alone,
-passed by `arena check-bot` item by item, playing whole matches and a ladder without a fault, and the
-JavaScript sample bot's game move for move.
+"""The C++ kit (sample_bots/cpp) against the real arena: its sample bot built with CMake from bot.proto
+alone, passed by `arena check-bot` item by item, playing whole matches and a ladder without a fault, and
+the JavaScript sample bot's game move for move; and the same bot built outside the kit's tree against the
+installed kit (`find_package(fiftysix_bot)`), uploaded and answering in the sandbox.
 
-The bot is built once per session into build/cpp (incremental: a second run rebuilds only what changed),
-or taken as built from $FIFTYSIX_CPP_BOT_BUILD (.ci/run builds it there first). Needs cmake, a C++
+The kit and its bot are built once per session into build/cpp (incremental: a second run rebuilds only
+what changed), the kit installed into build/cpp/kit and the bot built on it into build/cpp/standalone; or
+all taken as built from $FIFTYSIX_CPP_BOT_BUILD (.ci/run builds them there first). Needs cmake, a C++
 compiler and gRPC for C++ (Debian: cmake g++ libgrpc++-dev protobuf-compiler protobuf-compiler-grpc):
 without them the tests skip locally, and fail under CI (CI set), so CI can never skip them silently.
 """
@@ -19,6 +21,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tarfile
 import threading
 import time
 from collections.abc import Iterator
@@ -31,7 +34,9 @@ from bot_process import BotProcess
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.check import Status, check_bot
+from arena.cli import main as arena_main
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
+from arena.sandbox import bubblewrap
 from fiftysix.engine import EndReason, Match, MatchRules, Ruleset
 from fiftysix.players import RandomPlayer
 from fiftysix.record import loads
@@ -73,6 +78,11 @@ class CppBuild:
     def unit_tests(self) -> Path:
         return self.folder / "cpp_bot_tests"
 
+    @property
+    def standalone_bot(self) -> Path:
+        """The sample bot as a project of its own builds it, on the installed kit."""
+        return self.folder / "standalone" / "cpp_bot"
+
 
 def _run(command: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False)
@@ -83,8 +93,9 @@ def cpp_build() -> CppBuild:
     prebuilt = os.environ.get(BUILD_ENV)
     if prebuilt:
         build = CppBuild(Path(prebuilt).resolve(), 0.0)
-        if not build.bot.is_file():
-            pytest.fail(f"${BUILD_ENV} is {prebuilt}, but it holds no cpp_bot")
+        for binary in (build.bot, build.standalone_bot):
+            if not binary.is_file():
+                pytest.fail(f"${BUILD_ENV} is {prebuilt}, but it holds no {binary.relative_to(build.folder)}")
         return build
     cmake = shutil.which("cmake")
     if cmake is None:
@@ -100,10 +111,34 @@ def cpp_build() -> CppBuild:
                 shutil.rmtree(folder, ignore_errors=True)  # configure again once the packages are there
                 _unavailable(f"gRPC for C++ or a compiler is missing: {output.strip().splitlines()[-1]}")
             pytest.fail(f"cmake could not configure the C++ bot:\n{output}")
-    built = _run([cmake, "--build", str(folder), "-j2"])
-    assert built.returncode == 0, f"the C++ bot does not build:\n{built.stdout}\n{built.stderr}"
-    assert "warning" not in built.stdout + built.stderr, built.stdout + built.stderr
+    _build(cmake, folder)
+    # As .ci/run does, and as a bot author outside this repository would: install the kit, then build a
+    # bot on the installed package.
+    installed = _run([cmake, "--install", str(folder), "--prefix", str(folder / "kit")])
+    assert installed.returncode == 0, f"the C++ kit does not install:\n{installed.stdout}\n{installed.stderr}"
+    standalone = folder / "standalone"
+    if not (standalone / "CMakeCache.txt").is_file():
+        configure = [
+            cmake,
+            "-S",
+            str(CPP_DIR / "bot"),
+            "-B",
+            str(standalone),
+            f"-DCMAKE_PREFIX_PATH={folder / 'kit'}",
+        ]
+        configured = _run(configure)
+        assert configured.returncode == 0, (
+            f"the installed kit is not found:\n{configured.stdout}{configured.stderr}"
+        )
+    _build(cmake, standalone)
     return CppBuild(folder, time.monotonic() - started)
+
+
+def _build(cmake: str, folder: Path) -> None:
+    """Build what `folder` is configured for, warning-free."""
+    built = _run([cmake, "--build", str(folder), "-j2"])
+    assert built.returncode == 0, f"{folder} does not build:\n{built.stdout}\n{built.stderr}"
+    assert "warning" not in built.stdout + built.stderr, built.stdout + built.stderr
 
 
 def stop(bot: BotProcess) -> int:
@@ -298,13 +333,19 @@ class _Requests:
 
 def _both_forms(request: pb.PlaySeatRequest) -> list[pb.PlaySeatRequest]:
     """The decision twice: as an arena of an older minor version of protocol 1 sends it (notation only)
-    and as this arena does (with the structured moves and the view's trump, led suit and trick winner)."""
+    and as this arena does (with the structured moves, the structured cards and the view's trump, led
+    suit and trick winner), which the kit fills in from the notation."""
     assert len(request.decision.moves) == len(request.decision.legal_moves) > 0
     notation = pb.PlaySeatRequest()
     notation.CopyFrom(request)
     notation.decision.ClearField("moves")
-    for name in ("trump", "led_suit", "trick_winner"):
-        notation.decision.view.ClearField(name)
+    view = notation.decision.view
+    for name in ("trump", "led_suit", "trick_winner", "hand_cards", "trick_winning_card"):
+        view.ClearField(name)
+    for play in [*view.trick, *(play for trick in view.tricks for play in trick.plays)]:
+        play.ClearField("played_card")
+    for trick in view.tricks:
+        trick.ClearField("winning_card")
     structured = pb.PlaySeatRequest()
     structured.CopyFrom(request)
     structured.decision.decision_id += 1
@@ -462,3 +503,24 @@ def test_a_registered_command_plays_a_ladder(cpp_build: CppBuild, tmp_path: Path
     standings = {line["bot"]: line for line in json.loads(shown.stdout)}
     assert standings["cpp"]["matches"] > 0
     assert all(count == 0 for count in standings["cpp"]["faults"].values())
+
+
+def test_a_bot_built_on_the_installed_kit_is_uploaded_and_answers_in_the_sandbox(
+    cpp_build: CppBuild, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As the kit's README uploads it: the binary alone in a bundle, `--run ./cpp_bot`; the arena adds
+    # `--socket {socket}` and registers it only once it answered the handshake there.
+    reason = bubblewrap.unavailable_reason()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"the sandbox cannot run: {reason}; CI must install bubblewrap")
+        pytest.skip(f"the sandbox cannot run here: {reason}")
+    bundle = tmp_path / "cpp-bot.tar.gz"
+    with tarfile.open(bundle, "w:gz") as tar:
+        tar.add(cpp_build.standalone_bot, "cpp_bot")
+    db = tmp_path / "ladder.db"
+    assert (
+        arena_main(["bots", "add", "cpp", "--upload", str(bundle), "--run", "./cpp_bot", "--db", str(db)])
+        == 0
+    )
+    assert "Registered cpp: command: ./cpp_bot --socket {socket}, version 1" in capsys.readouterr().out

@@ -1,18 +1,28 @@
-#include "log.h"
+#include "fiftysix/log.h"
 
 #include <cstdio>
 #include <mutex>
 
-#include "identity.h"
+#include "logging.h"
 
-namespace cppbot {
+namespace fiftysix {
 
 namespace {
+
 std::mutex& stderr_mutex() {
   static std::mutex mutex;
   return mutex;
 }
+
+// The bot's name as JSON; set once by serve before any other thread runs, read-only after.
+std::string& quoted_name() {
+  static std::string name = json_quote("");
+  return name;
+}
+
 }  // namespace
+
+void set_log_name(std::string name) { quoted_name() = json_quote(name); }
 
 LogField text_field(std::string key, std::string_view value) { return {std::move(key), json_quote(value)}; }
 
@@ -50,7 +60,7 @@ std::string json_quote(std::string_view text) {
 }
 
 void log_event(std::string_view event, std::initializer_list<LogField> fields) {
-  std::string line = "{\"event\":" + json_quote(event) + ",\"bot\":" + json_quote(kBotName);
+  std::string line = "{\"event\":" + json_quote(event) + ",\"bot\":" + quoted_name();
   for (const LogField& field : fields) {
     line += "," + json_quote(field.key) + ":" + field.json;
   }
@@ -60,4 +70,4 @@ void log_event(std::string_view event, std::initializer_list<LogField> fields) {
   std::fflush(stderr);
 }
 
-}  // namespace cppbot
+}  // namespace fiftysix

@@ -3,7 +3,7 @@
 #include <cctype>
 #include <string>
 
-namespace cppbot {
+namespace fiftysix::kit {
 
 namespace {
 
@@ -25,54 +25,54 @@ std::string_view trimmed(std::string_view text) {
   return text;
 }
 
-std::optional<pb::Suit> suit_of_letter(char letter) {
+std::optional<v1::Suit> suit_of_letter(char letter) {
   switch (letter) {
     case 'S':
-      return pb::SUIT_SPADES;
+      return v1::SUIT_SPADES;
     case 'H':
-      return pb::SUIT_HEARTS;
+      return v1::SUIT_HEARTS;
     case 'D':
-      return pb::SUIT_DIAMONDS;
+      return v1::SUIT_DIAMONDS;
     case 'C':
-      return pb::SUIT_CLUBS;
+      return v1::SUIT_CLUBS;
     default:
       return std::nullopt;
   }
 }
 
-std::optional<pb::Rank> rank_of_text(std::string_view text) {
-  if (text == "10") return pb::RANK_TEN;
+std::optional<v1::Rank> rank_of_text(std::string_view text) {
+  if (text == "10") return v1::RANK_TEN;
   if (text.size() != 1) return std::nullopt;
   switch (text[0]) {
     case 'J':
-      return pb::RANK_JACK;
+      return v1::RANK_JACK;
     case '9':
-      return pb::RANK_NINE;
+      return v1::RANK_NINE;
     case 'A':
-      return pb::RANK_ACE;
+      return v1::RANK_ACE;
     case 'T':
-      return pb::RANK_TEN;
+      return v1::RANK_TEN;
     case 'K':
-      return pb::RANK_KING;
+      return v1::RANK_KING;
     case 'Q':
-      return pb::RANK_QUEEN;
+      return v1::RANK_QUEEN;
     case '8':
-      return pb::RANK_EIGHT;
+      return v1::RANK_EIGHT;
     case '7':
-      return pb::RANK_SEVEN;
+      return v1::RANK_SEVEN;
     default:
       return std::nullopt;
   }
 }
 
-std::uint32_t points_of(pb::Rank rank) {
+std::uint32_t points_of(v1::Rank rank) {
   switch (rank) {
-    case pb::RANK_JACK:
+    case v1::RANK_JACK:
       return 3;
-    case pb::RANK_NINE:
+    case v1::RANK_NINE:
       return 2;
-    case pb::RANK_ACE:
-    case pb::RANK_TEN:
+    case v1::RANK_ACE:
+    case v1::RANK_TEN:
       return 1;
     default:
       return 0;
@@ -90,9 +90,9 @@ std::optional<std::uint32_t> small_number(std::string_view digits) {
   return number;
 }
 
-pb::Call bid(pb::BidForm form, std::uint32_t number, std::uint32_t contract_number, pb::Denomination denomination) {
-  pb::Call call;
-  call.set_kind(pb::CALL_KIND_BID);
+v1::Call bid(v1::BidForm form, std::uint32_t number, std::uint32_t contract_number, v1::Denomination denomination) {
+  v1::Call call;
+  call.set_kind(v1::CALL_KIND_BID);
   call.set_form(form);
   call.set_number(number);
   call.set_contract_number(contract_number);
@@ -106,60 +106,60 @@ bool ends_with(std::string_view text, std::string_view suffix) {
 
 }  // namespace
 
-std::optional<pb::Card> parse_card(std::string_view text) {
+std::optional<v1::Card> parse_card(std::string_view text) {
   const std::string card_text = upper(trimmed(text));
   if (card_text.size() < 2) return std::nullopt;
-  const std::optional<pb::Suit> suit = suit_of_letter(card_text.back());
-  const std::optional<pb::Rank> rank = rank_of_text(std::string_view(card_text).substr(0, card_text.size() - 1));
+  const std::optional<v1::Suit> suit = suit_of_letter(card_text.back());
+  const std::optional<v1::Rank> rank = rank_of_text(std::string_view(card_text).substr(0, card_text.size() - 1));
   if (!suit || !rank) return std::nullopt;
-  pb::Card card;
+  v1::Card card;
   card.set_suit(*suit);
   card.set_rank(*rank);
   card.set_points(points_of(*rank));
   return card;
 }
 
-std::optional<pb::Call> parse_call(std::string_view text, std::uint32_t previous_number) {
+std::optional<v1::Call> parse_call(std::string_view text, std::uint32_t previous_number) {
   const std::string call_text = upper(trimmed(text));
   const std::string_view call(call_text);
-  pb::Call plain;
-  if (call == "PASS") plain.set_kind(pb::CALL_KIND_PASS);
-  if (call == "DOUBLE") plain.set_kind(pb::CALL_KIND_DOUBLE);
-  if (call == "REDOUBLE") plain.set_kind(pb::CALL_KIND_REDOUBLE);
-  if (plain.kind() != pb::CALL_KIND_UNSPECIFIED) return plain;
+  v1::Call plain;
+  if (call == "PASS") plain.set_kind(v1::CALL_KIND_PASS);
+  if (call == "DOUBLE") plain.set_kind(v1::CALL_KIND_DOUBLE);
+  if (call == "REDOUBLE") plain.set_kind(v1::CALL_KIND_REDOUBLE);
+  if (plain.kind() != v1::CALL_KIND_UNSPECIFIED) return plain;
   if (call.size() < 3) return std::nullopt;
 
   if (call.front() == '+') {  // +2S, +2NOES
     if (call == "+2NOES") {
-      return bid(pb::BID_FORM_PLUS_NOES, 2, previous_number + 2, pb::DENOMINATION_NO_TRUMPS);
+      return bid(v1::BID_FORM_PLUS_NOES, 2, previous_number + 2, v1::DENOMINATION_NO_TRUMPS);
     }
-    const std::optional<pb::Suit> suit = suit_of_letter(call.back());
+    const std::optional<v1::Suit> suit = suit_of_letter(call.back());
     const std::optional<std::uint32_t> increment = small_number(call.substr(1, call.size() - 2));
     if (!suit || !increment || *increment < 1 || *increment > kHighestBid - kLowestBid) return std::nullopt;
     // Suit and Denomination share their numbers for the four suits.
-    return bid(pb::BID_FORM_PLUS_SUIT, *increment, previous_number + *increment, static_cast<pb::Denomination>(*suit));
+    return bid(v1::BID_FORM_PLUS_SUIT, *increment, previous_number + *increment, static_cast<v1::Denomination>(*suit));
   }
 
-  if (const std::optional<pb::Suit> suit = suit_of_letter(call.front())) {  // S28
+  if (const std::optional<v1::Suit> suit = suit_of_letter(call.front())) {  // S28
     const std::optional<std::uint32_t> number = small_number(call.substr(1));
     if (!number || *number < kLowestBid || *number > kHighestBid) return std::nullopt;
-    return bid(pb::BID_FORM_SUIT_NUMBER, *number, *number, static_cast<pb::Denomination>(*suit));
+    return bid(v1::BID_FORM_SUIT_NUMBER, *number, *number, static_cast<v1::Denomination>(*suit));
   }
 
   // 28S, 28NT, 28NOES
-  pb::BidForm form = pb::BID_FORM_NUMBER_SUIT;
-  pb::Denomination denomination = pb::DENOMINATION_UNSPECIFIED;
+  v1::BidForm form = v1::BID_FORM_NUMBER_SUIT;
+  v1::Denomination denomination = v1::DENOMINATION_UNSPECIFIED;
   std::string_view digits;
   if (ends_with(call, "NOES")) {
-    form = pb::BID_FORM_NOES;
-    denomination = pb::DENOMINATION_NO_TRUMPS;
+    form = v1::BID_FORM_NOES;
+    denomination = v1::DENOMINATION_NO_TRUMPS;
     digits = call.substr(0, call.size() - 4);
   } else if (ends_with(call, "NT")) {
-    form = pb::BID_FORM_NO_TRUMPS;
-    denomination = pb::DENOMINATION_NO_TRUMPS;
+    form = v1::BID_FORM_NO_TRUMPS;
+    denomination = v1::DENOMINATION_NO_TRUMPS;
     digits = call.substr(0, call.size() - 2);
-  } else if (const std::optional<pb::Suit> suit = suit_of_letter(call.back())) {
-    denomination = static_cast<pb::Denomination>(*suit);
+  } else if (const std::optional<v1::Suit> suit = suit_of_letter(call.back())) {
+    denomination = static_cast<v1::Denomination>(*suit);
     digits = call.substr(0, call.size() - 1);
   } else {
     return std::nullopt;
@@ -169,25 +169,4 @@ std::optional<pb::Call> parse_call(std::string_view text, std::uint32_t previous
   return bid(form, *number, *number, denomination);
 }
 
-std::vector<pb::Move> structured_moves(const pb::DecisionRequest& decision) {
-  const auto& legal = decision.legal_moves();
-  const auto& sent = decision.moves();
-  if (sent.size() == legal.size() || legal.empty()) {
-    return {sent.begin(), sent.end()};
-  }
-  const pb::View& view = decision.view();
-  const std::uint32_t previous_number = view.has_high_bid() ? view.high_bid().number() : 0;
-  std::vector<pb::Move> moves;
-  moves.reserve(static_cast<std::size_t>(legal.size()));
-  for (const std::string& notation : legal) {
-    pb::Move& move = moves.emplace_back();
-    if (const std::optional<pb::Card> card = parse_card(notation)) {
-      *move.mutable_card() = *card;
-    } else if (const std::optional<pb::Call> call = parse_call(notation, previous_number)) {
-      *move.mutable_call() = *call;
-    }
-  }
-  return moves;
-}
-
-}  // namespace cppbot
+}  // namespace fiftysix::kit

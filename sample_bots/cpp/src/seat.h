@@ -1,33 +1,37 @@
-// One seat's conversation (one PlaySeat stream): its own state, nothing shared with other seats. No gRPC
+// One seat's conversation (one PlaySeat stream): its own bot, nothing shared with other seats. No gRPC
 // server types here, so the conversation is tested without a network.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
-#include "fiftysix/v1/bot.pb.h"
-#include "strategy.h"
+#include "fiftysix/bot.h"
 
-namespace cppbot {
-
-namespace pb = fiftysix::v1;
+namespace fiftysix::kit {
 
 // What to do after one request from the arena.
 struct Step {
   // The answer to send, if the request expects one.
-  std::optional<pb::PlaySeatResponse> response;
-  // True after MatchEnd: the bot ends its side of the stream with status OK.
+  std::optional<v1::PlaySeatResponse> response;
+  // True after MatchEnd: the kit ends its side of the stream with status OK.
   bool finished = false;
   // Not empty when the arena broke the protocol (a decision before MatchStart, a second MatchStart):
-  // the bot ends the stream with INVALID_ARGUMENT and this message.
+  // the kit ends the stream with INVALID_ARGUMENT and this message.
   std::string rejection;
+  // Not empty when the bot's own code threw: the kit ends the stream with INTERNAL and this message, so
+  // that the arena records the fault at once instead of waiting for an answer.
+  std::string failure;
 };
 
 class Seat {
  public:
-  // The step for the next request on this stream.
-  Step handle(const pb::PlaySeatRequest& request);
+  explicit Seat(std::unique_ptr<Bot> bot) : bot_(std::move(bot)) {}
+
+  // The step for the next request on this stream; the request's structured fields are filled in from
+  // its notation where an older arena left them out (structured.h).
+  Step handle(v1::PlaySeatRequest& request);
 
   // The seat this stream plays, once MatchStart has said it (for logs).
   std::optional<std::uint32_t> seat() const { return started_ ? std::optional<std::uint32_t>(seat_) : std::nullopt; }
@@ -35,13 +39,13 @@ class Seat {
   const std::string& match_id() const { return match_id_; }
 
  private:
+  Step dispatch(v1::PlaySeatRequest& request);
+  v1::PlaySeatResponse answer(v1::DecisionRequest& decision);
+
+  std::unique_ptr<Bot> bot_;
   bool started_ = false;
   std::uint32_t seat_ = 0;
-  Teams teams_;
   std::string match_id_;
 };
 
-// The answer to a decision: its decision_id and the index of the chosen move in legal_moves.
-pb::PlaySeatResponse answer(const pb::DecisionRequest& decision, const Teams& teams);
-
-}  // namespace cppbot
+}  // namespace fiftysix::kit

@@ -4,19 +4,29 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "fiftysix/bot.h"
 #include "fiftysix/v1/bot.grpc.pb.h"
 
-namespace cppbot {
+namespace fiftysix::kit {
 
-namespace pb = fiftysix::v1;
+// The version of the protocol this kit speaks.
+inline constexpr std::uint32_t kProtocolVersion = 1;
 
-class BotService final : public pb::BotService::Service {
+class BotService final : public v1::BotService::Service {
  public:
-  grpc::Status Describe(grpc::ServerContext* context, const pb::DescribeRequest* request,
-                        pb::DescribeResponse* response) override;
+  // `description` is what Describe answers; `make_bot` makes the bot of each new stream.
+  BotService(Description description, BotFactory make_bot)
+      : description_(std::move(description)), make_bot_(std::move(make_bot)) {}
+
+  grpc::Status Describe(grpc::ServerContext* context, const v1::DescribeRequest* request,
+                        v1::DescribeResponse* response) override;
 
   grpc::Status PlaySeat(grpc::ServerContext* context,
-                        grpc::ServerReaderWriter<pb::PlaySeatResponse, pb::PlaySeatRequest>* stream) override;
+                        grpc::ServerReaderWriter<v1::PlaySeatResponse, v1::PlaySeatRequest>* stream) override;
+
+ private:
+  const Description description_;
+  const BotFactory make_bot_;
 };
 
-}  // namespace cppbot
+}  // namespace fiftysix::kit

@@ -11,15 +11,16 @@
 // of an enum's range, a seat without a team) still gives an index, a legal one whenever there is any.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <vector>
 
-#include "fiftysix/v1/bot.pb.h"
+#include "fiftysix/bot.h"
 
-namespace cppbot {
+namespace cpp_simple {
 
-namespace pb = fiftysix::v1;
+namespace v1 = fiftysix::v1;
+using Cards = google::protobuf::RepeatedPtrField<v1::Card>;
 
 // The highest number this bot ever bids (a contract of 28-39 costs 2 tables when lost, 40 or more 3).
 inline constexpr std::uint32_t kMaxBid = 32;
@@ -27,25 +28,16 @@ inline constexpr std::uint32_t kMaxBid = 32;
 // The team of every seat, indexed by seat (MatchStart.team_of_seats).
 using Teams = std::vector<std::uint32_t>;
 
-// The index into `moves` (parallel to legal_moves) of the move to make; 0 when there is no move at all.
-std::uint32_t decide(const pb::View& view, const std::vector<pb::Move>& moves, const Teams& teams);
+// The index into `moves` of the move to make; 0 when there is no move at all.
+std::size_t decide(const v1::View& view, const fiftysix::Moves& moves, const Teams& teams);
 
 // A call in the auction, as decide() makes it.
-std::uint32_t choose_call(const pb::View& view, const std::vector<pb::Move>& moves, const Teams& teams);
+std::size_t choose_call(const v1::View& view, const fiftysix::Moves& moves, const Teams& teams);
 
 // A card in the play, as decide() makes it.
-std::uint32_t choose_card(const pb::View& view, const std::vector<pb::Move>& moves, const Teams& teams);
+std::size_t choose_card(const v1::View& view, const fiftysix::Moves& moves, const Teams& teams);
 
 // The suit with the most cards; ties go to the one with more points, then to the first in S H D C.
-pb::Suit longest_suit(const std::vector<pb::Card>& hand);
+v1::Suit longest_suit(const Cards& hand);
 
-// The trump suit once the auction is over; nothing for no trumps or during the auction. Read from the
-// view's `trump`, or from the contract when the arena did not fill `trump` (an older minor version).
-std::optional<pb::Suit> trump_suit(const pb::View& view);
-
-// The seat whose card is winning the trick on the table; nothing when the table is empty. Read from the
-// view's `trick_winner`, or worked out from the cards on the table (docs/rules.md#who-wins-a-trick) when the arena
-// did not fill it.
-std::optional<std::uint32_t> trick_winner(const pb::View& view, std::optional<pb::Suit> trump);
-
-}  // namespace cppbot
+}  // namespace cpp_simple

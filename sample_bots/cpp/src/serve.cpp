@@ -1,10 +1,5 @@
-// cpp-simple: a sample 56 bot in C++, served over gRPC from code generated from the arena's own
-// protos/fiftysix/v1/bot.proto. Its strategy is the JavaScript sample bot's (see strategy.h).
-//
-//   cpp_bot [--port N] [--port-file PATH] [--host HOST]
-//
-// Logs one JSON object per line to stderr; SIGTERM or SIGINT stops it (conversations in progress get a
-// second to end) with exit status 0.
+// fiftysix::serve: the command line, the server with the bot service and the health service, the port
+// file, and the graceful stop on SIGTERM or SIGINT.
 
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
@@ -14,83 +9,26 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <memory>
-#include <optional>
+#include <stdexcept>
 #include <string>
 
-#include "log.h"
+#include "command_line.h"
+#include "fiftysix/bot.h"
+#include "fiftysix/log.h"
+#include "logging.h"
 #include "service.h"
+
+namespace fiftysix {
 
 namespace {
 
-using cppbot::log_event;
-using cppbot::number_field;
-using cppbot::text_field;
-
 constexpr int kMaxMessageBytes = 4 * 1024 * 1024;
 constexpr std::chrono::seconds kShutdownGrace{1};
-
-constexpr const char* kUsage =
-    "Serve the cpp-simple bot for 56 over gRPC.\n\n"
-    "usage: cpp_bot [--port N] [--port-file PATH] [--host HOST]\n"
-    "  --port N          port to listen on (default 50051; 0 picks a free port)\n"
-    "  --port-file PATH  once serving, write the port to PATH (atomically: a temporary file, renamed)\n"
-    "  --host HOST       address to listen on (default 127.0.0.1)\n";
-
-struct Options {
-  int port = 50051;
-  std::string host = "127.0.0.1";
-  std::optional<std::string> port_file;
-};
-
-struct UsageError {
-  std::string message;
-};
-
-int parse_port(const std::string& text) {
-  if (text.empty() || text.size() > 5 || text.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoi(text) > 65535) {
-    throw UsageError{"--port needs a number from 0 to 65535, got '" + text + "'"};
-  }
-  return std::stoi(text);
-}
-
-// Reads --name VALUE and --name=VALUE; exits for --help.
-Options parse_command_line(int argc, char** argv) {
-  Options options;
-  for (int index = 1; index < argc; ++index) {
-    std::string argument = argv[index];
-    if (argument == "-h" || argument == "--help") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    }
-    std::optional<std::string> value;
-    if (const std::size_t equals = argument.find('='); argument.rfind("--", 0) == 0 && equals != std::string::npos) {
-      value = argument.substr(equals + 1);
-      argument.resize(equals);
-    }
-    if (argument != "--port" && argument != "--port-file" && argument != "--host") {
-      throw UsageError{"unknown argument '" + argument + "'"};
-    }
-    if (!value) {
-      if (index + 1 >= argc) throw UsageError{argument + " needs a value"};
-      value = argv[++index];
-    }
-    if (argument == "--port") {
-      options.port = parse_port(*value);
-    } else if (argument == "--port-file") {
-      if (value->empty()) throw UsageError{"--port-file needs a path"};
-      options.port_file = *value;
-    } else {
-      if (value->empty()) throw UsageError{"--host needs an address"};
-      options.host = *value;
-    }
-  }
-  return options;
-}
+constexpr const char* kServiceName = "fiftysix.v1.BotService";
 
 // Writes the port to a temporary file beside `path`, then renames it over `path`, so that a reader never
 // sees half a number. Returns an error message, empty on success.
@@ -113,16 +51,39 @@ std::string write_port_file(const std::string& path, int port) {
   return {};
 }
 
+// The address gRPC listens on: unix:PATH for a socket, HOST:PORT otherwise (an IPv6 host in brackets).
+std::string listening_address(const kit::Options& options) {
+  if (options.socket) return "unix:" + *options.socket;
+  const bool bracketed = options.host.find(':') != std::string::npos && options.host.front() != '[';
+  return (bracketed ? "[" + options.host + "]" : options.host) + ":" + std::to_string(options.port);
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  Options options;
+int serve(const BotFactory& make_bot, int argc, char** argv) {
+  const std::string program = kit::program_name(argc, argv);
+  kit::Options options;
   try {
-    options = parse_command_line(argc, argv);
-  } catch (const UsageError& error) {
-    std::fprintf(stderr, "cpp_bot: error: %s\n%s", error.message.c_str(), kUsage);
+    options = kit::parse_command_line(argc, argv);
+  } catch (const kit::UsageError& error) {
+    std::fprintf(stderr, "%s: error: %s\n%s", program.c_str(), error.message.c_str(), kit::usage(program).c_str());
     return 2;
   }
+  if (options.help) {
+    std::fputs(kit::usage(program).c_str(), stdout);
+    return 0;
+  }
+
+  Description description;
+  try {
+    const std::unique_ptr<Bot> bot = make_bot();
+    if (bot == nullptr) throw std::runtime_error("the bot factory made no bot");
+    description = bot->describe();
+  } catch (const std::exception& error) {
+    log_event("bot_failed_to_start", {text_field("error", std::string("describe() failed: ") + error.what())});
+    return 1;
+  }
+  set_log_name(description.name);
 
   // SIGTERM and SIGINT are blocked in every thread (gRPC's threads inherit the mask) and taken by
   // sigwait() below, so that the shutdown runs as ordinary code rather than in a signal handler.
@@ -134,10 +95,8 @@ int main(int argc, char** argv) {
 
   // The standard grpc.health.v1 service; "" (the whole server) is SERVING while the server runs.
   grpc::EnableDefaultHealthCheckService(true);
-  cppbot::BotService service;
-  const bool bracketed = options.host.find(':') != std::string::npos && options.host.front() != '[';
-  const std::string host = bracketed ? "[" + options.host + "]" : options.host;
-  const std::string address = host + ":" + std::to_string(options.port);
+  kit::BotService service(description, make_bot);
+  const std::string address = listening_address(options);
   int bound_port = 0;
   grpc::ServerBuilder builder;
   builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &bound_port);
@@ -149,12 +108,11 @@ int main(int argc, char** argv) {
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || bound_port == 0) {
-    log_event("bot_failed_to_start", {text_field("error", "cannot listen on " + address),
-                                      text_field("host", options.host), number_field("port", options.port)});
+    log_event("bot_failed_to_start", {text_field("error", "cannot listen on " + address)});
     return 1;
   }
   if (grpc::HealthCheckServiceInterface* health = server->GetHealthCheckService()) {
-    health->SetServingStatus("fiftysix.v1.BotService", true);
+    health->SetServingStatus(kServiceName, true);
   }
   if (options.port_file) {
     if (const std::string error = write_port_file(*options.port_file, bound_port); !error.empty()) {
@@ -163,7 +121,11 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  log_event("bot_serving", {text_field("host", options.host), number_field("port", bound_port)});
+  if (options.socket) {
+    log_event("bot_serving", {text_field("socket", *options.socket)});
+  } else {
+    log_event("bot_serving", {text_field("host", options.host), number_field("port", bound_port)});
+  }
 
   int signal_number = 0;
   while (sigwait(&stop_signals, &signal_number) != 0) {
@@ -181,3 +143,5 @@ int main(int argc, char** argv) {
   log_event("bot_stopped", {number_field("elapsed_ms", elapsed.count())});
   return 0;
 }
+
+}  // namespace fiftysix

@@ -1,4 +1,7 @@
-// Logging: one JSON object per line on stderr, like the Python and JavaScript bots.
+// Logging, as the kit does it: one JSON object per line on stderr, like the Python and JavaScript bots,
+// each naming the bot (the name its describe() gives, once serve has started).
+//
+//   fiftysix::log_event("bid_chosen", {fiftysix::text_field("call", "28S"), fiftysix::number_field("seat", 2)});
 #pragma once
 
 #include <cstdint>
@@ -6,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace cppbot {
+namespace fiftysix {
 
 // One key and its value, already rendered as JSON.
 struct LogField {
@@ -24,7 +27,7 @@ LogField flag_field(std::string key, bool value);
 // `text` as a JSON string literal, quotes included; bytes that are not printable ASCII are escaped.
 std::string json_quote(std::string_view text);
 
-// Writes {"event": event, "bot": "cpp-simple", fields...} as one line on stderr; safe from any thread.
+// Writes {"event": event, "bot": NAME, fields...} as one line on stderr; safe from any thread.
 void log_event(std::string_view event, std::initializer_list<LogField> fields = {});
 
-}  // namespace cppbot
+}  // namespace fiftysix

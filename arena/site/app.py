@@ -199,7 +199,14 @@ def create_app(settings: SiteSettings) -> Starlette:
         launch = management.upload_request(holder, name, params.single(request.query_params, "run"))
         wanted = Registration(name, launch=launch, owner=management.owner_of(holder))
         done, action, status = await uploading.upload(
-            request, settings.db, holder, wanted, settings.uploads, gate, unpacker, settings.sandbox
+            uploading.request_body(request),
+            settings.db,
+            holder,
+            wanted,
+            settings.uploads,
+            gate,
+            unpacker,
+            settings.sandbox,
         )
         assert done.upload is not None
         upload = {"version": done.upload.version, "sha256": done.upload.sha256, "run": done.upload.run}
@@ -224,13 +231,7 @@ def create_app(settings: SiteSettings) -> Starlette:
         return JSONResponse({"bot": name, "probation": reason})
 
     async def _body(request: Request) -> bytes:
-        params.content_length(request.headers, management.MAX_BODY_BYTES, "the request body")
-        body = b""
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > management.MAX_BODY_BYTES:
-                raise data.SiteError(413, f"the request body is over {management.MAX_BODY_BYTES:,} bytes")
-        return body
+        return await params.small_body(request, management.MAX_BODY_BYTES, "the request body")
 
     # Errors: a message for people, never a traceback.
 

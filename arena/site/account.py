@@ -133,7 +133,10 @@ class AccountPages:
             fields = _urlencoded(await params.small_body(request, management.MAX_BODY_BYTES, "the form"))
             token = fields.get("token", "").strip()
             holder = await self.read(lambda store: store.access.token_holder(token)) if token else None
-            session_id = None if holder is None else await run_in_threadpool(self._start, holder, token)
+            previous = sign_in.session_id_of(request)
+            session_id = (
+                None if holder is None else await run_in_threadpool(self._start, holder, token, previous)
+            )
         finally:
             await asyncio.sleep(max(0.0, arrived + self.limits.delay_s - time.monotonic()))
         if holder is None or session_id is None:
@@ -143,8 +146,11 @@ class AccountPages:
         sign_in.set_cookie(answer, request, session_id, self.limits.lifetime_s)
         return answer
 
-    def _start(self, holder: TokenHolder, token: str) -> str:
+    def _start(self, holder: TokenHolder, token: str, previous: str | None) -> str:
+        """A new session (and the end of the one the browser had, if any: one browser, one session)."""
         with management.writer(self.settings.db) as store:
+            if previous is not None:
+                store.sessions.end(previous)
             limits = self.limits
             return store.sessions.start(holder, token, time.time(), limits.lifetime_s, limits.idle_s)
 

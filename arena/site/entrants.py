@@ -36,7 +36,8 @@ def may_see(holder: TokenHolder, bot: BotEntry) -> bool:
 def entrant(store: LadderStore, holder: TokenHolder) -> dict[str, Any]:
     """An entrant's page: their bots with their standing in the main pool, and the bot their uploads
     register (the one named as their token: a new version of it, or the bot itself when new)."""
-    owned = [bot for bot in store.registry.bots() if bot.owner == holder.name]
+    registered = store.registry.bots()
+    owned = [bot for bot in registered if bot.owner == holder.name]
     pool = default_pool(store.ratings.pools())
     standings = _standings(store, pool, [bot.name for bot in owned])
     current = store.uploads.launched_versions()
@@ -58,7 +59,7 @@ def entrant(store: LadderStore, holder: TokenHolder) -> dict[str, Any]:
         "pool": pool,
         "bots": bots,
         "upload_bot": target,
-        "upload_bot_exists": any(bot.name == target for bot in store.registry.bots()),
+        "upload_bot_exists": any(bot.name == target for bot in registered),
     }
 
 

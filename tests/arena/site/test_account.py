@@ -201,7 +201,12 @@ def test_a_session_ends_with_sign_out_and_with_its_token_revoked_or_replaced(are
     replayed.cookies.set(COOKIE, signed_out)  # a copy of the cookie is worth nothing after sign-out
     assert replayed.get("/account").status_code == 303
     browser = signed_in(arena, "cy")
+    first = browser.cookies[COOKIE]
+    assert browser.post("/sign-in", data={"token": arena.tokens["cy"]}).status_code == 303
     kept = browser.cookies[COOKIE]
+    assert kept != first
+    replayed.cookies.set(COOKIE, first)  # signing in again ends the browser's session before
+    assert replayed.get("/account").status_code == 303
     assert browser.get("/account").status_code == 200
     store = LadderStore(arena.db)
     try:

@@ -2,7 +2,8 @@
 drives it), end to end: entrant ann signs in with her token, uploads a bot that fails the arena's check
 and reads why on her page, uploads a fixed one (accepted: version 1), sees it rated after a short ladder
 run (`arena ladder run` in a process of its own, her bot in the sandbox against a host's bot), opens a
-match of it; then entrant bea signs in and reaches none of ann's pages. Every page fits 375 px.
+match of it; then entrant bea signs in and reaches none of ann's pages, and the host sees the entrants.
+Every page fits 375 px.
 
 Screenshots (desktop and 375 px wide, `account-*.png`) are saved as the run's test artifacts to
 `test-artifacts/screenshots/` (or `$SITE_SCREENSHOTS`), where test_browser.py saves its own (ignored by
@@ -64,6 +65,7 @@ def fits_a_phone(page: Any, name: str) -> None:
 def sign_in(page: Any, site: str, token: str) -> None:
     page.goto(site + "/account")
     page.wait_for_url("**/sign-in")
+    fits_a_phone(page, "sign-in")
     page.fill("input[name=token]", token)
     page.click("form.sign-in button")
     page.wait_for_url("**/account")
@@ -80,6 +82,7 @@ def test_an_entrant_uploads_is_refused_fixes_it_sees_it_rated_and_nobody_else_se
     try:
         ann = store.access.add_token("ann", "participant", "host:command-line")
         bea = store.access.add_token("bea", "participant", "host:command-line")
+        boss = store.access.add_token("boss", "host", "host:command-line")
         store.registry.add_bot("rival", address=f"127.0.0.1:{rival.port}")
     finally:
         store.close()
@@ -147,6 +150,15 @@ def test_an_entrant_uploads_is_refused_fixes_it_sees_it_rated_and_nobody_else_se
                 assert "no such page" in page.locator("main").inner_text()
             page.screenshot(path=str(SCREENSHOTS / "account-other-entrant.png"), full_page=True)
             assert page.goto(match_url) is not None  # a finished set's replay is public, as before
+
+            # The host's page: the entrants and their bots.
+            page.goto(site + "/account")
+            page.click("nav .sign-out button")
+            page.wait_for_url(site + "/")
+            sign_in(page, site, boss)
+            assert "ann" in page.locator("table.entrants").inner_text()
+            page.screenshot(path=str(SCREENSHOTS / "account-host.png"), full_page=True)
+            fits_a_phone(page, "host")
             context.close()
             assert errors == [], f"the pages' scripts failed: {errors}"
     finally:

@@ -26,7 +26,7 @@ from arena.site.upload_limits import UploadLimits
 from fiftysix.wire import FaultCause, FaultRecord
 from tests.arena.ladder.match_support import save_match
 
-DELAY_S = 0.1
+DELAY_S = 0.05
 LIMITS = SignInLimits(delay_s=DELAY_S, attempts=4)
 SHOWN_DETAIL = "played 9H, which it does not hold"
 HELD_DETAIL = "played QS: the held-back detail"

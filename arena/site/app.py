@@ -1,8 +1,8 @@
 """`arena serve`'s web application: the routes, each a thin adapter between a request (its parameters
-checked by params.py) and data.py (reads), management.py (writes) or live.py (the live streams); pages
-rendered by render.py. Every failure a request can cause is a 4xx with a message (JSON under /api/, a
-page elsewhere); the ladder file is opened read-only for each read, so the site never holds a lock a
-running ladder waits for."""
+checked by params.py) and data.py (reads), management.py (writes) or live.py (the live streams), and the
+signed-in pages' (account.py); pages rendered by render.py. Every failure a request can cause is a 4xx
+with a message (JSON under /api/, a page elsewhere); the ladder file is opened read-only for each read,
+so the site never holds a lock a running ladder waits for."""
 
 from __future__ import annotations
 
@@ -26,7 +26,9 @@ from arena.ladder.registration import Registration
 from arena.ladder.store import LadderStore, StoreError
 from arena.sandbox.bubblewrap import Sandbox
 from arena.site import data, management, params, render, uploading
+from arena.site.account import AccountPages
 from arena.site.live import LiveHub, client_of
+from arena.site.sign_in import SignInLimits
 from arena.site.stream_limits import StreamLimits
 from arena.site.upload_limits import UploadLimits
 
@@ -49,6 +51,8 @@ class SiteSettings:
     """How many uploads at once, and each participant's quotas (uploading.py)."""
     sandbox: Sandbox = field(default_factory=Sandbox)
     """The limits of the sandbox an upload is checked in (`arena serve --bot-memory ...`)."""
+    sign_in: SignInLimits = field(default_factory=SignInLimits)
+    """How long the signed-in pages' sessions last, and how often a client may try to sign in."""
 
 
 def _pool(request: Request) -> str | None:
@@ -199,7 +203,14 @@ def create_app(settings: SiteSettings) -> Starlette:
         launch = management.upload_request(holder, name, params.single(request.query_params, "run"))
         wanted = Registration(name, launch=launch, owner=management.owner_of(holder))
         done, action, status = await uploading.upload(
-            request, settings.db, holder, wanted, settings.uploads, gate, unpacker, settings.sandbox
+            uploading.request_body(request),
+            settings.db,
+            holder,
+            wanted,
+            settings.uploads,
+            gate,
+            unpacker,
+            settings.sandbox,
         )
         assert done.upload is not None
         upload = {"version": done.upload.version, "sha256": done.upload.sha256, "run": done.upload.run}
@@ -224,13 +235,7 @@ def create_app(settings: SiteSettings) -> Starlette:
         return JSONResponse({"bot": name, "probation": reason})
 
     async def _body(request: Request) -> bytes:
-        params.content_length(request.headers, management.MAX_BODY_BYTES, "the request body")
-        body = b""
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > management.MAX_BODY_BYTES:
-                raise data.SiteError(413, f"the request body is over {management.MAX_BODY_BYTES:,} bytes")
-        return body
+        return await params.small_body(request, management.MAX_BODY_BYTES, "the request body")
 
     # Errors: a message for people, never a traceback.
 
@@ -271,6 +276,7 @@ def create_app(settings: SiteSettings) -> Starlette:
         Route("/matches/{match_id}", match_page),
         Route("/live", live_page),
         Route("/live/{match_id}", live_match_page),
+        *AccountPages(settings, read, html, gate, unpacker).routes(),
         Route("/api/pools", api_pools),
         Route("/api/standings", api_standings),
         Route("/api/bots", api_add_bot, methods=["POST"]),

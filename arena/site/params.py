@@ -1,7 +1,7 @@
-"""What a request to the site may ask: its query parameters, path segments and headers, each checked in
-one place. A value that is malformed (too long, not printable, a number that is not one, given twice) is
-a 400 that says what was expected, never a 500 and never a guess: entrants read this code and send what
-it does not expect. An empty query parameter is the same as none (a form's empty field)."""
+"""What a request to the site may ask: its query parameters, path segments, headers and small bodies,
+each checked in one place. A value that is malformed (too long, not printable, a number that is not one,
+given twice) is a 400 that says what was expected, never a 500 and never a guess: entrants read this code
+and send what it does not expect. An empty query parameter is the same as none (a form's empty field)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import re
 from typing import Final
 
 from starlette.datastructures import Headers, QueryParams
+from starlette.requests import Request
 
 from arena.site.data import MAX_PAGE, SiteError
 
@@ -95,3 +96,15 @@ def _digits(value: str, most: int) -> bool:
     """ASCII digits only (not `٣`, `1e3`, `-5`, `+5`), at most `most` of them (int() is never given
     thousands)."""
     return 0 < len(value) <= most and value.isascii() and value.isdecimal()
+
+
+async def small_body(request: Request, limit: int, what: str) -> bytes:
+    """A request's whole body when it is at most `limit` bytes (a JSON document, a form), or a 413 (`what`
+    names it in the message)."""
+    content_length(request.headers, limit, what)
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise SiteError(413, f"{what} is over {limit:,} bytes")
+    return body

@@ -31,9 +31,10 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypeVar
 
@@ -56,7 +57,7 @@ from arena.ladder.store import LadderStore, StoreError, TokenHolder
 from arena.ladder.uploads import KeptBundle, Uploads, bundles_folder
 from arena.sandbox.bubblewrap import Sandbox
 from arena.sandbox.bundles import Bundle, BundleError, BundleLimits, kept_bytes, store_bundle
-from arena.site import management
+from arena.site import management, params
 from arena.site.data import SiteError
 from arena.site.upload_limits import MIB, UploadLimits
 from arena.untrusted import safe_text
@@ -145,8 +146,22 @@ class UploadGate:
             self.uploading.remove(who)
 
 
+@dataclass(frozen=True)
+class Body:
+    """The bundle's bytes as they arrive (the API's raw request body, or the file of the site's upload
+    form: upload_form.py), and the most of them the request declared (None: not declared)."""
+
+    chunks: AsyncIterator[bytes]
+    declared: int | None
+
+
+def request_body(request: Request) -> Body:
+    """A request whose whole body is the bundle (`POST /api/bots/NAME/upload`)."""
+    return Body(request.stream(), params.content_length(request.headers, BUNDLE_BYTES, "the bundle"))
+
+
 async def upload(
-    request: Request,
+    body: Body,
     db: str | Path,
     holder: TokenHolder,
     wanted: Registration,
@@ -155,23 +170,22 @@ async def upload(
     unpacker: Unpacker,
     sandbox: Sandbox,
 ) -> tuple[Registered, str, int]:
-    """Process an upload (its body is the bundle) as the module docstring says, its bot checked in
-    `sandbox`: the bot as registered, the action and the status; a SiteError saying why it was refused."""
-    declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdecimal() or int(declared) > BUNDLE_BYTES):
+    """Process an upload of `body` as the module docstring says, its bot checked in `sandbox`: the bot as
+    registered, the action and the status; a SiteError saying why it was refused."""
+    if body.declared is not None and body.declared > BUNDLE_BYTES:
         raise SiteError(413, f"the bundle is over {BUNDLE_BYTES:,} bytes")
     with gate.entered(holder):
         if holder.role != "host":
             await _in_store(db, lambda store: _check_quotas(store, holder, limits))
         folder = Path(await run_in_threadpool(tempfile.mkdtemp, None, "arena-upload-"))
         try:
-            return await _process(request, db, holder, wanted, limits, unpacker, sandbox, folder / "bundle")
+            return await _process(body, db, holder, wanted, limits, unpacker, sandbox, folder / "bundle")
         finally:
             await run_in_threadpool(shutil.rmtree, folder, True)
 
 
 async def _process(
-    request: Request,
+    body_in: Body,
     db: str | Path,
     holder: TokenHolder,
     wanted: Registration,
@@ -185,7 +199,7 @@ async def _process(
     prepared: Prepared | None = None
     try:
         try:
-            await _save_body(request, body, limits)
+            await _save_body(body_in.chunks, body, limits)
             ready, host = await _in_store(
                 db, lambda store: (_prepare(store, holder, wanted, body, unpacker), bot_host(store, sandbox))
             )
@@ -233,16 +247,16 @@ def _refusal(error: Exception) -> SiteError:
     return SiteError(503, "the upload cannot be recorded now (the ladder's file is busy); try later", 60)
 
 
-async def _save_body(request: Request, path: Path, limits: UploadLimits) -> None:
-    """Write the request's body to `path` as it comes (a MiB at a time, in a thread), or a 4xx when it is
-    empty, over the limit, or not all there within `limits.body_s` seconds."""
+async def _save_body(chunks: AsyncIterator[bytes], path: Path, limits: UploadLimits) -> None:
+    """Write the bundle to `path` as it comes (a MiB at a time, in a thread), or a 4xx when it is empty,
+    over the limit, or not all there within `limits.body_s` seconds."""
     limit = BUNDLE_BYTES
     size = 0
     pending = bytearray()
     with path.open("wb") as out:
         try:
             async with asyncio.timeout(limits.body_s):
-                async for chunk in request.stream():
+                async for chunk in chunks:
                     size += len(chunk)
                     if size > limit:
                         raise SiteError(413, f"the bundle is over {limit:,} bytes")

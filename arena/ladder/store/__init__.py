@@ -1,14 +1,14 @@
-"""The ladder's store: everything that persists, on SQLite (the default, a file) or PostgreSQL (a
-`--db` URL), and the upgrades of older files. The typed values kept (`entries`); the relations (the SQL
-tables) both dialects create from (`relations`) and the SQL an older SQLite file is upgraded through
-(`schema`); opening a `--db`, the schema checked and the write lock (`database`); the open file, its
-errors and the base of the parts (`file`); the upgrades of older files (`upgrades`); the store itself
-(`ladder_store`), one open file and its parts, each taken by the consumers that need it: the bots
-(`registry`), the sets (`sets`) and their leases (`leases`), the finished matches (`matches`, their rows
-read back by `rows`), the totals, sums and ratings (`ratings`, written through `sums`), the live events
-(`live`), tokens and the audit log (`access`), the site's pages of history (`browse`), uploads' versions
-and launches (`uploads`). It imports neither the run nor the bots, and of the rating package only its
-values, but for the upgrades (tests/test_layering.py)."""
+"""The ladder's store: everything that persists, on SQLite (the default, a file) or PostgreSQL (a `--db` URL),
+and the upgrades of older files. The typed values kept (`entries`); the relations (the SQL tables) both
+dialects create from (`relations`) and the SQL an older SQLite file is upgraded through (`schema`); opening
+a `--db`, the schema checked and the write lock (`database`); the open file, its errors and the base of the
+parts (`file`); the upgrades of older files (`upgrades`); the store itself (`ladder_store`), one open file
+and its parts, each taken by the consumers that need it: the bots (`registry`), the sets (`sets`) and their
+leases (`leases`), the finished matches (`matches`, their rows read back by `rows`), the totals, sums and
+ratings (`ratings`, written through `sums`), the live events (`live`), tokens and the audit log (`access`),
+who is signed in to the site (`sessions`), the site's pages of history (`browse`), uploads' versions and
+launches (`uploads`). It imports neither the run nor the bots, and of the rating package only its values,
+but for the upgrades (tests/test_layering.py)."""
 
 from __future__ import annotations
 
@@ -41,6 +41,7 @@ from arena.ladder.store.matches import MatchStore
 from arena.ladder.store.ratings import RatingStore
 from arena.ladder.store.registry import BotRegistry
 from arena.ladder.store.schema import DEFAULT_DB, SCHEMA_VERSION
+from arena.ladder.store.sessions import Session, SessionStore
 from arena.ladder.store.sets import SetStore
 from arena.ladder.store.uploads import Upload, UploadStore
 
@@ -66,6 +67,8 @@ __all__ = [
     "RatingChange",
     "RatingStore",
     "RatingsChangedError",
+    "Session",
+    "SessionStore",
     "SetStore",
     "StoreError",
     "StoredMatch",

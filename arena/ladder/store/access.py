@@ -27,7 +27,7 @@ from sqlalchemy import delete, select
 
 from arena.ladder.store.database import upsert
 from arena.ladder.store.file import StoreError, StorePart, every_method_store_errors, is_number
-from arena.ladder.store.relations import audit, meta, tokens
+from arena.ladder.store.relations import audit, meta, sessions, tokens
 from arena.runner.address_policy import AddressPolicy
 
 TOKEN_PREFIX: Final = "a56_"
@@ -84,11 +84,12 @@ class AccessStore(StorePart):
         return token
 
     def remove_token(self, name: str, actor: str) -> None:
-        """Revoke `name`'s token."""
+        """Revoke `name`'s token, and end its sessions on the site (sessions.py)."""
         with self._transaction():
             removed = self._conn.execute(delete(tokens).where(tokens.c.name == name))
             if removed.rowcount == 0:
                 raise StoreError(f"no token for {name!r}")
+            self._conn.execute(delete(sessions).where(sessions.c.token_name == name))
             self._audit(actor, "token_removed", name, "")
 
     def tokens(self) -> list[TokenHolder]:

@@ -6,8 +6,8 @@ standings in standings.py).
 The store is one open file (`StoreFile`: the connection, its transactions, its errors) and its parts, each
 a small class over that file that a consumer takes alone: `registry` (the bots), `sets`, `leases`,
 `matches`, `ratings` (totals, sums, fitted ratings, rating events), `live` (the events of matches in
-play), `access` (tokens, the audit log, the address policy), `browse` (the site's pages of history) and
-`uploads`.
+play), `access` (tokens, the audit log, the address policy), `sessions` (who is signed in to the site),
+`browse` (the site's pages of history) and `uploads`.
 
 Every finished match is written in its own transaction the moment it ends, and a set's rating event is
 saved in one transaction with the check that the set was neither rated nor made void before, so a ladder
@@ -33,6 +33,7 @@ from arena.ladder.store.matches import MatchStore
 from arena.ladder.store.ratings import RatingStore
 from arena.ladder.store.registry import BotRegistry
 from arena.ladder.store.schema import DEFAULT_DB
+from arena.ladder.store.sessions import SessionStore
 from arena.ladder.store.sets import SetStore
 from arena.ladder.store.uploads import UploadStore
 
@@ -62,6 +63,7 @@ class LadderStore:
         self.ratings = RatingStore(self.file)
         self.live = LiveStore(self.file)
         self.access = AccessStore(self.file)
+        self.sessions = SessionStore(self.file)
         self.browse = BrowseStore(self.file)
         self.uploads = UploadStore(self.file)
 

@@ -238,6 +238,21 @@ audit: Final = Table(
     Column("detail", Text, nullable=False),
 )
 
+sessions: Final = Table(
+    "sessions",
+    METADATA,
+    Column("digest", Text, primary_key=True),
+    Column("token_name", Text, nullable=False),
+    Column("token_digest", Text, nullable=False),
+    Column("created_at", Double, nullable=False),
+    Column("last_seen", Double, nullable=False),
+    Column("expires_at", Double, nullable=False),
+)
+"""Who is signed in to the site (arena/ladder/store/sessions.py): a session's id kept only as its SHA-256
+`digest`, and the token it was made with (`token_name`, `token_digest`): it holds only while that very
+token does."""
+Index("sessions_by_token", sessions.c.token_name)
+
 bot_uploads: Final = Table(
     "bot_uploads",
     METADATA,
@@ -261,6 +276,7 @@ bot_launches: Final = Table(
 LADDER_RELATIONS: Final = frozenset(METADATA.tables) - {
     "live_events",
     "tokens",
+    "sessions",
     "audit",
     "bot_uploads",
     "bot_launches",

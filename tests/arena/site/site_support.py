@@ -1,10 +1,13 @@
 """What the site's tests share: a ladder file with finished matches (some with faults), a bot named like
 an attack, and the public events of one more match that is in play (published, never stored); the site
-served by a real uvicorn server in a thread."""
+served by a real uvicorn server in a thread; the system Chromium for the browser tests, and where they
+save their screenshots."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 import socket
 import threading
 import time
@@ -14,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 import uvicorn
 from bad_bots import IllegalBot
 from starlette.applications import Starlette
@@ -27,6 +31,37 @@ from fiftysix.engine import MatchRules
 from fiftysix.wire import TimeControl
 from sample_bots.random_bot import RandomBot
 from sdk import BotServer, start
+
+ROOT = Path(__file__).resolve().parents[3]
+SCREENSHOTS = Path(os.environ.get("SITE_SCREENSHOTS", ROOT / "test-artifacts" / "screenshots"))
+"""Where the browser tests save their screenshots (CI keeps the folder as the run's artifacts)."""
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+"""Without the background-networking flags, Chromium's own connections crowd out the page's here."""
+
+
+def chromium() -> str:
+    """The system Chromium, or skip (fail under CI) when it or Playwright is missing."""
+    in_ci = bool(os.environ.get("CI"))
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        path = None
+    if path is None:
+        reason = "the browser tests need Debian's chromium and the playwright package"
+        if in_ci:
+            pytest.fail(f"{reason}; CI must install them (.ci/run does)")
+        pytest.skip(reason)
+    return path
+
 
 EVIL = "<script>alert(1)</script>"
 """A bot name that would run a script if a page did not escape it."""

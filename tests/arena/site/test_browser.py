@@ -8,8 +8,6 @@ skip these silently. Screenshots go to test-artifacts/screenshots (or $SITE_SCRE
 
 from __future__ import annotations
 
-import os
-import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -17,41 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from site_support import EVIL, Ladder56, build, served, stop
+from site_support import CHROMIUM_FLAGS, EVIL, SCREENSHOTS, Ladder56, build, chromium, served, stop
 
 from arena.ladder.store import LadderStore
 from arena.ladder.store.live import event_text
 from arena.site.app import SiteSettings, create_app
 from arena.site.replay_view import replay_view
-
-ROOT = Path(__file__).resolve().parents[3]
-SCREENSHOTS = Path(os.environ.get("SITE_SCREENSHOTS", ROOT / "test-artifacts" / "screenshots"))
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-"""Without the background-networking flags, Chromium's own connections crowd out the page's here."""
-
-
-def chromium() -> str:
-    """The system Chromium, or skip (fail under CI) when it or Playwright is missing."""
-    in_ci = bool(os.environ.get("CI"))
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        path = None
-    if path is None:
-        reason = "the browser tests need Debian's chromium and the playwright package"
-        if in_ci:
-            pytest.fail(f"{reason}; CI must install them (.ci/run does)")
-        pytest.skip(reason)
-    return path
 
 
 @pytest.fixture(scope="module")

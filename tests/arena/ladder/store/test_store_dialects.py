@@ -446,6 +446,41 @@ def test_tokens_are_kept_as_digests_and_every_write_is_audited(store: LadderStor
     ]
 
 
+def test_a_session_holds_while_its_token_does_and_ends_by_time(store: LadderStore) -> None:
+    token = store.access.add_token("ann", "participant", "host:command-line")
+    ann = store.access.token_holder(token)
+    assert ann is not None
+    now = time.time()
+    session_id = store.sessions.start(ann, token, now, lifetime_s=100, idle_s=10)
+    assert len(session_id) >= 43  # 256 random bits
+    kept = store.file._conn.execute(relations.sessions.select()).all()
+    assert [row.token_name for row in kept] == ["ann"]
+    assert session_id not in {str(value) for row in kept for value in row}  # only its digest is kept
+    found = store.sessions.session(session_id, now + 5, idle_s=10)
+    assert found is not None
+    assert found.holder == TokenHolder("ann", "participant")
+    assert store.sessions.session(session_id + "x", now, idle_s=10) is None
+    assert store.sessions.session(session_id, now + 11, idle_s=10) is None  # idle too long
+    store.sessions.touch(session_id, now + 9)
+    assert store.sessions.session(session_id, now + 15, idle_s=10) is not None
+    assert store.sessions.session(session_id, now + 100, idle_s=1000) is None  # expired
+    store.sessions.end(session_id)
+    assert store.sessions.session(session_id, now, idle_s=10) is None
+    # Revoked: its sessions end with it. Replaced (another writer removed the token and made a new one
+    # of the same name): the session names the old token's digest, which no token has now.
+    again = store.sessions.start(ann, token, now, 100, 10)
+    store.access.remove_token("ann", "host:command-line")
+    assert store.file._conn.execute(relations.sessions.select()).all() == []
+    new_token = store.access.add_token("ann", "participant", "host:command-line")
+    assert store.sessions.session(again, now, 10) is None
+    stale = store.sessions.start(ann, token, now, 100, 10)  # signed in just as the token was replaced
+    assert store.sessions.session(stale, now, 10) is None
+    assert store.sessions.session(store.sessions.start(ann, new_token, now, 100, 10), now, 10) is not None
+    # Sessions ended by time are swept at the next sign-in.
+    store.sessions.start(ann, new_token, now + 1000, 100, 10)
+    assert len(store.file._conn.execute(relations.sessions.select()).all()) == 1
+
+
 def test_the_sites_pages_of_history_and_rating_history(store: LadderStore) -> None:
     store.registry.add_bot("a", address="h:1")
     store.registry.add_bot("b", address="h:2")

@@ -1,0 +1,118 @@
+"""The upload form read as it streams: its fields, then its file's bytes exactly, however the body is cut
+into chunks (a delimiter split across two of them included); any other shape of form is a 400."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from starlette.requests import Request
+
+from arena.site.data import SiteError
+from arena.site.upload_form import UploadForm
+
+BOUNDARY = "----arenaFormBoundary7MA4YWxkTrZu0gW"
+FILE = b"\x1f\x8b" + bytes(range(256)) * 3 + b"\r\n--" + BOUNDARY[:-1].encode() + b"\r\n-- not the end"
+"""A file whose bytes hold all but the last character of the delimiter, a line break and dashes."""
+
+
+def body(parts: list[tuple[str, bytes, str | None]], end: bytes = b"--\r\n") -> bytes:
+    """A multipart body of (name, value, file name) parts, as a browser sends it."""
+    out = b""
+    for name, value, filename in parts:
+        disposition = f'form-data; name="{name}"' + (f'; filename="{filename}"' if filename else "")
+        kind = "\r\nContent-Type: application/gzip" if filename else ""
+        out += f"--{BOUNDARY}\r\nContent-Disposition: {disposition}{kind}\r\n\r\n".encode() + value + b"\r\n"
+    return out + f"--{BOUNDARY}".encode() + end
+
+
+def request(data: bytes, chunk: int, content_type: str | None = None) -> Request:
+    pieces = [data[start : start + chunk] for start in range(0, len(data), chunk)]
+    messages = [{"type": "http.request", "body": piece, "more_body": True} for piece in pieces]
+    messages.append({"type": "http.request", "body": b"", "more_body": False})
+
+    async def receive() -> dict[str, Any]:
+        return messages.pop(0)
+
+    headers = [
+        (b"content-type", (content_type or f"multipart/form-data; boundary={BOUNDARY}").encode()),
+        (b"content-length", str(len(data)).encode()),
+    ]
+    return Request({"type": "http", "method": "POST", "path": "/", "headers": headers}, receive)
+
+
+def read(
+    data: bytes, chunk: int, content_type: str | None = None
+) -> tuple[dict[str, str], bytes, int | None]:
+    async def run() -> tuple[dict[str, str], bytes, int | None]:
+        form = UploadForm(request(data, chunk, content_type))
+        fields = await form.fields("csrf", "run")
+        bundle = await form.bundle("bundle")
+        return fields, b"".join([piece async for piece in bundle.chunks]), bundle.declared
+
+    return asyncio.run(run())
+
+
+GOOD = body(
+    [("csrf", b"abc123", None), ("run", "python bot.py \u00e9".encode(), None), ("bundle", FILE, "b.tgz")]
+)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 38, 41, 64, 1000, len(GOOD)])
+def test_the_fields_and_the_file_come_through_whatever_the_chunks(chunk: int) -> None:
+    fields, file, declared = read(GOOD, chunk)
+    assert fields == {"csrf": "abc123", "run": "python bot.py \u00e9"}
+    assert file == FILE
+    assert declared is not None
+    assert len(FILE) < declared < len(FILE) + 100  # the rest of the body: the file and the closing line
+
+
+@pytest.mark.parametrize(
+    ("data", "content_type", "says"),
+    [
+        (GOOD, "application/x-www-form-urlencoded", "multipart/form-data"),
+        (GOOD, "multipart/form-data", "multipart/form-data"),
+        (
+            body([("run", b"x", None), ("csrf", b"y", None), ("bundle", FILE, "b")]),
+            None,
+            "expected the field",
+        ),
+        (
+            body([("csrf", b"y", None), ("run", b"x", None), ("bundle", FILE, None)]),
+            None,
+            "expected the file",
+        ),
+        (body([("csrf", b"y", None), ("run", b"x" * 5000, None), ("bundle", FILE, "b")]), None, "over 4,096"),
+        (body([("csrf", b"y", None), ("run", b"\xff", None), ("bundle", FILE, "b")]), None, "not UTF-8"),
+        (
+            body([("csrf", b"y", None), ("run", b"x", None), ("bundle", FILE, "b"), ("more", b"z", None)]),
+            None,
+            "its last field",
+        ),
+        (
+            body([("csrf", b"y", None), ("run", b"x", None), ("bundle", FILE, "b")])[:-40],
+            None,
+            "did not arrive whole",
+        ),
+        (b"preamble\r\n" + GOOD, None, "malformed"),
+        (b"", None, "malformed"),
+    ],
+    ids=[
+        "urlencoded",
+        "no boundary",
+        "fields reordered",
+        "file not a file",
+        "field too long",
+        "field not text",
+        "file not last",
+        "cut short",
+        "preamble",
+        "empty",
+    ],
+)
+def test_any_other_form_is_a_400_that_says_what(data: bytes, content_type: str | None, says: str) -> None:
+    with pytest.raises(SiteError) as refused:
+        read(data, 7, content_type)
+    assert refused.value.status == 400
+    assert says in refused.value.message

@@ -1,13 +1,14 @@
 """Replay a game record move by move against the rules, and check that its results follow.
 
-Used by `arena replay FILE`; also the way to re-run a recorded game ("works locally, fails on the
-server"). Every problem is reported with the deal and move number (both from 1).
+Used by `arena replay FILE`; `RecordCursor` walks a checked record one move at a time, for `arena rerun`
+("works locally, fails on the server"). Every problem is reported with the deal and move number (both
+from 1).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -17,6 +18,7 @@ from fiftysix.engine import (
     EndReason,
     IllegalMoveError,
     Match,
+    Move,
     NotationError,
     Phase,
     ShuffledDeals,
@@ -122,6 +124,19 @@ def _hand_rule(state: str) -> str:
     return "a list of cards" if state == "at the table" else "null"
 
 
+def recorded_match(record: GameRecord) -> Match:
+    """A match at its start, dealt the record's hands (checked against its seed, if it has one).
+
+    :raises RecordError: for a first deal that cannot be read.
+    """
+    try:
+        return Match(record.rules, record.seed or 0, _RecordedDeals(record), record.first_dealer)
+    except RecordError:
+        raise
+    except ValueError as error:
+        raise RecordError(str(error), deal=1) from None
+
+
 def replay(record: GameRecord) -> Replayed:
     """Play every recorded move through the engine and compare every recorded result.
 
@@ -133,12 +148,7 @@ def replay(record: GameRecord) -> Replayed:
         raise ReplayError(f"first dealer {record.first_dealer} is not the one seed {record.seed} chooses")
     if not record.deals:
         raise RecordError("the record has no deals")
-    try:
-        match = Match(record.rules, record.seed or 0, _RecordedDeals(record), record.first_dealer)
-    except RecordError:
-        raise
-    except ValueError as error:
-        raise RecordError(str(error), deal=1) from None
+    match = recorded_match(record)
     results: list[DealResult] = []
     for deal_record in record.deals:
         number = deal_record.number
@@ -204,3 +214,61 @@ def _compare(recorded: dict[str, Any], computed: dict[str, Any], what: str, deal
             raise ReplayError(
                 f"{what}: {key} is recorded as {recorded.get(key)!r} but the moves give {value!r}", deal
             )
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedMove:
+    """One recorded move where it stands: `number` counts every call and card of the match from 1 (the
+    id of the decision the arena asked it with); `deal` and `move` are where replay reports it (`move`
+    counts the deal's calls and cards from 1: a fault's `move_number` is `move - 1`)."""
+
+    number: int
+    deal: int
+    move: int
+    seat: int
+    played: Move
+
+
+class RecordCursor:
+    """A record played forward one move at a time: `match` stands before `next_move`; `advance` plays it.
+
+    For a record that `replay` accepted: an illegal move or a bad hand raises as it does there.
+    """
+
+    def __init__(self, record: GameRecord) -> None:
+        self.record = record
+        self.match = recorded_match(record)
+        self._moves = self._walk()
+        self.next_move: RecordedMove | None = next(self._moves, None)
+        """The record's next move, None once every move has been played."""
+
+    def _walk(self) -> Iterator[RecordedMove]:
+        number = 0
+        for deal in self.record.deals:
+            texts = [(text, Phase.AUCTION) for text in deal.calls]
+            texts += [(text, Phase.PLAY) for text in deal.cards]
+            for index, (text, phase) in enumerate(texts, start=1):
+                number += 1
+                seat = self.match.deal.to_act
+                try:
+                    played = parse_move(text, phase)
+                except NotationError as error:
+                    raise RecordError(f"seat {seat}: {error}", deal.number, index) from None
+                yield RecordedMove(number, deal.number, index, seat, played)
+
+    def advance(self) -> DealResult | None:
+        """Play the next recorded move; the deal's result when it ended the deal.
+
+        :raises ReplayError: when the move is illegal (a record that `replay` refuses).
+        """
+        step = self.next_move
+        if step is None:
+            raise ValueError("every recorded move has been played")
+        try:
+            result = self.match.apply(step.seat, step.played)
+        except IllegalMoveError as error:
+            raise ReplayError(
+                f"seat {step.seat} {step.played}: illegal: {error}", step.deal, step.move
+            ) from None
+        self.next_move = next(self._moves, None)
+        return result

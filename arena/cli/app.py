@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Final, NoReturn
 
-from arena.cli import bots, check_bot, ladder, match, play, replay, serve, sprt, tokens, tournament
+from arena.cli import bots, check_bot, ladder, match, play, replay, rerun, serve, sprt, tokens, tournament
 from arena.cli.options import Commands, Handler, Parents
 from arena.errors import ArenaError
 from arena.untrusted import safe_text
@@ -26,6 +26,7 @@ COMMANDS: Final[tuple[Callable[[Commands, Parents], None], ...]] = (
     tournament.register,
     check_bot.register,
     replay.register,
+    rerun.register,
     serve.register,
     tokens.register,
 )

@@ -83,6 +83,13 @@ uploads_per_hour: Final = Bounded(1, 10_000)
 upload_quota_mib: Final = Bounded(1, 1_048_576, " MiB")
 """What a participant's bots' bundles may take: up to a TiB."""
 keep_versions: Final = Bounded(1, 10_000)
+seat: Final = Bounded(0, 7)
+"""A seat of a match: 0 to 7 (8 players at most)."""
+deal_number: Final = Bounded(1, 100_000_000)
+"""A deal of a recorded match, from 1 (the record says how many it has)."""
+move_number: Final = Bounded(1, 100_000_000)
+"""A move of a recorded match, counted from 1 over its deals (the longest record the arena writes holds
+under a million)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +199,13 @@ def address(text: str) -> str:
             problem = str(error).split(", got ", 1)[0]
             raise argparse.ArgumentTypeError(f"{problem}, got {_shown(part)}") from None
     return ",".join(parts)
+
+
+def one_address(text: str) -> str:
+    """HOST:PORT: one address."""
+    if "," in text:
+        raise argparse.ArgumentTypeError(f"expected one HOST:PORT, got {_shown(text)}")
+    return address(text)
 
 
 def address_ranges(text: str) -> AddressPolicy:

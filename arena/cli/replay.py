@@ -9,7 +9,7 @@ from arena.cli.options import Commands, Parents
 from arena.errors import ArenaError, UsageError
 from arena.untrusted import safe_text
 from fiftysix.pretty import describe_deal, describe_ranking, describe_rules
-from fiftysix.record import MAX_RECORD_BYTES, RecordError, RecordFileError, load, load_stream
+from fiftysix.record import MAX_RECORD_BYTES, GameRecord, RecordError, RecordFileError, load, load_stream
 from fiftysix.replay import replay
 
 STANDARD_INPUT = "-"
@@ -28,19 +28,34 @@ def register(commands: Commands, parents: Parents) -> None:
     parser.set_defaults(handler=replay_file, prog=parser.prog)
 
 
+def source_name(file: str) -> str:
+    """How a record's FILE reads in messages."""
+    return "standard input" if file == STANDARD_INPUT else file
+
+
+def load_record(file: str) -> GameRecord:
+    """The record in FILE, or on standard input for `-`.
+
+    :raises UsageError: the file is none to read (missing, not a regular file, too big), or standard
+        input is closed.
+    :raises RecordError: what it holds is not a record.
+    """
+    try:
+        if file != STANDARD_INPUT:
+            return load(file)
+        if sys.stdin is None:  # started with its standard input closed
+            raise UsageError("standard input is closed")
+        return load_stream(sys.stdin.buffer)
+    except RecordFileError as error:  # the file named is none to read: the command cannot work
+        raise UsageError(f"{source_name(file)}: {error}") from None
+
+
 def replay_file(args: argparse.Namespace) -> int:
     """Replay the record; print its deals and ranking (unless --quiet) and the verdict."""
-    source = "standard input" if args.file == STANDARD_INPUT else args.file
+    source = source_name(args.file)
     try:
-        if args.file != STANDARD_INPUT:
-            record = load(args.file)
-        elif sys.stdin is None:  # started with its standard input closed
-            raise UsageError("standard input is closed")
-        else:
-            record = load_stream(sys.stdin.buffer)
+        record = load_record(args.file)
         replayed = replay(record)
-    except RecordFileError as error:  # the file named is none to read: the command cannot work
-        raise UsageError(f"{source}: {error}") from None
     except RecordError as error:  # the game's own error: the game never imports the host's ArenaError
         raise ArenaError(f"{source}: {error}") from None
     rules = record.rules

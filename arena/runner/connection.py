@@ -21,12 +21,14 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.untrusted import safe_text
 from arena.version import VERSION
+from fiftysix.engine import MatchRules
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.v1 import bot_pb2_grpc as rpc
 from fiftysix.wire import (
     MAX_ANSWER_BYTES,
     MAX_REQUEST_BYTES,
     PROTOCOL_VERSION,
+    RULESET_VALUES,
     FaultCause,
 )
 
@@ -158,3 +160,25 @@ async def handshake(
             raise HandshakeError(FaultCause.UNREACHABLE, f"{failure} (tried for {timeout:g} s)")
         await asyncio.sleep(delay)
         delay = min(delay * 2, 1.0)
+
+
+def incompatibility(
+    reply: pb.DescribeResponse, address: str, rules: MatchRules
+) -> tuple[FaultCause, str] | None:
+    """Why the bot that described itself with `reply` cannot play a match of `rules` (an `incompatible`
+    fault and its detail), or None when it can."""
+    if reply.protocol_version != PROTOCOL_VERSION:
+        return (
+            FaultCause.INCOMPATIBLE,
+            f"the bot at {address} speaks protocol version {reply.protocol_version}; "
+            f"this arena speaks {PROTOCOL_VERSION}",
+        )
+    if rules.players not in reply.player_counts:
+        counts = numbers_text(reply.player_counts) or "none"
+        return FaultCause.INCOMPATIBLE, f"the bot at {address} plays {counts} players, not {rules.players}"
+    if reply.rulesets and RULESET_VALUES[rules.ruleset] not in reply.rulesets:
+        return (
+            FaultCause.INCOMPATIBLE,
+            f"the bot at {address} does not play the {rules.ruleset.value} ruleset",
+        )
+    return None

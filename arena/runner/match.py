@@ -26,7 +26,7 @@ import grpc.aio
 import structlog
 
 from arena.runner import public_events
-from arena.runner.connection import HandshakeError, handshake, numbers_text, open_channel
+from arena.runner.connection import HandshakeError, handshake, incompatibility, open_channel
 from arena.runner.policy import FaultPolicy
 from arena.runner.seating import BotAddress
 from arena.runner.settings import MatchOutcome, MatchSettings
@@ -36,8 +36,6 @@ from fiftysix.engine import DealResult, EndReason, IllegalMoveError, Match, Move
 from fiftysix.record import match_result_json, record_match
 from fiftysix.v1 import bot_pb2 as pb
 from fiftysix.wire import (
-    PROTOCOL_VERSION,
-    RULESET_VALUES,
     AnswerError,
     DecisionEncoder,
     FaultCause,
@@ -49,6 +47,28 @@ from fiftysix.wire import (
 )
 
 log = structlog.get_logger("arena")
+
+
+def position(match: Match) -> tuple[int, int]:
+    """Where a fault happens now, as its record keeps it: the deal's number and the calls and cards of it
+    made so far (a fault is at the decision for the next one)."""
+    deal = match.deal
+    played = sum(len(trick.plays) for trick in deal.tricks) + len(deal.trick)
+    return match.deal_number, len(deal.calls) + played
+
+
+async def open_seat(conversation: Conversation, settings: MatchSettings, names: Sequence[str]) -> None:
+    """Send the seat's MatchStart and wait for its Ready.
+
+    :raises SeatFaultError: for no Ready in time, another answer, or a stream that failed.
+    """
+    seat = conversation.seat
+    await conversation.send(
+        match_start_message(settings.match_id, settings.rules, seat, names, settings.time_control)
+    )
+    response = await conversation.receive(settings.connect_timeout_s, "Ready")
+    if response.WhichOneof("answer") != "ready":
+        raise SeatFaultError(seat, FaultCause.MALFORMED_ANSWER, "expected Ready in answer to MatchStart")
 
 
 class _Runner:
@@ -91,9 +111,8 @@ class _Runner:
     def fault(self, seat: int, cause: FaultCause, detail: str, substituted: bool = False) -> None:
         team = self.settings.rules.team_of(seat)
         detail = safe_text(detail)
-        deal = self.match.deal
-        moves = len(deal.calls) + sum(len(trick.plays) for trick in deal.tricks) + len(deal.trick)
-        record = FaultRecord(seat, team, cause, detail, self.match.deal_number, substituted, moves)
+        deal_number, moves = position(self.match)
+        record = FaultRecord(seat, team, cause, detail, deal_number, substituted, moves)
         self.faults.append(record)
         if self.on_event is not None:
             self.on_event(public_events.fault(record))
@@ -134,28 +153,7 @@ class _Runner:
                 reply = await handshake(self.channel(address), address, self.settings.connect_timeout_s)
             except HandshakeError as error:
                 return error.cause, error.detail
-        return self._compatibility(address, reply)
-
-    def _compatibility(self, address: str, reply: pb.DescribeResponse) -> tuple[FaultCause, str] | None:
-        rules = self.settings.rules
-        if reply.protocol_version != PROTOCOL_VERSION:
-            return (
-                FaultCause.INCOMPATIBLE,
-                f"the bot at {address} speaks protocol version {reply.protocol_version}; "
-                f"this arena speaks {PROTOCOL_VERSION}",
-            )
-        if rules.players not in reply.player_counts:
-            counts = numbers_text(reply.player_counts) or "none"
-            return (
-                FaultCause.INCOMPATIBLE,
-                f"the bot at {address} plays {counts} players, not {rules.players}",
-            )
-        if reply.rulesets and RULESET_VALUES[rules.ruleset] not in reply.rulesets:
-            return (
-                FaultCause.INCOMPATIBLE,
-                f"the bot at {address} does not play the {rules.ruleset.value} ruleset",
-            )
-        return None
+        return incompatibility(reply, address, self.settings.rules)
 
     async def open_streams(self) -> None:
         """Open every seat's stream, send MatchStart and wait for Ready."""
@@ -164,19 +162,9 @@ class _Runner:
         for seat, bot in enumerate(self.seats):
             self.conversations.append(Conversation(seat, self.channel(bot.address), settings.send_timeout_s))
 
-        async def start(conversation: Conversation) -> None:
-            seat = conversation.seat
-            await conversation.send(
-                match_start_message(settings.match_id, settings.rules, seat, names, settings.time_control)
-            )
-            response = await conversation.receive(settings.connect_timeout_s, "Ready")
-            if response.WhichOneof("answer") != "ready":
-                raise SeatFaultError(
-                    seat, FaultCause.MALFORMED_ANSWER, "expected Ready in answer to MatchStart"
-                )
-
         outcomes = await asyncio.gather(
-            *(start(conversation) for conversation in self.conversations), return_exceptions=True
+            *(open_seat(conversation, settings, names) for conversation in self.conversations),
+            return_exceptions=True,
         )
         for outcome in outcomes:
             if isinstance(outcome, SeatFaultError):
@@ -215,7 +203,7 @@ class _Runner:
                     conversation.unanswered += 1
             waited = time.perf_counter() - asked
             self.waited_seconds += waited
-            self.bank_ms[seat] = max(0.0, bank - max(0.0, waited * 1000 - time_control.decision_ms))
+            self.bank_ms[seat] = time_control.bank_left(bank, waited)
             deal_number = match.deal_number
             try:
                 result = match.apply(seat, move)

@@ -129,6 +129,11 @@ class TimeControl:
                 f"got {self.decision_ms} and {self.bank_ms}"
             )
 
+    def bank_left(self, bank_ms: float, waited_s: float) -> float:
+        """The bank after a decision answered in `waited_s` seconds with `bank_ms` left before it: what the
+        answer took beyond `decision_ms` comes out of the bank."""
+        return max(0.0, bank_ms - max(0.0, waited_s * 1000 - self.decision_ms))
+
 
 @dataclass(frozen=True, slots=True)
 class FaultRecord:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from fiftysix.engine import Match, MatchRules, Ruleset
 from fiftysix.players import RandomPlayer
 from fiftysix.record import VERSION, GameRecord, RecordError, load, loads, record_match
-from fiftysix.replay import ReplayError, replay
+from fiftysix.replay import RecordCursor, RecordedMove, ReplayError, replay
 
 
 def play_match(rules: MatchRules, seed: int, stop_after: int | None = None) -> Match:
@@ -67,6 +67,45 @@ def test_record_round_trip_replays_to_the_same_match(
     assert replayed.match.tables == match.tables
     assert replayed.match.ranking() == match.ranking()
     assert replayed.results == match.results
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    seed=st.integers(min_value=0, max_value=10**6),
+    players=st.sampled_from([4, 6, 8]),
+    ruleset=st.sampled_from(list(Ruleset)),
+    stop_after=st.none() | st.integers(min_value=0, max_value=120),
+)
+def test_the_cursor_gives_each_recorded_move_where_and_by_whom_it_was_made(
+    seed: int, players: int, ruleset: Ruleset, stop_after: int | None
+) -> None:
+    """Numbered over the match from 1 as the arena numbers its decisions, and from 1 within each deal
+    (calls, then cards) as replay and a fault's move_number count them; by the seat that made the move;
+    a record stopped at any move included."""
+    rules = MatchRules(players, ruleset, deal_cap=2)
+    match = Match(rules, seed=seed)
+    chooser = RandomPlayer(random.Random(seed))
+    made: list[RecordedMove] = []
+    in_deal = 0
+    while not match.is_over and (stop_after is None or len(made) < stop_after):
+        seat = match.to_act
+        assert seat is not None
+        move = chooser.choose(match.view(seat), match.legal_moves())
+        in_deal += 1
+        made.append(RecordedMove(len(made) + 1, match.deal_number, in_deal, seat, move))
+        if match.apply(seat, move) is not None:
+            in_deal = 0
+    cursor = RecordCursor(loads(record_match(match, ["p"] * players, seed).dumps()))
+    walked: list[RecordedMove] = []
+    results = []
+    while (step := cursor.next_move) is not None:
+        assert cursor.match.to_act == step.seat
+        walked.append(step)
+        if (result := cursor.advance()) is not None:
+            results.append(result)
+    assert walked == made
+    assert results == match.results
+    assert cursor.match.tables == match.tables
 
 
 def test_unfinished_match_records_and_replays(tmp_path: Path) -> None:

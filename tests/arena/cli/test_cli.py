@@ -193,6 +193,9 @@ BOUNDED_OPTIONS = [
     (["bots", "prune"], "--keep", arguments.keep_versions),
     (["tokens", "audit"], "--limit", arguments.limit),
     (["ladder", "export", "--html", "out"], "--limit", arguments.limit),
+    (["rerun", "match.json", "--bot", "127.0.0.1:1"], "--seat", arguments.seat),
+    (["rerun", "match.json", "--bot", "127.0.0.1:1", "--seat", "0"], "--from-deal", arguments.deal_number),
+    (["rerun", "match.json", "--bot", "127.0.0.1:1", "--seat", "0"], "--until-move", arguments.move_number),
 ]
 
 

@@ -316,7 +316,7 @@ def test_decision_before_match_start_is_rejected(js_bot: BotProcess) -> None:
 
 
 def test_a_registered_command_and_an_uploaded_bundle_play_a_ladder(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    rule_bot: BotServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # As the kit's README says: the bot registered as a command (the arena starts it, reads its port file)
     # and as the bundle `npm run bundle` makes, uploaded and run in the sandbox (no network: everything it
@@ -341,11 +341,11 @@ def test_a_registered_command_and_an_uploaded_bundle_play_a_ladder(
     for registration in (
         ["js", "--command", command],
         ["js-upload", "--upload", str(bundle), "--run", "node bot.js"],
-        ["rules", "--command", "python -m sample_bots.rule_bot --port 0 --port-file {port_file}"],
+        ["rules", f"127.0.0.1:{rule_bot.port}"],  # served in this process: no interpreter to start
     ):
         assert main(["bots", "add", *registration, "--db", db]) == 0, capsys.readouterr().err
     assert "(in the sandbox)" in capsys.readouterr().out
-    run = ["ladder", "run", "--matches", "4", "--concurrency", "1", "--deal-cap", "2", "--seed", "5"]
+    run = ["ladder", "run", "--matches", "4", "--concurrency", "1", "--deal-cap", "1", "--seed", "5"]
     assert main([*run, "--log-level", "warning", "--db", db]) == 0
     assert "(2 sets rated, 0 faults)" in capsys.readouterr().out
     assert main(["ladder", "show", "--json", "--db", db]) == 0

@@ -3,7 +3,8 @@
 //
 // An uploaded bot runs in a sandbox with no network, so the bundle holds everything it runs with: the
 // files named, the kit, package.json, the installed packages the bot needs (package-lock.json's, less the
-// development ones; no symbolic links, which a bundle may not hold) and protos/ with bot.proto. The arena
+// development ones and the files of theirs Node.js never loads; no symbolic links, which a bundle may not
+// hold) and protos/ with bot.proto. The arena
 // runs it from the bundle's folder: `--run "node bot.js"`.
 
 'use strict';
@@ -25,8 +26,16 @@ function runtimePackages() {
     .filter((where) => !where.slice('node_modules/'.length).includes('node_modules/'));
 }
 
-function copy(from, to) {
-  fs.cpSync(from, to, { recursive: true, filter: (source) => !fs.lstatSync(source).isSymbolicLink() });
+// What of an installed package Node.js never loads: TypeScript sources and declarations, source maps.
+const UNUSED = /\.([cm]?ts|map)$/;
+
+// Copies a file or folder, without symbolic links (and, with `runtime`, without what Node.js never loads).
+function copy(from, to, runtime = false) {
+  const filter = (source) => {
+    const entry = fs.lstatSync(source);
+    return !entry.isSymbolicLink() && !(runtime && entry.isFile() && UNUSED.test(source));
+  };
+  fs.cpSync(from, to, { recursive: true, filter });
 }
 
 // Writes the bundle and returns the names at its top.
@@ -44,7 +53,7 @@ function bundle(archive, files) {
     for (const name of ['kit', 'package.json', ...runtimePackages()]) {
       const from = path.join(PACKAGE, name);
       if (!fs.existsSync(from)) throw new Error(`${name} is missing: run \`npm ci\` first`);
-      copy(from, path.join(staging, name));
+      copy(from, path.join(staging, name), name.startsWith('node_modules/'));
     }
     copy(path.join(protoRoot(), PROTO_FILE), path.join(staging, 'protos', PROTO_FILE));
     const top = fs.readdirSync(staging).sort();

@@ -1,8 +1,10 @@
-"""The JavaScript sample bot (sample_bots/js) against the real arena: the protos alone are enough.
+"""The JavaScript kit (sample_bots/js: kit/ and its sample bot, bot.js) against the real arena.
 
-The bot runs as a real Node.js process on port 0; the arena plays whole matches between it and the Python
-random bot over loopback. Needs `node` and `(cd sample_bots/js && npm ci)`: without them the tests skip
-locally, and fail under CI (CI set), so CI can never skip them silently.
+The kit's own tests run under `node --test` (its plumbing over real gRPC, its types checked by tsc). The
+bot runs as a real Node.js process on port 0: `arena check-bot` passes it item by item, the arena plays
+whole matches between it and the Python random bot over loopback, and a short ladder plays it registered
+as a command and uploaded as a bundle (run in the sandbox). Needs `node` and `(cd sample_bots/js && npm
+ci)`: without them the tests skip locally, and fail under CI (CI set), so CI can never skip them silently.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import asyncio
 import json
 import os
 import queue
+import shlex
 import shutil
 import subprocess
 import threading
@@ -22,7 +25,10 @@ import grpc
 import pytest
 from bot_process import BotProcess
 
+from arena.check import Status, check_bot
+from arena.cli import main
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
+from arena.sandbox import bubblewrap
 from fiftysix.engine import EndReason, Match, MatchRules, Ruleset
 from fiftysix.record import loads
 from fiftysix.replay import replay
@@ -38,20 +44,24 @@ START_TIMEOUT_S = 15.0
 ERROR_EVENTS = ("bot_failed", "stream_error", "bot_failed_to_start")
 
 
+def _unavailable(reason: str, in_ci: str) -> None:
+    """Skip, or fail under CI (saying what CI must do), which must run every test here."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason}; {in_ci}")
+    pytest.skip(reason)
+
+
 def _node_or_skip() -> str:
     """The path of `node`, or skip (fail under CI) when node or the installed packages are missing."""
-    in_ci = bool(os.environ.get("CI"))
     node = shutil.which("node")
     if node is None:
-        reason = "node (Node.js) is not installed: the JS sample bot cannot run"
-        if in_ci:
-            pytest.fail(f"{reason}; CI must install Node.js")
-        pytest.skip(reason)
+        _unavailable("node (Node.js) is not installed: the JS kit cannot run", "CI must install Node.js")
+        raise AssertionError("unreachable")
     if not (JS_DIR / "node_modules").is_dir():
-        reason = "sample_bots/js/node_modules is missing: run `(cd sample_bots/js && npm ci)`"
-        if in_ci:
-            pytest.fail(f"{reason}; CI must install the JS bot's packages before the tests")
-        pytest.skip(reason)
+        _unavailable(
+            "sample_bots/js/node_modules is missing: run `(cd sample_bots/js && npm ci)`",
+            "CI must install the JS kit's packages before the tests",
+        )
     return node
 
 
@@ -108,6 +118,26 @@ def js_bot() -> Iterator[BotProcess]:
 
 def play(rules: MatchRules, bots: list[BotAddress], seed: int) -> MatchOutcome:
     return asyncio.run(run_match(MatchSettings(rules, seed), seats_for_teams(rules, bots)))
+
+
+def test_the_kits_own_tests_pass_under_node_test() -> None:
+    # test/*.test.js: the kit over real gRPC (handshake, seats, answers, faults, socket, port file,
+    # command line, SIGTERM), the sample strategy, messages.d.ts current with bot.proto, tsc --noEmit.
+    node = _node_or_skip()
+    run = subprocess.run(
+        [node, "--test"], cwd=JS_DIR, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    assert "# fail 0" in run.stdout
+    passed = int(run.stdout.split("# pass ")[1].split()[0])
+    assert passed >= 20, run.stdout[-2000:]
+
+
+def test_check_bot_passes_every_item(js_bot: BotProcess) -> None:
+    report = asyncio.run(check_bot(js_bot.address))
+    assert [item.line() for item in report.items if item.status is not Status.PASS] == []
+    assert report.count(Status.PASS) == len(report.items) >= 16
+    assert js_bot.errors() == []
 
 
 def test_describe(js_bot: BotProcess) -> None:
@@ -205,19 +235,20 @@ def test_stream_answers_by_index_with_the_same_decision_id_and_ends_after_match_
 
 def _notation_stripped(request: pb.PlaySeatRequest) -> pb.PlaySeatRequest:
     """The request without the notation a bot could work the structured fields out from: no legal_moves,
-    no contract, no calls, no tricks, no cards on the table (the hand and the high bid's seat stay)."""
+    no hand, no contract, no calls, no tricks, no cards on the table (the high bid's seat stays)."""
     stripped = pb.PlaySeatRequest()
     stripped.CopyFrom(request)
     decision = stripped.decision
     del decision.legal_moves[:]
-    for name in ("contract", "calls", "tricks", "trick"):
+    for name in ("hand", "contract", "calls", "tricks", "trick"):
         decision.view.ClearField(name)
     return stripped
 
 
 def test_js_bot_chooses_from_the_structured_moves_and_view_fields(js_bot: BotProcess) -> None:
     # Asked every decision of a match twice, whole and without the notation, it gives the same answer: it
-    # picks from `moves` and reads `trump` and `trick_winner` instead of legal_moves, contract and trick.
+    # picks from `moves` and reads `hand_cards`, `trump` and `trick_winner` instead of legal_moves, hand,
+    # contract and trick.
     rules = MatchRules(4, Ruleset.PAIRS, deal_cap=2)
     match = Match(rules, seed=21)
     requests = _Requests()
@@ -282,3 +313,44 @@ def test_decision_before_match_start_is_rejected(js_bot: BotProcess) -> None:
     while not any('"arena_message_rejected"' in line for line in list(js_bot.lines)):
         assert time.monotonic() < deadline, "the JS bot did not log the rejected message"
         time.sleep(0.01)
+
+
+def test_a_registered_command_and_an_uploaded_bundle_play_a_ladder(
+    rule_bot: BotServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As the kit's README says: the bot registered as a command (the arena starts it, reads its port file)
+    # and as the bundle `npm run bundle` makes, uploaded and run in the sandbox (no network: everything it
+    # needs is in the bundle), each beside the Python rule bot. Two sets one after the other: the second
+    # goes to the bot that has played least, so all three play.
+    node = _node_or_skip()
+    reason = bubblewrap.unavailable_reason()
+    if reason is not None:
+        _unavailable(f"the sandbox cannot run here: {reason}", "CI must install bubblewrap")
+    bundle = tmp_path / "js.tar.gz"
+    made = subprocess.run(
+        [node, "kit/bundle.js", str(bundle), "bot.js"],
+        cwd=JS_DIR,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr
+    db = str(tmp_path / "ladder.db")
+    command = f"{shlex.quote(node)} {shlex.quote(str(JS_DIR / 'bot.js'))} --port 0 --port-file {{port_file}}"
+    for registration in (
+        ["js", "--command", command],
+        ["js-upload", "--upload", str(bundle), "--run", "node bot.js"],
+        ["rules", f"127.0.0.1:{rule_bot.port}"],  # served in this process: no interpreter to start
+    ):
+        assert main(["bots", "add", *registration, "--db", db]) == 0, capsys.readouterr().err
+    assert "(in the sandbox)" in capsys.readouterr().out
+    run = ["ladder", "run", "--matches", "4", "--concurrency", "1", "--deal-cap", "1", "--seed", "5"]
+    assert main([*run, "--log-level", "warning", "--db", db]) == 0
+    assert "(2 sets rated, 0 faults)" in capsys.readouterr().out
+    assert main(["ladder", "show", "--json", "--db", db]) == 0
+    standings = {line["bot"]: line for line in json.loads(capsys.readouterr().out)}
+    assert sorted(standings) == ["js", "js-upload", "rules"]
+    for bot in ("js", "js-upload"):
+        assert standings[bot]["matches"] > 0
+        assert all(count == 0 for count in standings[bot]["faults"].values())

@@ -204,8 +204,9 @@ PROJECT_PATH = re.compile(
 (`arena/ladder/bots/`) or several in braces (`tests/arena/{runner,ladder}/`)."""
 
 
-NOT_PATHS: Final = {"fiftysix/first-dealer"}
-"""Quoted text that looks like a path and is not one (the label the first dealer's HMAC is keyed by)."""
+NOT_PATHS: Final = {"fiftysix/first-dealer", "fiftysix/bot"}
+"""Quoted text that looks like a path and is not one: the label the first dealer's HMAC is keyed by, and
+the Go kit's import path (its folder is sample_bots/go/src/fiftysix/bot/)."""
 
 
 def expanded(path: str) -> list[str]:

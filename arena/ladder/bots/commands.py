@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import os
 import random
+import re
 import shlex
 import socket
 import stat
@@ -142,13 +143,27 @@ async def read_port_file(path: Path, timeout: float, process: asyncio.subprocess
     finally:
         with contextlib.suppress(OSError):
             path.unlink()
-    try:
-        port = int(text.strip())
-    except ValueError:
-        port = 0
-    if not 0 < port < 65536:
-        raise BotStartError(f"the bot wrote {safe_text(text.strip(), 40)!r} to its port file, not a port")
+    port = port_in(text)
+    if port is None:
+        raise BotStartError(
+            f"the bot wrote {safe_text(text, 40)!r} to its port file, not a port "
+            "(decimal digits, 1 to 65535, and at most a newline after them)"
+        )
     return port
+
+
+PORT_FILE_TEXT: Final = re.compile(r"[0-9]{1,5}\n?")
+"""What a port file holds (docs/bot-guide.md, "Bots the arena starts: the command")."""
+
+
+def port_in(text: str) -> int | None:
+    """The port a port file's text names: decimal digits, 1 to 65535, optionally ending in one newline
+    (as `echo` and most languages' line writers leave it); None for anything else (spaces, signs, other
+    digits than ASCII ones), so that what the guide promises is exactly what is accepted."""
+    if PORT_FILE_TEXT.fullmatch(text) is None:
+        return None
+    port = int(text)
+    return port if 0 < port < 65536 else None
 
 
 async def wait_for_socket(path: Path, timeout: float, process: asyncio.subprocess.Process) -> None:

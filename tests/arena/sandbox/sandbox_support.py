@@ -38,5 +38,5 @@ def python_only(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
     """Leave out what a Python bot does not need: caches, and the other samples (JavaScript's packages
     hold symbolic links, which a bundle may not)."""
     parts = info.name.split("/")
-    other_samples = parts[:2] in (["sample_bots", "js"], ["sample_bots", "cpp"])
+    other_samples = parts[:2] in (["sample_bots", "js"], ["sample_bots", "cpp"], ["sample_bots", "go"])
     return None if "__pycache__" in parts or other_samples else info

@@ -14,7 +14,7 @@ import pytest
 
 from arena.ladder import Ladder, LadderSettings
 from arena.ladder.bots import BotHost, LocalBots
-from arena.ladder.bots.commands import BotStartError, Launch, free_port
+from arena.ladder.bots.commands import BotStartError, Launch, free_port, port_in
 from arena.ladder.registration import NotAnsweringError, check_answers
 from arena.ladder.store import BotEntry, LadderStore
 
@@ -183,6 +183,32 @@ def test_the_pool_stays_bounded_while_twenty_command_bots_play(tmp_path: Path) -
     assert max(counts) <= bound, counts
     # Many more processes than that were started in all: the bound is what kept them few.
     assert len(list(bots.log_folder.glob("*.log"))) > bound
+
+
+@pytest.mark.parametrize(
+    ("text", "port"),
+    [
+        ("50051", 50051),
+        ("50051\n", 50051),  # what most languages' line writers leave, and the kits write
+        ("1", 1),
+        ("65535\n", 65535),
+        ("", None),
+        ("\n", None),
+        ("0\n", None),
+        ("65536", None),
+        ("50051\n\n", None),
+        ("50051\r\n", None),
+        (" 50051", None),
+        ("50051 ", None),
+        ("+50051", None),
+        ("5_0051", None),
+        ("\u0665\u0660\u0660\u0665\u0661", None),  # digits, but not ASCII ones
+        ("0x50", None),
+    ],
+)
+def test_a_port_file_holds_decimal_digits_and_at_most_a_newline(text: str, port: int | None) -> None:
+    # Exactly what docs/bot-guide.md promises: a bot's port file is read by this one function.
+    assert port_in(text) == port
 
 
 @pytest.mark.parametrize(

@@ -478,7 +478,7 @@ def test_uploads_are_versions_and_launches_follow_the_registered_command(store: 
     )
     store.uploads.set_launch("x", "python bot.py --socket {socket}", True, 2)
     assert store.uploads.launch_row("x", "python bot.py --socket {socket}") == LaunchRow(
-        True, "b" * 64, "python bot.py --socket {socket}"
+        True, "b" * 64, "python bot.py --socket {socket}", 2
     )
     assert store.uploads.sandboxed_bots() == ["x"]
     assert store.uploads.launch_row("x", "another command") is None  # registered anew by another writer

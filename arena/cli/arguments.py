@@ -83,6 +83,8 @@ uploads_per_hour: Final = Bounded(1, 10_000)
 upload_quota_mib: Final = Bounded(1, 1_048_576, " MiB")
 """What a participant's bots' bundles may take: up to a TiB."""
 keep_versions: Final = Bounded(1, 10_000)
+seat: Final = Bounded(0, 7)
+"""A seat of a match, numbered from 0 as records number them (8 players at most)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -84,7 +84,7 @@ upload_quota_mib: Final = Bounded(1, 1_048_576, " MiB")
 """What a participant's bots' bundles may take: up to a TiB."""
 keep_versions: Final = Bounded(1, 10_000)
 seat: Final = Bounded(0, 7)
-"""A seat of a match: 0 to 7 (8 players at most)."""
+"""A seat of a match, numbered from 0 as records number them (8 players at most)."""
 deal_number: Final = Bounded(1, 100_000_000)
 """A deal of a recorded match, from 1 (the record says how many it has)."""
 move_number: Final = Bounded(1, 100_000_000)

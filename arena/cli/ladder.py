@@ -1,5 +1,5 @@
-"""`arena ladder run|show|matches|record`: play rated matches between the registered bots, and read the
-standings and the finished matches back."""
+"""`arena ladder run|show|matches|record|output`: play rated matches between the registered bots, and read
+the standings, the finished matches and what their bots wrote back."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from arena.ladder import Ladder, LadderSettings
 from arena.ladder.bots import LocalBots, idle_limit_for
 from arena.ladder.ray_play import RayMatches
 from arena.ladder.run_bots import ladder_bots
-from arena.ladder.store import LadderStore, StoreError
+from arena.ladder.store import OUTPUTS_KEPT, LadderStore, StoreError
 from arena.sandbox import bubblewrap
 from arena.untrusted import safe_text
 
@@ -190,6 +190,20 @@ def register(commands: Commands, parents: Parents) -> None:
     record.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     record.set_defaults(handler=export_record, prog=record.prog)
 
+    output = actions.add_parser(
+        "output",
+        help="print what the bots the arena started wrote during a stored match, once its set is over",
+        description="Print each seat's output (standard output and error) kept of a stored match: the "
+        "bots the arena started (commands, uploads), at most --bot-output a match each, the bytes past it "
+        "counted; remote bots keep their own. Like the record, held back until the match's set is over "
+        f"(the bots' logs have it at once); kept for each bot's last {OUTPUTS_KEPT} matches. Characters "
+        "that could drive a terminal are shown escaped.",
+        parents=[parents.database],
+    )
+    output.add_argument("match_id", metavar="MATCH_ID")
+    output.add_argument("--seat", type=arguments.seat, help=f"only this seat ({arguments.seat.range})")
+    output.set_defaults(handler=print_outputs, prog=output.prog)
+
     export = actions.add_parser(
         "export",
         help="write every game record as JSON lines, a pool's standings as CSV, or the site as HTML",
@@ -269,6 +283,35 @@ def export_record(args: argparse.Namespace) -> int:
         print(f"Game record of {safe_text(args.match_id)} saved to {safe_text(args.output)}")
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def print_outputs(args: argparse.Namespace) -> int:
+    """Print what each started bot of a stored match wrote during it, once its set is over (as its
+    record)."""
+    with open_store(args, writes=False) as store:
+        held_back = store.browse.match_summary(args.match_id).held_back
+        if held_back is not None:
+            raise ArenaError(held_back)
+        outputs = store.outputs.of_match(args.match_id)
+    match = safe_text(args.match_id)
+    if args.seat is not None:
+        outputs = [output for output in outputs if output.seat == args.seat]
+    if not outputs:
+        which = "" if args.seat is None else f" seat {args.seat} of"
+        print(
+            f"No output kept of{which} match {match}: its bots are remote (their output is their own), or "
+            f"it is older than their last {OUTPUTS_KEPT} matches"
+        )
+    for output in outputs:
+        version = "" if output.version is None else f" v{output.version}"
+        dropped = f", {output.dropped:,} more dropped (past --bot-output)" if output.dropped else ""
+        print(
+            f"== match {match} seat {output.seat}: {safe_text(output.bot, 64)}{version}: "
+            f"{len(output.output):,} bytes{dropped}"
+        )
+        for line in output.text.splitlines():
+            print(safe_text(line, 10 * len(line) + 1))  # escaped, never cut
     return 0
 
 

@@ -1,6 +1,6 @@
-"""The sandbox's options (the limits of each sandboxed bot process), shared by every command that starts
-bots: `arena ladder run`, `sprt`, `tournament`, `bots add|update` (the check) and `serve` (the check of an
-upload)."""
+"""The sandbox's options (the limits of each sandboxed bot process; `--bot-output` is every started bot's),
+shared by every command that starts bots: `arena ladder run`, `sprt`, `tournament`, `bots add|update`
+(the check) and `serve` (the check of an upload)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,12 @@ def add_limits(parser: argparse.ArgumentParser) -> None:
         ("--bot-cpu", cpu_seconds, DEFAULTS.cpu_seconds, "CPU seconds of a bot process over its life"),
         ("--bot-processes", processes, DEFAULTS.processes, "processes and threads of a bot process"),
         ("--bot-tmp", tmp_mib, DEFAULTS.tmp_bytes // MIB, "all it may write: its /tmp, MiB"),
-        ("--bot-output", output_kib, DEFAULTS.output_bytes // 1024, "output kept per match, KiB"),
+        (
+            "--bot-output",
+            output_kib,
+            DEFAULTS.output_bytes // 1024,
+            "output kept per match, KiB, of every bot the arena starts (sandboxed or not)",
+        ),
     ]
     for option, kind, default, text in limits:
         group.add_argument(

@@ -2,7 +2,9 @@
 back. The set player (set_play.py) keeps pairing, leases, storing and rating; a `MatchPlayer` only plays.
 
 `MatchOrder` holds all a match needs and nothing of the store, so that it can be pickled and played in
-another process (ray_play.py plays it on a Ray worker); `LocalMatches` plays it here, the default.
+another process (ray_play.py plays it on a Ray worker), and a `PlayedMatch` comes back, the outcome with
+what each bot process the arena started wrote during the match; `LocalMatches` plays it here, the
+default.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from arena.ladder.bots import BotStartError, LocalBots
-from arena.ladder.store import BotEntry, StoreError
+from arena.ladder.store import BotEntry, SeatOutput, StoreError
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
 from arena.untrusted import safe_text
 
@@ -29,19 +31,28 @@ class MatchOrder:
     """Per team: the bot's name."""
 
 
+@dataclass(frozen=True)
+class PlayedMatch:
+    """A match played: its outcome, and what each bot the arena started for it wrote during it (a seat
+    each; none for remote bots, whose output is their own)."""
+
+    outcome: MatchOutcome
+    outputs: tuple[SeatOutput, ...] = ()
+
+
 NotStarted = Callable[[str, str], None]
 """Called with a bot's name and why when it does not start: the set is then made void."""
 
 
 class MatchPlayer(Protocol):
-    """Plays one match and returns its outcome; None when the run began to stop before it began."""
+    """Plays one match and returns it played; None when the run began to stop before it began."""
 
     async def play(
         self,
         order: MatchOrder,
         not_started: NotStarted,
         on_event: Callable[[dict[str, Any]], None] | None,
-    ) -> MatchOutcome | None:
+    ) -> PlayedMatch | None:
         """Play `order` (see the class)."""
         ...
 
@@ -52,11 +63,12 @@ async def play_order(
     not_started: NotStarted,
     on_event: Callable[[dict[str, Any]], None] | None = None,
     stopping: Callable[[], bool] = lambda: False,
-) -> MatchOutcome | None:
-    """Start or find every team's bot in `local_bots`, play the match, give the processes back. Every seat is
-    a process of its own, never one that played these deals before (bots/pool.py). A bot that does not
-    start now (it did when the set started) forfeits at once (an `unreachable` fault), and `not_started`
-    is told. None: `stopping()` became true while the bots started, so the match is not begun."""
+) -> PlayedMatch | None:
+    """Start or find every team's bot in `local_bots`, play the match, read what each process the arena
+    started wrote during it, give the processes back. Every seat is a process of its own, never one that
+    played these deals before (bots/pool.py). A bot that does not start now (it did when the set started)
+    forfeits at once (an `unreachable` fault), and `not_started` is told. None: `stopping()` became true
+    while the bots started, so the match is not begun."""
     settings = order.settings
     rules = settings.rules
     seats_per_team = rules.players // rules.team_count
@@ -64,6 +76,7 @@ async def play_order(
     faulty: list[str] = []
     addresses: list[BotAddress] = []
     absent: dict[int, str] = {}
+    started: dict[int, BotEntry] = {}  # by team: the bots whose processes the arena started
     try:
         for team, (name, bot) in enumerate(zip(order.names, order.bots, strict=True)):
             try:
@@ -75,6 +88,9 @@ async def play_order(
                 absent[rules.seats_of(team)[0]] = detail
                 not_started(name, detail)
                 where = ["-"]
+            else:
+                if bot.command is not None:
+                    started[team] = bot
             taken.extend(address for address in where if address != "-")
             addresses.append(BotAddress(name, ",".join(where)))
         if stopping():
@@ -88,7 +104,16 @@ async def play_order(
             settings, seats, absent=absent, described=described, channels=channels, on_event=on_event
         )
         faulty = [seats[fault.seat].address for fault in outcome.faults]
-        return outcome
+        captured = await local_bots.outputs(taken)
+        outputs = []
+        for seat, played in enumerate(seats):
+            entry = started.get(rules.team_of(seat))
+            output = captured.get(played.address) if entry is not None else None
+            if entry is not None and output is not None:
+                outputs.append(
+                    SeatOutput(seat, entry.name, output.version, output.output, output.dropped, entry.owner)
+                )
+        return PlayedMatch(outcome, tuple(outputs))
     finally:
         local_bots.forget_channels(faulty)
         local_bots.release(taken)
@@ -106,6 +131,6 @@ class LocalMatches:
         order: MatchOrder,
         not_started: NotStarted,
         on_event: Callable[[dict[str, Any]], None] | None,
-    ) -> MatchOutcome | None:
+    ) -> PlayedMatch | None:
         """Play `order` here (see `play_order`)."""
         return await play_order(self.local_bots, order, not_started, on_event, self.stopping)

@@ -1,10 +1,11 @@
 """Playing a ladder's matches on a Ray cluster (`arena ladder run --ray [ADDRESS]`).
 
 The runner keeps pairing, leases, the store and the ratings; only the playing of a match (its bots
-started or found, `run_match`) is a Ray task on a worker, and the outcome comes back pickled to the
-runner, which stores and rates it exactly as in process. A task whose worker process dies is retried by
-Ray (`MATCH_RETRIES`) and the match played again from its seed, so on the same deals; nothing of the
-lost attempt was stored, since only the runner stores. A set is still rated once, by the runner.
+started or found, `run_match`) is a Ray task on a worker, and the outcome, with what each command bot
+wrote during the match, comes back pickled to the runner, which stores and rates it exactly as in
+process. A task whose worker process dies is retried by Ray (`MATCH_RETRIES`) and the match played again
+from its seed, so on the same deals; nothing of the lost attempt was stored, since only the runner
+stores. A set is still rated once, by the runner.
 
 Remote bots are called from the worker that plays the match. Command bots are started on that worker:
 each Ray worker process keeps a `LocalBots` pool of its own across its matches, served by an event loop
@@ -33,9 +34,8 @@ from typing import Any, Final
 
 from arena.errors import ArenaError
 from arena.ladder.bots import BotHost, BotStartError, Launch, LocalBots, local_bots, new_run_name
-from arena.ladder.match_play import MatchOrder, NotStarted, play_order
+from arena.ladder.match_play import MatchOrder, NotStarted, PlayedMatch, play_order
 from arena.ladder.store import BotEntry
-from arena.runner import MatchOutcome
 from arena.sandbox import bubblewrap
 
 MATCH_RETRIES: Final = 3
@@ -85,10 +85,10 @@ class WorkerBots:
 
 @dataclass(frozen=True)
 class RemoteResult:
-    """What a worker sends back: the outcome (as `run_match` returned it) and the bots that did not
-    start, with why."""
+    """What a worker sends back: the match played (its outcome as `run_match` returned it, and its bots'
+    outputs) and the bots that did not start, with why."""
 
-    outcome: MatchOutcome | None
+    played: PlayedMatch | None
     not_started: tuple[tuple[str, str], ...]
 
 
@@ -127,8 +127,7 @@ class _WorkerPool:
         self.launches.update(launches)
         not_started: list[tuple[str, str]] = []
         played = play_order(self.local_bots, order, lambda name, detail: not_started.append((name, detail)))
-        outcome = asyncio.run_coroutine_threadsafe(played, self.loop).result()
-        return RemoteResult(outcome, tuple(not_started))
+        return RemoteResult(asyncio.run_coroutine_threadsafe(played, self.loop).result(), tuple(not_started))
 
     def stop(self) -> None:
         """Stop this worker's bots (the worker process is exiting)."""
@@ -198,8 +197,9 @@ class RayMatches:
         order: MatchOrder,
         not_started: NotStarted,
         on_event: Callable[[dict[str, Any]], None] | None,
-    ) -> MatchOutcome | None:
-        """Play `order` on a worker (its live events are not sent back: `on_event` is not called)."""
+    ) -> PlayedMatch | None:
+        """Play `order` on a worker (its live events are not sent back: `on_event` is not called); what
+        its bots wrote comes back with the outcome (their logs stay on the worker's disk)."""
         launches: dict[str, Launch] = {}
         bots: list[BotEntry | str] = []
         for bot in order.bots:
@@ -220,7 +220,7 @@ class RayMatches:
             raise
         for name, detail in result.not_started:
             not_started(name, detail)
-        return result.outcome
+        return result.played
 
     def close(self) -> None:
         """Leave the cluster (a Ray instance of our own stops, its workers and their bots with it)."""

@@ -29,7 +29,7 @@ from arena.ladder.availability import Availability, pinned
 from arena.ladder.bots import LocalBots
 from arena.ladder.held_sets import HeldSets, Job, SetInPlay
 from arena.ladder.live_feed import LiveFeed
-from arena.ladder.match_play import LocalMatches, MatchOrder, MatchPlayer
+from arena.ladder.match_play import LocalMatches, MatchOrder, MatchPlayer, PlayedMatch
 from arena.ladder.probation import probation_reason
 from arena.ladder.ratings import rate_set, store_match
 from arena.ladder.run_settings import VOIDED_SETS_KEPT, LadderReport, LadderSettings
@@ -152,10 +152,11 @@ class SetPlayer:
         on_event = gate.attach(job.rotation, feed.publish)
         stored = False
         try:
-            outcome = await self._play_match(job, team_bots, match_id, on_event)
-            if outcome is None:
+            played = await self._play_match(job, team_bots, match_id, on_event)
+            if played is None:
                 return False
-            stored = self._store(job, outcome)
+            outcome = played.outcome
+            stored = self._store(job, played)
         except StoreError:
             raise
         except asyncio.CancelledError:
@@ -191,9 +192,11 @@ class SetPlayer:
                 self.on_match(outcome, self.report)
         return True
 
-    def _store(self, job: Job, outcome: MatchOutcome) -> bool:
-        """Store a match and add it to the report; False when another runner stored its rotation first."""
+    def _store(self, job: Job, played: PlayedMatch) -> bool:
+        """Store a match with its bots' outputs and add it to the report; False when another runner stored
+        its rotation first."""
         duplicate = job.duplicate
+        outcome = played.outcome
         started = time.perf_counter()
         try:
             finished = FinishedMatch(
@@ -206,6 +209,7 @@ class SetPlayer:
                 outcome.record.to_json(),
                 outcome.decisions,
                 outcome.elapsed,
+                played.outputs,
             )
             store_match(self.store.matches, finished)
         except DuplicateMatchError as error:
@@ -231,7 +235,7 @@ class SetPlayer:
         team_bots: tuple[str, ...],
         match_id: str,
         on_event: Callable[[dict[str, Any]], None],
-    ) -> MatchOutcome | None:
+    ) -> PlayedMatch | None:
         """Play the match with the run's `MatchPlayer`, each participant's address checked by the host's
         policy again and connected to as checked. A bot that does not start now (it did when the set
         started), or whose address the policy refuses now, forfeits at once, and its set is made void.
@@ -261,10 +265,10 @@ class SetPlayer:
             self.void(job.set_in_play, f"{name} did not start")
 
         order = MatchOrder(settings, tuple(bots), team_bots)
-        outcome = await self.matches.play(order, not_started, on_event)
-        if outcome is None:
+        played = await self.matches.play(order, not_started, on_event)
+        if played is None:
             log.info("ladder_match_not_begun", set_id=duplicate.id, rotation=job.rotation)
-        return outcome
+        return played
 
     def check_probation(self, name: str) -> None:
         """Put a bot on probation when its last matches ended in forfeits of its own."""

@@ -129,7 +129,7 @@ class Uploads:
         folder = self.folder / row.sha256
         if not folder.is_dir():
             raise BotStartError(f"the files of bot {bot.name!r} are missing: {folder}")
-        return Launch(row.run, row.sandbox, folder)
+        return Launch(row.run, row.sandbox, folder, row.version)
 
 
 @dataclass(frozen=True, slots=True)

@@ -95,7 +95,8 @@ SANDBOX_UIDS: Final = range(3_000_000, 3_100_000)
 class Limits:
     """What one sandboxed bot process may use. Memory is its address space; CPU time is over the process's
     life (it is started again for the next match after a kill); processes count threads too (a gRPC
-    server holds a thread per seat it plays); output is per match, the rest dropped and noted in its log."""
+    server holds a thread per seat it plays); output is per match, the rest dropped and noted in its log
+    (that limit holds for every bot process the arena starts, sandboxed or not)."""
 
     memory_bytes: int = 1024 * 1024 * 1024
     cpu_seconds: int = 600

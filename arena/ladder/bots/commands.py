@@ -47,11 +47,13 @@ PLACES: Final = ("{port}", "{port_file}", "{socket}")
 @dataclass(frozen=True, slots=True)
 class Launch:
     """How the arena starts a registered bot: its command, whether in the sandbox (then it listens on
-    `{socket}`), and the folder of its uploaded files (the sandbox's /bot; None: a command of the host's)."""
+    `{socket}`), the folder of its uploaded files (the sandbox's /bot; None: a command of the host's) and
+    the upload version they are (kept with each match's output)."""
 
     command: str
     sandboxed: bool = False
     folder: Path | None = None
+    version: int | None = None
 
 
 def free_port(port_range: tuple[int, int] | None = None, avoid: Collection[int] = ()) -> int:

@@ -28,7 +28,6 @@ its own is stopped rather than kept: whatever it left running goes with it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import re
 import secrets
@@ -42,7 +41,7 @@ import grpc
 import structlog
 
 from arena.ladder.bots.commands import Launch
-from arena.ladder.bots.processes import LOG_LIMIT_BYTES, Processes, Running
+from arena.ladder.bots.processes import LOG_LIMIT_BYTES, CapturedOutput, Processes, Running
 from arena.ladder.store import BotEntry
 from arena.runner import open_channel, split_addresses
 from arena.sandbox import bubblewrap
@@ -286,8 +285,18 @@ class LocalBots:
             for running in taken:
                 if deals is not None:
                     running.deals.add(deals)
-                _tell(running, b"match\n")  # the supervisor counts each match's output from here
+                self._processes.begin_match(running)  # its output is counted and kept from here
             return [running.address for running in taken]
+
+    async def outputs(self, addresses: Sequence[str]) -> dict[str, CapturedOutput]:
+        """End the match that the processes at `addresses` (those the arena started) play and read what
+        each wrote during it, by address: each process's supervisor first reads what is left in its pipe.
+        A process whose supervisor did not answer is left out (logged)."""
+        playing = [
+            running for pool in self._pools.values() for running in pool if running.address in addresses
+        ]
+        read = await asyncio.gather(*(self._processes.match_output(running) for running in playing))
+        return {running.address: output for running, output in zip(playing, read, strict=True) if output}
 
     def _retire_outdated(self, name: str, pool: list[Running], launch: Launch) -> None:
         """Stop the processes of `name` started otherwise than it starts now (a version since replaced, its
@@ -351,11 +360,3 @@ def _command_of(bot: BotEntry) -> Launch:
     """A bot's registered command, run unsandboxed: how bots start when nothing else is said."""
     assert bot.command is not None
     return Launch(bot.command)
-
-
-def _tell(running: Running, line: bytes) -> None:
-    """Write `line` to a supervisor's pipe (it reads every line as the start of a match)."""
-    stdin = running.process.stdin
-    if stdin is not None and not stdin.is_closing():
-        with contextlib.suppress(OSError, RuntimeError):
-            stdin.write(line)

@@ -38,6 +38,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -65,6 +66,20 @@ LOG_LIMIT_BYTES: Final = 2 * 1024 * 1024
 """The default cap of a bot process's log: its first MiB and its last MiB."""
 STOP_MARGIN_SECONDS: Final = 5.0
 """How long past the grace period a supervisor may take to stop before the arena kills it."""
+ANSWER_SECONDS: Final = 5.0
+"""How long a supervisor has to answer that a match is over (it answers at once: it only reads the pipe
+it polls)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CapturedOutput:
+    """What a bot process wrote (standard output and error) during one match, as its supervisor kept it:
+    the first `--bot-output` bytes, as bytes, and how many more it dropped."""
+
+    output: bytes
+    dropped: int
+    version: int | None
+    """The upload version the process runs (None: a host's command)."""
 
 
 class Running:
@@ -105,6 +120,13 @@ class Running:
         """The deals it has played (`acquire`'s `deals` of each of its matches): it never plays them again."""
         self.launch: Launch | None = None
         """How it was started: once its bot starts otherwise (a new upload), it plays no more matches."""
+        self.matches = 0
+        """The matches begun with it (the supervisor's `match N`: the last is the one it plays)."""
+
+    @property
+    def match_path(self) -> Path:
+        """Where its supervisor keeps its output of the match it plays (`--match-file`)."""
+        return self.log_path.with_suffix(".match")
 
 
 class Processes:
@@ -230,10 +252,15 @@ class Processes:
         pass_fds: Sequence[int] = (),
     ) -> asyncio.subprocess.Process:
         """Start `arguments` under a supervisor, in `folder` when given (a sandboxed bot with the sandbox's
-        environment alone, its output counted per match, and `pass_fds` passed on to bwrap)."""
-        supervisor = [sys.executable, "-I", str(SUPERVISOR)]
-        if sandboxed:
-            supervisor.append(f"--match-output={self.sandbox.limits.output_bytes}")
+        environment alone, and `pass_fds` passed on to bwrap); its output is counted and kept per match
+        (`--bot-output`, for every bot the arena starts)."""
+        supervisor = [
+            sys.executable,
+            "-I",
+            str(SUPERVISOR),
+            f"--match-output={self.sandbox.limits.output_bytes}",
+            f"--match-file={log_path.with_suffix('.match').resolve()}",
+        ]
         supervisor += [f"--pass-fd={descriptor}" for descriptor in pass_fds]
         try:
             return await asyncio.create_subprocess_exec(
@@ -244,7 +271,7 @@ class Processes:
                 str(self.grace),
                 *arguments,
                 stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.DEVNULL,
                 start_new_session=True,
                 env=bubblewrap.ENVIRONMENT if sandboxed else None,
@@ -327,6 +354,30 @@ class Processes:
         if not folders.remove_folder(socket_folder):
             log.warning("local_bot_folder_left", folder=str(socket_folder))
 
+    def begin_match(self, running: Running) -> None:
+        """Tell `running`'s supervisor a match of it begins: its output is counted and kept from here."""
+        running.matches += 1
+        tell(running, b"match %d\n" % running.matches)
+
+    async def match_output(self, running: Running) -> CapturedOutput | None:
+        """End the match `running` plays (its supervisor reads what the bot wrote before now) and read its
+        output of that match; None when its supervisor did not answer (killed, or too slow)."""
+        number = running.matches
+        tell(running, b"end %d\n" % number)
+        dropped = await _answer(running, number)
+        if dropped is None:
+            log.warning(
+                "bot_output_lost", log_file=str(running.log_path), reason="the supervisor did not answer"
+            )
+            return None
+        try:
+            with running.match_path.open("rb") as kept:
+                output = kept.read(self.sandbox.limits.output_bytes)
+        except OSError as error:
+            log.warning("bot_output_lost", log_file=str(running.log_path), reason=str(error))
+            return None
+        return CapturedOutput(output, dropped, None if running.launch is None else running.launch.version)
+
     async def stop(self, running: Running) -> None:
         """Ask the supervisor to stop its bot (by closing its pipe) and wait for it; kill it (and so the
         bot, by its death signal) if it takes much longer than the grace period."""
@@ -343,6 +394,7 @@ class Processes:
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
             await process.wait()
+        running.match_path.unlink(missing_ok=True)
         if running.socket_descriptor is not None:
             os.close(running.socket_descriptor)
             running.socket_descriptor = None
@@ -355,3 +407,30 @@ class Processes:
         if self._socket_root is not None:
             folders.remove_folder(self._socket_root)
             self._socket_root = None
+
+
+def tell(running: Running, line: bytes) -> None:
+    """Write `line` to a supervisor's pipe (`match N`, `end N`: supervisor.py)."""
+    stdin = running.process.stdin
+    if stdin is not None and not stdin.is_closing():
+        with contextlib.suppress(OSError, RuntimeError):
+            stdin.write(line)
+
+
+async def _answer(running: Running, number: int) -> int | None:
+    """The supervisor's answer that match `number` is over: the bytes of it dropped, or None (it knows
+    no such match, is gone, or did not answer within ANSWER_SECONDS). Answers to matches before it (one
+    cut short) are passed over."""
+    answers = running.process.stdout
+    if answers is None:
+        return None
+    try:
+        async with asyncio.timeout(ANSWER_SECONDS):
+            while line := await answers.readline():
+                word, _, rest = line.decode("ascii", "replace").strip().partition(" ")
+                answered, _, dropped = rest.partition(" ")
+                if answered == str(number):
+                    return int(dropped) if word == "ended" and dropped.isdecimal() else None
+    except (TimeoutError, ValueError):  # ValueError: a line past the reader's limit
+        return None
+    return None

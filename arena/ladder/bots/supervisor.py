@@ -2,9 +2,10 @@
 and writes the bot's output to a log file of bounded size.
 
 processes.py (beside it) runs it by path as `python -I supervisor.py [--match-output=BYTES]
-[--pass-fd=FD] ARENA_PID LOG_PATH LOG_LIMIT GRACE COMMAND...`, in a session of its own, with a pipe from
-the arena on standard input. It uses the standard library alone and nothing of the arena package: it must
-start fast, run as a plain script, and never fork with gRPC loaded. On Linux it
+[--match-file=PATH] [--pass-fd=FD] ARENA_PID LOG_PATH LOG_LIMIT GRACE COMMAND...`, in a session of its
+own, with a pipe from the arena on standard input and one to it on standard output. It uses the
+standard library alone and nothing of the arena package: it must start fast, run as a plain script, and
+never fork with gRPC loaded. On Linux it
 
 - asks for SIGTERM when the arena dies (PR_SET_PDEATHSIG), checks the arena is still its parent (the
   arena may have died before that request), and becomes a child subreaper (PR_SET_CHILD_SUBREAPER), so
@@ -20,11 +21,19 @@ start fast, run as a plain script, and never fork with gRPC loaded. On Linux it
 
 Elsewhere it starts and stops the bot's group the same way, with no guarantee for escaped descendants.
 The log keeps the first half of LOG_LIMIT bytes and the last half, with a line between saying how many
-bytes were dropped; lines starting with `[arena]` are the supervisor's own. With `--match-output`, the
-arena writes a line `match` on the pipe as each match of the bot begins, and the bot's output past BYTES
-in one match is dropped, and noted, before it reaches the log. With `--pass-fd` (repeated for each), the
-bot's command gets the supervisor's descriptor FD, as FD (bwrap reads the system call filter from one and
-writes where its sandbox runs to another); the supervisor closes its own copy once the bot has started.
+bytes were dropped; lines starting with `[arena]` are the supervisor's own. The arena writes a line
+`match N` on the pipe as the bot's N-th match begins (a process plays one seat of one match at a time)
+and `end N` once it is over. With `--match-output`, the bot's output past BYTES in one match (and in the
+time after it, until the next begins) is dropped, and noted, before it reaches the log. With
+`--match-file=PATH`, what is kept of the output from `match N` to `end N` is also written to PATH
+(emptied as each match begins); at `end N` the supervisor first reads whatever the bot wrote before it
+(still in the pipe), then answers `ended N DROPPED` on its standard output, DROPPED the bytes of the
+match not in the file, so that the arena reads the file whole (`unknown N` when match N is not the one
+in play). A bot that exits during a match has its match ended and answered the same way. Output between
+`end N` and the next match is late: it reaches the log, not the file. With `--pass-fd` (repeated for
+each), the bot's command gets the supervisor's descriptor FD, as FD (bwrap reads the system call filter
+from one and writes where its sandbox runs to another); the supervisor closes its own copy once the bot
+has started.
 """
 
 from __future__ import annotations
@@ -50,6 +59,8 @@ POLL_SECONDS: Final = 0.05
 FLUSH_SECONDS: Final = 1.0
 """How often the kept tail of a log over its cap is written out, so the file stays current."""
 READ_BYTES: Final = 65536
+DRAIN_READS: Final = 32
+"""Reads at most at the end of a match: a pipe holds at most 1 MiB (the most a bot may make it)."""
 
 
 def _prctl(option: int, value: int) -> None:
@@ -136,31 +147,74 @@ class CappedLog:
 
 class MatchOutput:
     """The bot's output as the log gets it: at most `limit` bytes per match (None: no limit), the rest
-    dropped and noted, so that a bot printing without end costs the log nothing past its share."""
+    dropped and noted, so that a bot printing without end costs the log nothing past its share; with a
+    `match_path`, what is kept of the match in play also goes there, for the arena to store with it."""
 
-    def __init__(self, log: CappedLog, limit: int | None) -> None:
+    def __init__(self, log: CappedLog, limit: int | None, match_path: Path | None = None) -> None:
         self.log = log
         self.limit = limit
         self.written = 0
         self.dropped = 0
+        self.match: str | None = None
+        """The number of the match in play (between `match N` and `end N`), None between matches."""
+        self.received = 0
+        """Bytes the bot wrote during the match in play."""
+        self.stored = 0
+        """Of them, those in the match file."""
+        self.fd: int | None = None
+        if match_path is not None:
+            self.fd = os.open(match_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
 
     def write(self, data: bytes) -> None:
-        if self.limit is None:
-            self.log.write(data)
-            return
-        room = max(0, self.limit - self.written)
-        self.log.write(data[:room])
-        self.written += min(room, len(data))
-        if len(data) > room:
+        kept = data if self.limit is None else data[: max(0, self.limit - self.written)]
+        self.written += len(kept)
+        self.log.write(kept)
+        if self.match is not None:
+            self.received += len(data)
+            self._store(kept)
+        if len(kept) < len(data):
             if not self.dropped:
                 self.log.note(f"output past {self.limit} bytes in this match: the rest is dropped")
-            self.dropped += len(data) - room
+            self.dropped += len(data) - len(kept)
 
-    def next_match(self) -> None:
-        self.close()
+    def _store(self, data: bytes) -> None:
+        # A full disk only shortens the file: the bytes missing are counted as dropped.
+        if self.fd is None or not data:
+            return
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.pwrite(self.fd, view, self.stored)
+                view = view[written:]
+                self.stored += written
+        except OSError:
+            return
+
+    def begin(self, number: str) -> None:
+        """Match `number` begins: a new count, an empty match file."""
+        self._note_dropped()
         self.written = 0
+        self.match = number
+        self.received = self.stored = 0
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self.fd, 0)
+
+    def end(self, number: str) -> int | None:
+        """Match `number` is over: the bytes of it not in the match file, or None when it is not the
+        match in play."""
+        if number != self.match:
+            return None
+        self.match = None
+        return self.received - self.stored
 
     def close(self) -> None:
+        self._note_dropped()
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def _note_dropped(self) -> None:
         if self.dropped:
             self.log.note(f"{self.dropped} bytes of output dropped (past {self.limit} bytes in a match)")
         self.dropped = 0
@@ -169,15 +223,18 @@ class MatchOutput:
 class Supervisor:
     """One bot process and everything it starts."""
 
-    def __init__(self, arena_pid: int, log: CappedLog, grace: float, match_output: int | None = None) -> None:
+    def __init__(self, arena_pid: int, log: CappedLog, grace: float, output: MatchOutput) -> None:
         self.arena_pid = arena_pid
         self.log = log
-        self.output = MatchOutput(log, match_output)
+        self.output = output
         self.grace = grace
         self.stop_reason: str | None = None
         self.bot_pid = 0
         self.bot_status: int | None = None
         self.output_open = False
+        self.output_fd = -1
+        self.control = b""
+        """What the arena wrote on the pipe after its last whole line."""
         self.selector = selectors.DefaultSelector()
         self.wake_read, wake_write = os.pipe()
         os.set_blocking(self.wake_read, False)
@@ -230,36 +287,74 @@ class Supervisor:
         os.set_blocking(output_read, False)
         self.selector.register(output_read, selectors.EVENT_READ, "output")
         self.output_open = True
+        self.output_fd = output_read
         return True
 
     def pump(self, timeout: float) -> None:
-        """Wait up to `timeout` seconds for output, a request of the arena or a signal, and handle them."""
-        for key, _events in self.selector.select(max(0.0, timeout)):
+        """Wait up to `timeout` seconds for output, a request of the arena or a signal, and handle them: the
+        arena's lines first, so that output that came with `match N` counts in match N (the arena wrote
+        the line before the match's first message to the bot)."""
+        ready = self.selector.select(max(0.0, timeout))
+        for key, _events in sorted(ready, key=lambda event: event[0].data == "output"):
             fd = int(key.fd)
             if key.data == "wake":
                 with contextlib.suppress(BlockingIOError):
                     while os.read(fd, 4096):
                         pass
                 continue
+            if key.data == "output" and not self.output_open:
+                continue  # closed by a drain of this same wakeup
             try:
                 data = os.read(fd, READ_BYTES)
             except BlockingIOError:
                 continue
             if key.data == "output":
-                if data:
-                    self.output.write(data)
-                else:
-                    self.selector.unregister(fd)
-                    os.close(fd)
-                    self.output_open = False
+                self._output(data)
             elif not data:  # the arena closed its end of the pipe: it asks us to stop, or it died
                 self.selector.unregister(fd)
                 self.stop_reason = self.stop_reason or "the arena asked"
-            else:  # a line per match that begins
-                for _line in range(data.count(b"\n")):
-                    self.output.next_match()
+            else:
+                self._control(data)
         if time.monotonic() - self.log.flushed_at >= FLUSH_SECONDS:
             self.log.flush()
+
+    def _output(self, data: bytes) -> None:
+        """The bot's output, or its end (b"")."""
+        if data:
+            self.output.write(data)
+        elif self.output_open:
+            self.selector.unregister(self.output_fd)
+            os.close(self.output_fd)
+            self.output_open = False
+
+    def _control(self, data: bytes) -> None:
+        """The arena's lines: `match N` as a match begins, `end N` once it is over."""
+        *lines, self.control = (self.control + data).split(b"\n")
+        for line in lines:
+            word, _, number = line.decode("ascii", "replace").partition(" ")
+            if word == "match":
+                self.output.begin(number)
+            elif word == "end":
+                self._drain()
+                self._answer(number, self.output.end(number))
+        self.control = self.control[-256:]  # a line is a few bytes: nothing else is kept
+
+    def _drain(self) -> None:
+        """Read what the bot wrote before the arena's last line: it is in the pipe already (a bot that
+        writes on without pause has the rest counted after the match)."""
+        for _read in range(DRAIN_READS):
+            if not self.output_open:
+                return
+            try:
+                self._output(os.read(self.output_fd, READ_BYTES))
+            except BlockingIOError:
+                return
+
+    def _answer(self, number: str, dropped: int | None) -> None:
+        """Tell the arena match `number` is over (its output in the match file), or unknown."""
+        line = f"unknown {number}\n" if dropped is None else f"ended {number} {dropped}\n"
+        with contextlib.suppress(OSError):  # an arena gone, or not reading: it waits for no one
+            os.write(1, line.encode())
 
     def reap(self) -> bool:
         """Reap every finished child; whether any child is left."""
@@ -313,6 +408,9 @@ class Supervisor:
         deadline = time.monotonic() + 1.0
         while self.output_open and time.monotonic() < deadline:
             self.pump(deadline - time.monotonic())
+        if self.output.match is not None:  # the bot ended during a match: the arena waits for its output
+            number = self.output.match
+            self._answer(number, self.output.end(number))
         self.output.close()
         if killed:
             self.log.note(f"killed what was left after {self.grace:g} s")
@@ -364,23 +462,28 @@ def _children_by_scan(parent: int) -> list[int]:
 
 def main(argv: list[str]) -> int:
     """Supervise the bot `argv` describes (see the module docstring); the exit status is the bot's."""
-    match_output = None
+    match_output: int | None = None
+    match_file: Path | None = None
     pass_fds: tuple[int, ...] = ()
-    while argv and argv[0].startswith(("--match-output=", "--pass-fd=")):
+    while argv and argv[0].startswith(("--match-output=", "--match-file=", "--pass-fd=")):
         option, _, value = argv.pop(0).partition("=")
         if option == "--match-output":
             match_output = int(value)
+        elif option == "--match-file":
+            match_file = Path(value)
         else:
             pass_fds += (int(value),)
     if len(argv) < 5:
         sys.stderr.write(
-            "usage: supervisor.py [--match-output=BYTES] [--pass-fd=FD] ARENA_PID LOG_PATH LOG_LIMIT GRACE "
-            "COMMAND...\n"
+            "usage: supervisor.py [--match-output=BYTES] [--match-file=PATH] [--pass-fd=FD] ARENA_PID "
+            "LOG_PATH LOG_LIMIT GRACE COMMAND...\n"
         )
         return 2
     arena_pid, log_path, limit, grace, command = int(argv[0]), Path(argv[1]), int(argv[2]), argv[3], argv[4:]
+    with contextlib.suppress(OSError):  # answers to the arena never block the supervisor
+        os.set_blocking(1, False)
     log = CappedLog(log_path, limit)
-    supervisor = Supervisor(arena_pid, log, float(grace), match_output)
+    supervisor = Supervisor(arena_pid, log, float(grace), MatchOutput(log, match_output, match_file))
     try:
         if LINUX:
             _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
@@ -397,6 +500,7 @@ def main(argv: list[str]) -> int:
     finally:
         if supervisor.bot_pid:
             supervisor.stop()
+        supervisor.output.close()
         log.close()
     return supervisor.exit_status()
 

@@ -1,14 +1,14 @@
 """The ladder's store: everything that persists, on SQLite (the default, a file) or PostgreSQL (a `--db` URL),
 and the upgrades of older files. The typed values kept (`entries`); the relations (the SQL tables) both
-dialects create from (`relations`) and the SQL an older SQLite file is upgraded through (`schema`); opening
-a `--db`, the schema checked and the write lock (`database`); the open file, its errors and the base of the
-parts (`file`); the upgrades of older files (`upgrades`); the store itself (`ladder_store`), one open file
-and its parts, each taken by the consumers that need it: the bots (`registry`), the sets (`sets`) and their
-leases (`leases`), the finished matches (`matches`, their rows read back by `rows`), the totals, sums and
-ratings (`ratings`, written through `sums`), the live events (`live`), tokens and the audit log (`access`),
-who is signed in to the site (`sessions`), the site's pages of history (`browse`), uploads' versions and
-launches (`uploads`). It imports neither the run nor the bots, and of the rating package only its values,
-but for the upgrades (tests/test_layering.py)."""
+dialects create from (`relations`) and the SQL an older SQLite file is upgraded through (`schema`); opening a
+`--db`, the schema checked and the write lock (`database`); the open file, its errors and the base of the
+parts (`file`); the upgrades of older files (`upgrades`); the store itself (`ladder_store`), one open file and
+its parts, each taken by the consumers that need it: the bots (`registry`), the sets (`sets`) and their leases
+(`leases`), the finished matches (`matches`, their rows read back by `rows`, each started bot's output of
+each: `outputs`), the totals, sums and ratings (`ratings`, written through `sums`), the live events (`live`),
+tokens and the audit log (`access`), who is signed in to the site (`sessions`), the site's pages of history
+(`browse`), uploads' versions and launches (`uploads`). It imports neither the run nor the bots, and of the
+rating package only its values, but for the upgrades (tests/test_layering.py)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from arena.ladder.store.entries import (
     DuplicateSet,
     FinishedMatch,
     RatingChange,
+    SeatOutput,
     StoredMatch,
     event_name,
     is_bot_name,
@@ -38,6 +39,7 @@ from arena.ladder.store.ladder_store import LadderStore
 from arena.ladder.store.leases import LeaseStore
 from arena.ladder.store.live import LiveStore, event_text
 from arena.ladder.store.matches import MatchStore
+from arena.ladder.store.outputs import OUTPUTS_KEPT, OutputStore
 from arena.ladder.store.ratings import RatingStore
 from arena.ladder.store.registry import BotRegistry
 from arena.ladder.store.schema import DEFAULT_DB, SCHEMA_VERSION
@@ -50,6 +52,7 @@ __all__ = [
     "COMMAND_LINE",
     "DEFAULT_DB",
     "DEFAULT_POOL",
+    "OUTPUTS_KEPT",
     "OWNER_RULE",
     "SCHEMA_VERSION",
     "AccessStore",
@@ -64,9 +67,11 @@ __all__ = [
     "LiveStore",
     "MatchStore",
     "MatchSummary",
+    "OutputStore",
     "RatingChange",
     "RatingStore",
     "RatingsChangedError",
+    "SeatOutput",
     "Session",
     "SessionStore",
     "SetStore",

@@ -172,6 +172,27 @@ class RatingChange:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatOutput:
+    """What the bot process at one seat of a match wrote during it (standard output and error together),
+    as the arena kept it: the first `--bot-output` bytes (`output`, the bot's bytes as they came) and how
+    many more it dropped. Kept for the bots the arena starts; a remote bot's output is its own."""
+
+    seat: int
+    bot: str
+    version: int | None
+    """The upload version that played (None: a host's command)."""
+    output: bytes
+    dropped: int
+    owner: str | None = None
+    """The bot's owner when it played (BotEntry.owner)."""
+
+    @property
+    def text(self) -> str:
+        """The output as text, never interpreted: bytes that are not UTF-8 replaced (U+FFFD)."""
+        return self.output.decode("utf-8", "replace")
+
+
+@dataclass(frozen=True, slots=True)
 class FinishedMatch:
     """A match of a set's rotation as it ended, whole: what the store keeps of it (`save_match`)."""
 
@@ -186,6 +207,8 @@ class FinishedMatch:
     """The game record, as fiftysix.record writes it (GameRecord.to_json)."""
     decisions: int
     seconds: float
+    outputs: tuple[SeatOutput, ...] = ()
+    """What the bots the arena started wrote during the match, a seat each."""
 
     @property
     def team_bots(self) -> tuple[str, ...]:

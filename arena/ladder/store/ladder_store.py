@@ -1,13 +1,14 @@
 """The ladder's store: registered bots, duplicate sets, finished matches, rating events and what the site
-keeps, saved and loaded as typed values (faults as FaultRecords). It persists; the ladder computes
-(pairing in scheduler.py, what a match adds to its bots' totals and a set's rating event in ratings.py,
-standings in standings.py).
+keeps, saved and loaded as typed values (faults as FaultRecords). It persists; the ladder computes (pairing in
+scheduler.py, what a match adds to its bots' totals and a set's rating event in ratings.py, standings in
+standings.py).
 
 The store is one open file (`StoreFile`: the connection, its transactions, its errors) and its parts, each
 a small class over that file that a consumer takes alone: `registry` (the bots), `sets`, `leases`,
-`matches`, `ratings` (totals, sums, fitted ratings, rating events), `live` (the events of matches in
-play), `access` (tokens, the audit log, the address policy), `sessions` (who is signed in to the site),
-`browse` (the site's pages of history) and `uploads`.
+`matches`, `outputs` (what the started bots wrote in each match), `ratings` (totals, sums, fitted
+ratings, rating events), `live` (the events of matches in play), `access` (tokens, the audit log, the
+address policy), `sessions` (who is signed in to the site), `browse` (the site's pages of history) and
+`uploads`.
 
 Every finished match is written in its own transaction the moment it ends, and a set's rating event is
 saved in one transaction with the check that the set was neither rated nor made void before, so a ladder
@@ -30,6 +31,7 @@ from arena.ladder.store.file import StoreFile
 from arena.ladder.store.leases import LeaseStore
 from arena.ladder.store.live import LiveStore
 from arena.ladder.store.matches import MatchStore
+from arena.ladder.store.outputs import OutputStore
 from arena.ladder.store.ratings import RatingStore
 from arena.ladder.store.registry import BotRegistry
 from arena.ladder.store.schema import DEFAULT_DB
@@ -60,6 +62,7 @@ class LadderStore:
         self.registry = BotRegistry(self.file, self.sets)
         self.leases = LeaseStore(self.file, self.sets)
         self.matches = MatchStore(self.file)
+        self.outputs = OutputStore(self.file)
         self.ratings = RatingStore(self.file)
         self.live = LiveStore(self.file)
         self.access = AccessStore(self.file)

@@ -1,5 +1,6 @@
 """The finished matches in the ladder's database: each stored in its own transaction the moment it ends,
-with its game record (in `match_records`, read by the site's part: browse.py), its bots' membership rows
+with its game record (in `match_records`, read by the site's part: browse.py), its started bots' outputs
+(outputs.py), its bots' membership rows
 (read newest first by index: the probation check) and what it adds to its bots' running totals, computed
 above the store (rating.match_tallies) and added here; read back as StoredMatches, whatever the length
 of the history. Its faults are kept once, in `matches.faults` (rows.kept_record)."""
@@ -18,6 +19,7 @@ from arena.ladder.store import relations
 from arena.ladder.store.database import upsert
 from arena.ladder.store.entries import FinishedMatch, StoredMatch
 from arena.ladder.store.file import DuplicateMatchError, every_method_store_errors
+from arena.ladder.store.outputs import add_outputs, output_rows
 from arena.ladder.store.rows import MatchRows, kept_record, match_columns
 from arena.ladder.store.sums import add_totals
 
@@ -29,14 +31,15 @@ class MatchStore(MatchRows):
 
     def save_match(self, finished: FinishedMatch, tallies: Sequence[MatchTally]) -> None:
         """Store a finished match at once, in its own transaction, with what it adds to its bots' totals
-        in its set's pool (`tallies`, one a bot: rating.match_tallies of the match); its live events are
-        deleted in the same transaction.
+        in its set's pool (`tallies`, one a bot: rating.match_tallies of the match) and its bots' outputs
+        (outputs.py); its live events are deleted in the same transaction.
 
         :raises DuplicateMatchError: when this rotation of the set is stored already.
         """
         duplicate, match_id = finished.duplicate, finished.id
         faults = [fault.to_json() for fault in finished.faults]
         finished_at = time.time()
+        outputs = output_rows(match_id, finished_at, finished.outputs)
         try:
             with self._transaction():
                 self._conn.execute(
@@ -65,6 +68,7 @@ class MatchStore(MatchRows):
                 ]
                 if members:
                     self._conn.execute(relations.match_bots.insert(), members)
+                add_outputs(self._conn, outputs)
                 add_totals(self._conn, duplicate.pool, tallies)
                 counted = upsert(self._conn, relations.pools).values(name=duplicate.pool, matches=1)
                 self._conn.execute(

@@ -18,6 +18,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     PrimaryKeyConstraint,
     Table,
@@ -204,7 +205,8 @@ _OPEN: Final = text("rated_at IS NULL AND void_reason IS NULL")
 Index("sets_open", sets.c.id, sqlite_where=_OPEN, postgresql_where=_OPEN)
 Index("ratings_by_pool", ratings.c.pool, ratings.c.bot)
 
-# The site's relations (`arena serve`) and the uploads' (uploads.py): no schema version of their own.
+# The site's relations (`arena serve`), the uploads' (uploads.py) and the bots' outputs (outputs.py): no
+# schema version of their own.
 
 live_events: Final = Table(
     "live_events",
@@ -273,6 +275,25 @@ bot_launches: Final = Table(
     Column("version", Integer),
 )
 
+match_outputs: Final = Table(
+    "match_outputs",
+    METADATA,
+    Column("match_id", Text, nullable=False),
+    Column("seat", Integer, nullable=False),
+    Column("bot", Text, nullable=False),
+    Column("owner", Text),
+    Column("version", Integer),
+    Column("finished_at", Double, nullable=False),
+    Column("output", LargeBinary, nullable=False),
+    Column("dropped_bytes", BigInteger, nullable=False),
+    PrimaryKeyConstraint("match_id", "seat"),
+)
+"""What the bot process at each seat of a match wrote during it (outputs.py): a bot the arena started,
+its `owner` and upload `version` as they were when it played, its `output` compressed (zlib), and the
+bytes past `--bot-output` it dropped; `finished_at` the match's, for the retention."""
+
+Index("match_outputs_by_bot", match_outputs.c.bot, match_outputs.c.finished_at)
+
 LADDER_RELATIONS: Final = frozenset(METADATA.tables) - {
     "live_events",
     "tokens",
@@ -280,6 +301,7 @@ LADDER_RELATIONS: Final = frozenset(METADATA.tables) - {
     "audit",
     "bot_uploads",
     "bot_launches",
+    "match_outputs",
 }
 """The relations of the schema version proper (schema.py's `_COLUMNS`); the others are created by every
 writer without a version of their own."""

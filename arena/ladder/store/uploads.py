@@ -37,11 +37,12 @@ class Upload:
 @dataclass(frozen=True, slots=True)
 class LaunchRow:
     """How a command bot starts, as `bot_launches` says: in the sandbox or not, and the upload it runs
-    (its bundle's SHA-256 and run command), None for its registered command."""
+    (its bundle's SHA-256, run command and version), None for its registered command."""
 
     sandbox: bool
     sha256: str | None
     run: str | None
+    version: int | None = None
 
 
 @every_method_store_errors
@@ -176,7 +177,7 @@ class UploadStore(StorePart):
         if "bot_launches" not in self._relations():
             return None
         row = self._conn.execute(
-            select(bot_launches.c.sandbox, bot_uploads.c.sha256, bot_uploads.c.run)
+            select(bot_launches.c.sandbox, bot_uploads.c.sha256, bot_uploads.c.run, bot_uploads.c.version)
             .select_from(
                 bot_launches.outerjoin(
                     bot_uploads,
@@ -190,9 +191,10 @@ class UploadStore(StorePart):
         ).first()
         if row is None:
             return None
-        sandbox, sha256, run = row
+        sandbox, sha256, run, version = row
         if not (
-            is_integer(sandbox) and (sha256 is None or (isinstance(sha256, str) and isinstance(run, str)))
+            is_integer(sandbox)
+            and (sha256 is None or (isinstance(sha256, str) and isinstance(run, str) and is_integer(version)))
         ):
             raise self._damaged(f"the launch of {bot!r}")
-        return LaunchRow(bool(sandbox), sha256, run)
+        return LaunchRow(bool(sandbox), sha256, run, version)

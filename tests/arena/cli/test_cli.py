@@ -166,6 +166,7 @@ BOUNDED_OPTIONS = [
     (["ladder", "run"], "--down-after", arguments.down_after),
     (["ladder", "run"], "--idle-bots", arguments.idle_bots),
     (["ladder", "matches"], "--limit", arguments.limit),
+    (["ladder", "output", "m1"], "--seat", arguments.seat),
     (["check-bot", "127.0.0.1:1"], "--decision-ms", arguments.decision_ms),
     *(
         (command, option, bounds)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.ladder import store_match
-from arena.ladder.store import DuplicateSet, FinishedMatch, LadderStore
+from arena.ladder.store import DuplicateSet, FinishedMatch, LadderStore, SeatOutput
 from fiftysix.wire import FaultRecord
 
 
@@ -22,9 +22,19 @@ def save_match(
     record: dict[str, Any],
     decisions: int,
     seconds: float,
+    outputs: Sequence[SeatOutput] = (),
 ) -> None:
     """Store the match of `duplicate`'s `rotation` with these parts (see FinishedMatch)."""
     finished = FinishedMatch(
-        match_id, duplicate, rotation, reason, tuple(ranking), tuple(faults), record, decisions, seconds
+        match_id,
+        duplicate,
+        rotation,
+        reason,
+        tuple(ranking),
+        tuple(faults),
+        record,
+        decisions,
+        seconds,
+        tuple(outputs),
     )
     store_match(store.matches, finished)

@@ -145,6 +145,10 @@ def test_a_ladder_on_ray_rates_every_set_once(cluster: str, servers: list[BotSer
     assert "void" not in out
     store = LadderStore(path)
     assert_ladder_invariants(store)
+    # What the command bot wrote on the worker came back with each of its matches: its two seats each.
+    for match in store.matches.finished():
+        kept = [output.bot for output in store.outputs.of_match(match.id)]
+        assert kept == (["started"] * 2 if "started" in match.team_bots else [])
     store.close()
     # The command bot was started on a Ray worker (and checked on the runner when its sets started).
     assert any(line.startswith("ray-worker") for line in trace.read_text().splitlines())

@@ -35,8 +35,14 @@ def test_uploaded_bots_play_a_ladder_and_keep_their_versions(
     try:
         versions = store.uploads.uploads_of("ann")
         launch = Uploads(store).launch_of(store.registry.bot("ann"))
+        # Each sandboxed seat's output was kept with its match, with the version that played.
+        kept = [store.outputs.of_match(match.id) for match in store.matches.finished()]
     finally:
         store.close()
+    assert [[(output.seat, output.version) for output in seats] for seats in kept] == [
+        [(seat, 1) for seat in range(4)]
+    ] * 2
+    assert launch.version == 2
     assert [upload.version for upload in versions] == [1, 2]
     assert versions[1].run == "python -m sample_bots.random_bot --socket {socket}"
     assert versions[0].sha256 == versions[1].sha256  # the same bytes: one bundle

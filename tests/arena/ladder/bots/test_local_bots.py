@@ -21,6 +21,7 @@ import pytest
 from arena.ladder.bots.commands import BotStartError
 from arena.ladder.bots.pool import LocalBots
 from arena.ladder.store import BotEntry
+from arena.sandbox.bubblewrap import Limits, Sandbox
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux", reason="the guarantees need Linux (death signals, subreaper, /proc)"
@@ -201,9 +202,10 @@ def test_stopping_stubborn_bots_takes_one_grace_period(tmp_path: Path, leftovers
 
 def test_a_chatty_bot_log_keeps_its_head_and_its_tail_under_the_cap(tmp_path: Path) -> None:
     limit = 64 * 1024
+    whole = Sandbox(Limits(output_bytes=64 * 1024 * 1024))  # nothing dropped per match: the log's cap
 
     async def run() -> None:
-        bots = LocalBots(tmp_path, grace=1.0, log_limit_bytes=limit, run="run")
+        bots = LocalBots(tmp_path, grace=1.0, log_limit_bytes=limit, run="run", sandbox=whole)
         try:
             await bots.acquire(unruly("--chatty"), 1)
         finally:

@@ -372,6 +372,8 @@ PUBLIC_CALLS: dict[str, Any] = {
     "registry.down_bots": lambda s: s.registry.down_bots(),
     "registry.bot_ratings": lambda s: s.registry.bot_ratings(),
     "matches.recent_forfeits": lambda s: s.matches.recent_forfeits("a", 3),
+    "outputs.of_match": lambda s: s.outputs.of_match("m"),
+    "outputs.own": lambda s: s.outputs.own("m", "a"),
     "ratings.totals": lambda s: s.ratings.totals("4p-pairs"),
     "ratings.matches_played": lambda s: s.ratings.matches_played("4p-pairs"),
     "ratings.pools": lambda s: s.ratings.pools(),

@@ -18,8 +18,9 @@ from sqlalchemy import text, update
 
 from arena.ladder.rating.values import BotTotals, MatchTally
 from arena.ladder.ratings import rate_set
+from arena.ladder.store import SeatOutput, relations
 from arena.ladder.store import browse as store_browse
-from arena.ladder.store import relations
+from arena.ladder.store import outputs as store_outputs
 from arena.ladder.store import rows as store_rows
 from arena.ladder.store.access import TokenHolder
 from arena.ladder.store.database import OLD_DEALS
@@ -513,7 +514,7 @@ def test_uploads_are_versions_and_launches_follow_the_registered_command(store: 
     )
     store.uploads.set_launch("x", "python bot.py --socket {socket}", True, 2)
     assert store.uploads.launch_row("x", "python bot.py --socket {socket}") == LaunchRow(
-        True, "b" * 64, "python bot.py --socket {socket}"
+        True, "b" * 64, "python bot.py --socket {socket}", 2
     )
     assert store.uploads.sandboxed_bots() == ["x"]
     assert store.uploads.launch_row("x", "another command") is None  # registered anew by another writer
@@ -577,3 +578,42 @@ def test_a_lost_server_connection_is_one_error_then_the_store_connects_again(sto
         ]  # connected again; the lost write left nothing
     store.registry.add_bot("b", address="h:2")
     assert [bot.name for bot in store.registry.bots()] == ["a", "b"]
+
+
+def test_a_match_keeps_its_bots_outputs_and_an_entrant_reads_their_own_once_the_set_is_over(
+    store: LadderStore,
+) -> None:
+    duplicate = store.sets.create_set(4, "pairs", None, 1, ["a", "b"], isolated=True)
+    raw = b"line one\n\x00\xff\xfe not UTF-8 \x1b[2J\n"  # kept as it came, whatever it holds
+    outputs = (
+        SeatOutput(0, "a", 3, raw, 7, "ann"),
+        SeatOutput(1, "b", None, b"b says\n", 0, None),
+        SeatOutput(2, "a", 3, b"", 0, "ann"),
+    )
+    save_match(store, "m1", duplicate, 0, "one_team_left", [1, 2], [], {}, 3, 0.5, outputs[::-1])
+    assert store.outputs.of_match("m1") == list(outputs)
+    assert store.outputs.of_match("m1")[0].text == "line one\n\x00\ufffd\ufffd not UTF-8 \x1b[2J\n"
+    assert store.outputs.own("m1", "ann") == []  # held back: the set is not over
+    with pytest.raises(DuplicateMatchError):  # the rotation stored again: nothing of it is kept
+        save_match(store, "m2", duplicate, 0, "one_team_left", [1, 2], [], {}, 3, 0.5, outputs)
+    assert store.outputs.of_match("m2") == []
+    store.sets.void_set(duplicate.id, "a bot was removed")
+    assert store.outputs.own("m1", "ann") == [outputs[0], outputs[2]]
+    assert store.outputs.own("m1", "b") == [outputs[1]]  # a participant's token is named as their bot
+    assert store.outputs.own("m1", "eve") == []
+    assert store.outputs.own("no-such-match", "ann") == []
+
+
+def test_each_bot_keeps_the_outputs_of_its_last_matches(
+    store: LadderStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_outputs, "OUTPUTS_KEPT", 2)
+    first = store.sets.create_set(4, "pairs", None, 1, ["a", "b"], isolated=True)
+    second = store.sets.create_set(4, "pairs", None, 2, ["a", "c"], isolated=True)
+    played = [("m1", first, 0, "b"), ("m2", first, 1, "b"), ("m3", second, 0, "c")]
+    for match_id, duplicate, rotation, other in played:
+        said = (SeatOutput(0, "a", None, match_id.encode(), 0), SeatOutput(1, other, None, b"hi", 0))
+        save_match(store, match_id, duplicate, rotation, "one_team_left", [1, 2], [], {}, 3, 0.5, said)
+    assert [output.bot for output in store.outputs.of_match("m1")] == ["b"]  # a's third match back: gone
+    assert [output.output for output in store.outputs.of_match("m2")] == [b"m2", b"hi"]
+    assert [output.output for output in store.outputs.of_match("m3")] == [b"m3", b"hi"]

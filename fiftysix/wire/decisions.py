@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from fiftysix.engine import ALL_CARDS, Bid, Call, Card, Deal, Match, Move, Phase
+from fiftysix.engine import ALL_CARDS, Bid, Call, Card, Deal, Match, Move, Phase, Trick
 from fiftysix.v1 import bot_pb2 as pb
-from fiftysix.wire.encode import card_message, fill_contract, fill_trick, move_message
+from fiftysix.wire.encode import card_message, fill_contract, move_message
 from fiftysix.wire.terms import DENOMINATION_VALUES, PHASE_VALUES, SUIT_VALUES
 
 
@@ -96,16 +96,43 @@ _CARD_TEXTS: Final[dict[Move, bytes]] = {
 _CARD_VALUES: Final[dict[Move, bytes]] = {
     card: _embedded(_MOVES, move_message(card, 0).SerializeToString()) for card in ALL_CARDS
 }
-_PLAYS: Final = tuple(
+_PLAY_MESSAGES: Final = tuple(
     {
-        card: _embedded(
-            _TRICK, pb.Play(seat=seat, card=str(card), played_card=card_message(card)).SerializeToString()
-        )
+        card: pb.Play(seat=seat, card=str(card), played_card=card_message(card)).SerializeToString()
         for card in ALL_CARDS
     }
     for seat in range(8)
 )
+"""Each Play there can be, serialized, by seat and card."""
+_PLAYS: Final = tuple(
+    {card: _embedded(_TRICK, play) for card, play in plays.items()} for plays in _PLAY_MESSAGES
+)
 """Each play of the trick on the table, by seat and card."""
+# Field numbers of a Trick (protos/fiftysix/v1).
+_TRICK_LEADER, _TRICK_PLAYS, _TRICK_WINNER_SEAT, _TRICK_POINTS, _TRICK_WON_WITH = 1, 2, 3, 4, 5
+_TRICK_PLAY_ENTRIES: Final = tuple(
+    {card: _embedded(_TRICK_PLAYS, play) for card, play in plays.items()} for plays in _PLAY_MESSAGES
+)
+_TRICK_WINNING_CARDS: Final = {
+    card: _embedded(_TRICK_WON_WITH, card_message(card).SerializeToString()) for card in ALL_CARDS
+}
+
+
+def _trick_entry(trick: Trick) -> bytes:
+    """A completed trick as a View's `tricks` entry, written as protobuf writes a Trick (`fill_trick`'s
+    message), from kept pieces."""
+    payload = b"".join(
+        [
+            _uint(_TRICK_LEADER, trick.leader),
+            *[_TRICK_PLAY_ENTRIES[play.seat][play.card] for play in trick.plays],
+            _uint(_TRICK_WINNER_SEAT, trick.winner),
+            _uint(_TRICK_POINTS, trick.points),
+            *[_TRICK_WINNING_CARDS[play.card] for play in trick.plays if play.seat == trick.winner],
+        ]
+    )
+    return _embedded(_TRICKS, payload)
+
+
 _CALL_LISTS: dict[tuple[int, int], tuple[Sequence[Move], bytes, bytes]] = {}
 _CALL_LISTS_KEPT: Final = 256
 """The engine shares one tuple per (current bid, may double): about 60 in all. More means tuples made
@@ -239,10 +266,7 @@ class DecisionEncoder:
                 return
         tricks = deal.tricks
         if len(tricks) != self._tricks_sent:
-            for done in tricks[self._tricks_sent :]:
-                trick = pb.Trick()
-                fill_trick(trick, done)
-                self._tricks += _embedded(_TRICKS, trick.SerializeToString())
+            self._tricks += b"".join([_trick_entry(done) for done in tricks[self._tricks_sent :]])
             self._tricks_sent = len(tricks)
             self._points = _packed(_POINTS, deal.points)
             self._trick = b""

@@ -7,13 +7,15 @@ errors and the base of the parts (`file`); the upgrades of older files (`upgrade
 (`registry`), the sets (`sets`) and their leases (`leases`), the finished matches (`matches`, their rows
 read back by `rows`), the totals, sums and ratings (`ratings`, written through `sums`), the live events
 (`live`), tokens and the audit log (`access`), the site's pages of history (`browse`), uploads' versions
-and launches (`uploads`). It imports neither the run nor the bots, and of the rating package only its
-values, but for the upgrades (tests/test_layering.py)."""
+and launches (`uploads`), the registrations' compliance checks with their reports (`checks`). It
+imports neither the run nor the bots, and of the rating package only its values, but for the upgrades
+(tests/test_layering.py)."""
 
 from __future__ import annotations
 
 from arena.ladder.store.access import COMMAND_LINE, AccessStore, TokenHolder
 from arena.ladder.store.browse import BrowseStore, MatchSummary
+from arena.ladder.store.checks import BotCheck, CheckStore
 from arena.ladder.store.database import is_server_url
 from arena.ladder.store.entries import (
     BOT_NAME_RULE,
@@ -52,9 +54,11 @@ __all__ = [
     "OWNER_RULE",
     "SCHEMA_VERSION",
     "AccessStore",
+    "BotCheck",
     "BotEntry",
     "BotRegistry",
     "BrowseStore",
+    "CheckStore",
     "DuplicateMatchError",
     "DuplicateSet",
     "FinishedMatch",

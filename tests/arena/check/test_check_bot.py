@@ -21,6 +21,7 @@ from bad_bots import start_bad_bot
 from arena.check import (
     ITEM_NAMES,
     SITUATIONS,
+    CheckItem,
     CheckReport,
     Situation,
     Status,
@@ -303,3 +304,25 @@ def test_command_unreachable_and_usage_errors() -> None:
     assert run_command("not-an-address").returncode == 2
     assert run_command("127.0.0.1:50051", "--only", "no such item").returncode == 2
     assert run_command("127.0.0.1:50051", "--decision-ms", "0").returncode == 2
+
+
+# The report reads back from its JSON (the store keeps registrations' reports so).
+
+
+def test_a_report_reads_back_from_its_json() -> None:
+    report = CheckReport(
+        "unix:/tmp/arena/bot.sock",
+        800,
+        [
+            CheckItem("handshake", Status.PASS, "'b' speaks protocol 1", "handshake", {"bot_name": "b"}),
+            CheckItem("last trick", Status.FAIL, "did it crash?", "situation", {"seat": 3}, "Trace\\nback"),
+            CheckItem("match 4 players pairs", Status.FAIL, "crash", "match", output=""),
+        ],
+    )
+    assert CheckReport.from_json(json.loads(json.dumps(report.to_json()))) == report
+    assert report.items[1].line() == "FAIL  last trick: did it crash? its output: Trace\\nback"
+    assert report.items[2].line() == "FAIL  match 4 players pairs: crash; it wrote nothing"
+    document = report.to_json()
+    for broken in ({**document, "items": [{"name": "x"}]}, {**document, "decision_ms": "800"}, []):
+        with pytest.raises(ValueError, match="check"):
+            CheckReport.from_json(broken)

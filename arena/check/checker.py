@@ -47,6 +47,7 @@ from arena.errors import ArenaError
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, check_address, run_match, seats_for_teams
 from arena.runner.connection import (
     HandshakeError,
+    closed_during,
     describe,
     describe_error,
     health_status,
@@ -95,6 +96,10 @@ class _Description:
 
 
 # The check.
+
+
+_UNANSWERED: Final = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED"})
+"""The codes of a failed health check that came with no answer from the bot."""
 
 
 class _Checker:
@@ -176,6 +181,12 @@ class _Checker:
         except grpc.aio.AioRpcError as error:
             code = error.code()
             health_failed = health_item.status is Status.FAIL
+            answered = not health_failed or health_item.details.get("code") not in _UNANSWERED
+            if code is grpc.StatusCode.UNAVAILABLE and answered:
+                # It answered the health check, so it was reached: the connection closed under Describe.
+                reason = f"the bot at {self.address} {closed_during('Describe')}"
+                self.add(CheckItem("handshake", Status.FAIL, reason, "handshake"))
+                return None
             if code is grpc.StatusCode.UNAVAILABLE or (
                 code is grpc.StatusCode.DEADLINE_EXCEEDED and health_failed
             ):

@@ -106,6 +106,13 @@ class Running:
         self.launch: Launch | None = None
         """How it was started: once its bot starts otherwise (a new upload), it plays no more matches."""
 
+    @property
+    def shown_address(self) -> str:
+        """Its address as messages for its author name it: a sandboxed bot's socket as the bot knows it
+        (the arena reaches it through a descriptor of its own, a path of the arena's process), else the
+        address itself."""
+        return f"unix:{bubblewrap.SOCKET_PATH}" if self.sandboxed else self.address
+
 
 class Processes:
     """The processes of one run as they start and stop: where their logs and port files go (`log_folder`),
@@ -199,7 +206,9 @@ class Processes:
         try:
             await listening()
             left = self.startup_timeout - (time.monotonic() - started)
-            running.description = await wait_until_ready(running.address, max(0.1, left), running.process)
+            running.description = await wait_until_ready(
+                running.address, max(0.1, left), running.process, running.shown_address
+            )
         except BotStartError as error:
             if running in pool:
                 pool.remove(running)

@@ -109,11 +109,13 @@ class _Checker:
         decision_ms: int,
         only: Collection[str],
         on_item: Callable[[CheckItem], None] | None,
+        whole_matches: int | None,
     ) -> None:
         self.address = address
         self.decision_ms = decision_ms
         self.only = [name.strip().lower() for name in only if name.strip()]
         self.on_item = on_item
+        self.whole_matches = whole_matches
         self.report = CheckReport(address, decision_ms)
         self.audit = Audit()
 
@@ -258,6 +260,7 @@ class _Checker:
     async def matches(self, description: _Description) -> None:
         server = start(CheckOpponent)
         port = server.port
+        played = 0
         try:
             for (players, ruleset), name in zip(ALL_CONFIGS, MATCH_ITEMS, strict=True):
                 if not self.selected(name):
@@ -266,6 +269,10 @@ class _Checker:
                 if not description.plays(rules):
                     self.add(CheckItem(name, Status.SKIP, description.why_not(players, ruleset), "match"))
                     continue
+                if self.whole_matches is not None and played >= self.whole_matches:
+                    self.add(CheckItem(name, Status.SKIP, _not_played(self.whole_matches), "match"))
+                    continue
+                played += 1
                 self.add(await self.match(name, rules, description, f"127.0.0.1:{port}"))
         finally:
             await asyncio.to_thread(server.stop, 0)
@@ -316,6 +323,11 @@ class _Checker:
         return CheckItem(name, Status.PASS, reason, "situation", details)
 
 
+def _not_played(whole_matches: int) -> str:
+    matches = "1 whole match" if whole_matches == 1 else f"{whole_matches} whole matches"
+    return f"not played: this check plays at most {matches} (arena check-bot plays one of each)"
+
+
 def _match_verdict(outcome: MatchOutcome, bot_seats: Sequence[int]) -> tuple[Status, str]:
     faults = [fault for fault in outcome.faults if fault.seat in bot_seats]
     if faults:
@@ -343,11 +355,15 @@ async def check_bot(
     decision_ms: int = 1000,
     only: Collection[str] = (),
     on_item: Callable[[CheckItem], None] | None = None,
+    *,
+    whole_matches: int | None = None,
 ) -> CheckReport:
-    """Check the bot at `address` (`HOST:PORT`) item by item; `only` keeps the items whose names contain
-    one of its strings; `on_item` is called as each item is decided.
+    """Check the bot at `address` (`HOST:PORT` or `unix:PATH`) item by item; `only` keeps the items whose
+    names contain one of its strings; `on_item` is called as each item is decided; `whole_matches`, when
+    given, plays at most that many of the whole matches (the first configurations the bot plays, the
+    others SKIP), which take most of a slow bot's check.
 
     :raises BotUnreachableError: when nothing answers at the address.
     """
     check_address(address)
-    return await _Checker(address, decision_ms, only, on_item).run()
+    return await _Checker(address, decision_ms, only, on_item, whole_matches).run()

@@ -83,6 +83,8 @@ uploads_per_hour: Final = Bounded(1, 10_000)
 upload_quota_mib: Final = Bounded(1, 1_048_576, " MiB")
 """What a participant's bots' bundles may take: up to a TiB."""
 keep_versions: Final = Bounded(1, 10_000)
+check_id: Final = Bounded(1, 2**63 - 1)
+"""A kept check's id (a row id: 64 bits)."""
 
 
 @dataclass(frozen=True, slots=True)

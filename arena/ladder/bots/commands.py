@@ -38,6 +38,11 @@ class BotStartError(ArenaError, RuntimeError):
         self.log_path = log_path
 
 
+class SandboxUnavailableError(BotStartError):
+    """A sandboxed bot that was not started because the sandbox cannot run here: the host's problem, not
+    the bot's."""
+
+
 PORT_FILE_POLL_SECONDS: Final = 0.02
 PLACES: Final = ("{port}", "{port_file}", "{socket}")
 """Where a command says how the bot is reached; one of them must be in it."""

@@ -47,6 +47,7 @@ import structlog
 from arena.ladder.bots.commands import (
     BotStartError,
     Launch,
+    SandboxUnavailableError,
     command_arguments,
     free_port,
     read_port_file,
@@ -274,7 +275,7 @@ class Processes:
         as_root = bubblewrap.privileged()
         problem = bubblewrap.unavailable_reason(as_root)
         if problem is not None:
-            raise BotStartError(
+            raise SandboxUnavailableError(
                 f"bot {name!r} runs in the sandbox, but {problem}; to run it unsandboxed anyway (only code "
                 f"you trust), register it with --sandbox off"
             )

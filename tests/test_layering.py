@@ -11,7 +11,7 @@ Inside the ladder (`arena/ladder/`, the run) three sub-packages stand below it: 
 imports nothing of the host; the `store` imports neither the run nor the bots, and of the rating package
 only the values it keeps (the ladder computes, the store persists; only the upgrades of older files
 recount their history); the `bots` import nothing of the run; and importing the store loads neither
-the run nor the bots' pool.
+the run nor the bots' pool (nor the compliance checker: the store keeps only its reports).
 """
 
 from __future__ import annotations
@@ -204,10 +204,11 @@ def test_the_run_and_nothing_else_lives_beside_the_sub_packages() -> None:
 
 def test_reading_the_store_loads_neither_the_run_nor_the_bots() -> None:
     """The face of the ladder loads its names when first used: importing the store (as the read-only
-    site does) brings no scheduler and no process pool."""
+    site does) brings no scheduler and no process pool, and of the compliance check only its report."""
     code = (
         "import sys, arena.ladder.store, arena.ladder.rating\n"
-        "loaded = sorted(name for name in sys.modules if name.startswith('arena.ladder.'))\n"
+        "ours = ('arena.ladder.', 'arena.check.')\n"
+        "loaded = sorted(name for name in sys.modules if name.startswith(ours))\n"
         "print(' '.join(loaded))\n"
     )
     finished = subprocess.run(
@@ -216,6 +217,7 @@ def test_reading_the_store_loads_neither_the_run_nor_the_bots() -> None:
     loaded = finished.stdout.split()
     assert "arena.ladder.store.ladder_store" in loaded
     assert not [name for name in loaded if is_run(name) or name.startswith("arena.ladder.bots")], loaded
+    assert [name for name in loaded if name.startswith("arena.check.")] == ["arena.check.report"], loaded
 
 
 def test_the_site_loads_the_bot_processes_only_to_check_an_upload() -> None:
@@ -231,7 +233,7 @@ def test_the_site_loads_the_bot_processes_only_to_check_an_upload() -> None:
     assert "arena.ladder.bots.pool" not in finished.stdout.split(), finished.stdout
 
 
-@pytest.mark.parametrize("package", ["arena.ladder", "arena.ladder.bots"])
+@pytest.mark.parametrize("package", ["arena.ladder", "arena.ladder.bots", "arena.check"])
 def test_a_lazy_face_names_what_it_loads(package: str) -> None:
     """Every name a face that loads when first used promises is there when asked for, and a wrong name
     is an AttributeError, as from any module."""

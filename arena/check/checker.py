@@ -47,6 +47,7 @@ from arena.errors import ArenaError
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, check_address, run_match, seats_for_teams
 from arena.runner.connection import (
     HandshakeError,
+    closed_during,
     describe,
     describe_error,
     health_status,
@@ -97,6 +98,10 @@ class _Description:
 # The check.
 
 
+_UNANSWERED: Final = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED"})
+"""The codes of a failed health check that came with no answer from the bot."""
+
+
 class _Checker:
     def __init__(
         self,
@@ -104,11 +109,13 @@ class _Checker:
         decision_ms: int,
         only: Collection[str],
         on_item: Callable[[CheckItem], None] | None,
+        whole_matches: int | None,
     ) -> None:
         self.address = address
         self.decision_ms = decision_ms
         self.only = [name.strip().lower() for name in only if name.strip()]
         self.on_item = on_item
+        self.whole_matches = whole_matches
         self.report = CheckReport(address, decision_ms)
         self.audit = Audit()
 
@@ -176,6 +183,12 @@ class _Checker:
         except grpc.aio.AioRpcError as error:
             code = error.code()
             health_failed = health_item.status is Status.FAIL
+            answered = not health_failed or health_item.details.get("code") not in _UNANSWERED
+            if code is grpc.StatusCode.UNAVAILABLE and answered:
+                # It answered the health check, so it was reached: the connection closed under Describe.
+                reason = f"the bot at {self.address} {closed_during('Describe')}"
+                self.add(CheckItem("handshake", Status.FAIL, reason, "handshake"))
+                return None
             if code is grpc.StatusCode.UNAVAILABLE or (
                 code is grpc.StatusCode.DEADLINE_EXCEEDED and health_failed
             ):
@@ -247,6 +260,7 @@ class _Checker:
     async def matches(self, description: _Description) -> None:
         server = start(CheckOpponent)
         port = server.port
+        played = 0
         try:
             for (players, ruleset), name in zip(ALL_CONFIGS, MATCH_ITEMS, strict=True):
                 if not self.selected(name):
@@ -255,6 +269,10 @@ class _Checker:
                 if not description.plays(rules):
                     self.add(CheckItem(name, Status.SKIP, description.why_not(players, ruleset), "match"))
                     continue
+                if self.whole_matches is not None and played >= self.whole_matches:
+                    self.add(CheckItem(name, Status.SKIP, _not_played(self.whole_matches), "match"))
+                    continue
+                played += 1
                 self.add(await self.match(name, rules, description, f"127.0.0.1:{port}"))
         finally:
             await asyncio.to_thread(server.stop, 0)
@@ -305,6 +323,11 @@ class _Checker:
         return CheckItem(name, Status.PASS, reason, "situation", details)
 
 
+def _not_played(whole_matches: int) -> str:
+    matches = "1 whole match" if whole_matches == 1 else f"{whole_matches} whole matches"
+    return f"not played: this check plays at most {matches} (arena check-bot plays one of each)"
+
+
 def _match_verdict(outcome: MatchOutcome, bot_seats: Sequence[int]) -> tuple[Status, str]:
     faults = [fault for fault in outcome.faults if fault.seat in bot_seats]
     if faults:
@@ -332,11 +355,15 @@ async def check_bot(
     decision_ms: int = 1000,
     only: Collection[str] = (),
     on_item: Callable[[CheckItem], None] | None = None,
+    *,
+    whole_matches: int | None = None,
 ) -> CheckReport:
-    """Check the bot at `address` (`HOST:PORT`) item by item; `only` keeps the items whose names contain
-    one of its strings; `on_item` is called as each item is decided.
+    """Check the bot at `address` (`HOST:PORT` or `unix:PATH`) item by item; `only` keeps the items whose
+    names contain one of its strings; `on_item` is called as each item is decided; `whole_matches`, when
+    given, plays at most that many of the whole matches (the first configurations the bot plays, the
+    others SKIP), which take most of a slow bot's check.
 
     :raises BotUnreachableError: when nothing answers at the address.
     """
     check_address(address)
-    return await _Checker(address, decision_ms, only, on_item).run()
+    return await _Checker(address, decision_ms, only, on_item, whole_matches).run()

@@ -90,6 +90,8 @@ deal_number: Final = Bounded(1, 100_000_000)
 move_number: Final = Bounded(1, 100_000_000)
 """A move of a recorded match, counted from 1 over its deals (the longest record the arena writes holds
 under a million)."""
+check_id: Final = Bounded(1, 2**63 - 1)
+"""A kept check's id (a row id: 64 bits)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,21 +1,33 @@
-"""`arena bots add|update|remove|probation|prune|list`: the ladder's register of bots and their uploads."""
+"""`arena bots add|update|remove|probation|prune|list|checks`: the ladder's register of bots, their uploads
+and the checks their registrations went through."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 from pathlib import Path
 
 from arena.check.report import plural
 from arena.cli import arguments, listings
+from arena.cli.check_bot import print_report
 from arena.cli.options import Commands, Handler, Parents, open_store
 from arena.cli.sandbox_options import add_limits, sandbox_of
 from arena.errors import ArenaError, UsageError
 from arena.ladder.bots import Launch
-from arena.ladder.registration import NotAnsweringError, Registration, register_bot, unregister_bot
+from arena.ladder.registration import (
+    ANSWER_CHECK,
+    REGISTRATION_CHECK,
+    FailedCheckError,
+    NotAnsweringError,
+    Registration,
+    register_bot,
+    unregister_bot,
+)
 from arena.ladder.store import COMMAND_LINE
 from arena.ladder.uploads import Uploads, socket_command
 from arena.untrusted import safe_text
+from fiftysix.logs import configure_logging
 
 
 def register(commands: Commands, parents: Parents) -> None:
@@ -79,7 +91,18 @@ def register(commands: Commands, parents: Parents) -> None:
                 type=arguments.owner,
                 help=f"the bot's author, such as the participant's token name ({rule}; default: none)",
             )
-        parser.add_argument("--no-check", action="store_true", help="do not check that the bot answers")
+        checks = parser.add_mutually_exclusive_group()
+        checks.add_argument(
+            "--no-check",
+            action="store_true",
+            help="register without checking the bot (a bot the arena starts goes through the compliance "
+            "check by default: every item of arena check-bot but the whole matches past the first it plays)",
+        )
+        checks.add_argument(
+            "--quick-check",
+            action="store_true",
+            help="check only that the bot answers the health check and Describe (for a slow bot of your own)",
+        )
         add_limits(parser)
         parser.set_defaults(handler=handler, prog=parser.prog)
     remove = actions.add_parser(
@@ -115,6 +138,22 @@ def register(commands: Commands, parents: Parents) -> None:
     listing = actions.add_parser("list", help="list the registered bots", parents=[parents.database])
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(handler=list_bots, prog=listing.prog)
+    checked = actions.add_parser(
+        "checks",
+        help="list the checks a bot's registrations went through, or show one item by item",
+        description="The checks that registrations of bot NAME went through (uploads and commands, passed or "
+        "refused), newest first; with --id, that check's report item by item, as arena check-bot prints it.",
+        parents=[parents.database],
+    )
+    checked.add_argument("name", metavar="NAME")
+    checked.add_argument(
+        "--id",
+        type=arguments.check_id,
+        metavar="ID",
+        help=f"print this check's report item by item ({arguments.check_id.range})",
+    )
+    checked.add_argument("--json", action="store_true", help="print JSON")
+    checked.set_defaults(handler=list_checks, prog=checked.prog)
 
 
 def add_bot(args: argparse.Namespace) -> int:
@@ -134,10 +173,22 @@ def _register(args: argparse.Namespace, new: bool) -> int:
     if not new and (args.owner is not None or clears) and _only_the_owner(args):
         return _set_owner(args, None if clears else args.owner)
     wanted = Registration(args.name, args.address, _launch_of(args), args.upload, args.owner)
+    plan = ANSWER_CHECK if args.quick_check else REGISTRATION_CHECK
+    # The check's matches log every fault of the bot as a warning; the report says the same.
+    configure_logging(level="error")
     with open_store(args, writes=True) as store:
         check = not args.no_check
         try:
-            done = asyncio.run(register_bot(store, wanted, new=new, check=check, sandbox=sandbox_of(args)))
+            done = asyncio.run(
+                register_bot(store, wanted, new=new, check=check, sandbox=sandbox_of(args), plan=plan)
+            )
+        except FailedCheckError as error:
+            print_report(error.check.report)
+            name, kept = safe_text(args.name, 64), error.check.id
+            raise ArenaError(
+                f"{name} failed the check, so nothing was registered (its report is check {kept}: "
+                f"arena bots checks {name} --id {kept}; use --no-check to register anyway)"
+            ) from None
         except NotAnsweringError as error:
             raise ArenaError(f"{error} (use --no-check to register anyway)") from None
         store.access.record_write(
@@ -156,7 +207,10 @@ def _register(args: argparse.Namespace, new: bool) -> int:
     )
     action = "Registered" if new else "Updated"
     owner = "" if clears or done.entry.owner is None else f", owner {safe_text(done.entry.owner, 64)}"
-    print(f"{action} {done.entry.name}: {safe_text(done.entry.where)}{version}{sandboxed}{owner}")
+    checked = (
+        "" if done.check is None else f"; checked: {done.check.report.summary()} (check {done.check.id})"
+    )
+    print(f"{action} {done.entry.name}: {safe_text(done.entry.where)}{version}{sandboxed}{owner}{checked}")
     return 0
 
 
@@ -212,6 +266,24 @@ def list_bots(args: argparse.Namespace) -> int:
     """Print the registered bots."""
     with open_store(args, writes=False) as store:
         listings.print_bots(store, as_json=args.json)
+    return 0
+
+
+def list_checks(args: argparse.Namespace) -> int:
+    """Print a bot's kept checks, or one of them item by item."""
+    with open_store(args, writes=False) as store:
+        if args.id is None:
+            listings.print_checks(store, args.name, as_json=args.json)
+            return 0
+        check = store.checks.check(args.id)
+    if check.bot != args.name:
+        raise ArenaError(f"check {args.id} is not one of {safe_text(args.name, 64)}'s")
+    if args.json:
+        print(json.dumps(check.to_json(), indent=1))
+    else:
+        verdict = "passed" if check.passed else "refused"
+        print(f"Check {check.id} of {safe_text(check.bot, 64)} ({verdict}), by {safe_text(check.owner, 64)}:")
+        print_report(check.report)
     return 0
 
 

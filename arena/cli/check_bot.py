@@ -8,7 +8,7 @@ import asyncio
 import json
 
 from arena.check.checker import check_bot
-from arena.check.report import NOTE, CheckItem
+from arena.check.report import NOTE, CheckItem, CheckReport
 from arena.check.situations import ITEM_NAMES
 from arena.cli import arguments
 from arena.cli.options import Commands, Parents
@@ -54,21 +54,35 @@ def register(commands: Commands, parents: Parents) -> None:
     parser.set_defaults(handler=check, prog=parser.prog)
 
 
+class ItemPrinter:
+    """Prints a report's items as they come, one line each, with the note on the scripted situations
+    before the first of them: how `arena check-bot` and `arena bots` print a check."""
+
+    def __init__(self) -> None:
+        self.noted = False
+
+    def __call__(self, item: CheckItem) -> None:
+        if item.kind == "situation" and not self.noted:
+            print(f"Note: {NOTE}")
+            self.noted = True
+        print(item.line(), flush=True)
+
+
+def print_report(report: CheckReport) -> None:
+    """Print a whole report as `arena check-bot` does: its items, then the summary."""
+    show = ItemPrinter()
+    for item in report.items:
+        show(item)
+    print(report.summary())
+
+
 def check(args: argparse.Namespace) -> int:
     """Check the bot item by item, printing each verdict as it comes (or the report as JSON); 1 if
     anything failed."""
     # The match runner logs every fault as a warning; the report says the same, so only errors are logged.
     configure_logging(level="error")
     only = [name for names in args.only or () for name in names]
-    printed_note = False
-
-    def show(item: CheckItem) -> None:
-        nonlocal printed_note
-        if item.kind == "situation" and not printed_note:
-            print(f"Note: {NOTE}")
-            printed_note = True
-        print(item.line(), flush=True)
-
+    show = ItemPrinter()
     if not args.json:
         print(f"Checking the bot at {args.address} (answers within {args.decision_ms} ms)", flush=True)
     report = asyncio.run(check_bot(args.address, args.decision_ms, only, None if args.json else show))

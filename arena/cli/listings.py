@@ -48,6 +48,24 @@ def print_bots(store: LadderStore, *, as_json: bool) -> None:
             print(f"{safe_text(bot.name, 64):<20} {bot.rating:7.1f}  {safe_text(bot.where)}{status}")
 
 
+def print_checks(store: LadderStore, name: str, *, as_json: bool) -> None:
+    """The checks that registrations of bot `name` went through, newest first, one line each (JSON: each
+    check with its report)."""
+    checks = store.checks.checks_of_bot(name)
+    if as_json:
+        print(json.dumps([check.to_json() for check in checks], indent=1))
+    elif not checks:
+        print(f"No checks of {safe_text(name, 64)} are kept (only those of bots the arena starts are).")
+    else:
+        for check in checks:
+            verdict = "passed" if check.passed else "refused"
+            version = f"  version {check.version}" if check.version is not None else ""
+            print(
+                f"{check.id:>6}  {_when(check.checked_at)}  {verdict:<7}  {check.report.summary()}{version}  "
+                f"by {safe_text(check.owner, 64)}"
+            )
+
+
 def _when(seconds: float) -> str:
     """A moment as people read it: UTC, to the second."""
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -73,6 +73,20 @@ def open_channel(address: str) -> grpc.aio.Channel:
     return grpc.aio.insecure_channel(address, options=options)
 
 
+def closed_during(call: str) -> str:
+    """How every message says that a bot answered the handshake's first call and then the connection
+    closed during `call`: the bot was reached, and most likely died (a crash, an exit) inside the call."""
+    return f"closed the connection during {call}: did it crash?"
+
+
+class _ClosedDuringCallError(Exception):
+    """The bot answered an earlier call on the channel, then the connection closed during `call`."""
+
+    def __init__(self, call: str) -> None:
+        super().__init__(closed_during(call))
+        self.call = call
+
+
 class HandshakeError(Exception):
     """A bot that failed the handshake: why, as a fault cause and a one-line detail."""
 
@@ -111,6 +125,11 @@ async def describe(channel: grpc.aio.Channel, timeout: float) -> pb.DescribeResp
 
 
 async def _check_and_describe(channel: grpc.aio.Channel, deadline: float) -> pb.DescribeResponse:
+    """The health check, then Describe.
+
+    :raises _ClosedDuringCallError: the health check was answered (even as UNIMPLEMENTED), then Describe
+        failed as UNAVAILABLE: the bot was reached and closed the connection during Describe.
+    """
     try:
         status = await health_status(channel, max(0.05, deadline - time.monotonic()))
         if status != health_pb2.HealthCheckResponse.SERVING:
@@ -118,7 +137,12 @@ async def _check_and_describe(channel: grpc.aio.Channel, deadline: float) -> pb.
     except grpc.aio.AioRpcError as error:
         if error.code() is not grpc.StatusCode.UNIMPLEMENTED:  # no health service is fine
             raise
-    return await describe(channel, max(0.1, deadline - time.monotonic()))
+    try:
+        return await describe(channel, max(0.1, deadline - time.monotonic()))
+    except grpc.aio.AioRpcError as error:
+        if error.code() is grpc.StatusCode.UNAVAILABLE:
+            raise _ClosedDuringCallError("Describe") from None
+        raise
 
 
 async def handshake(
@@ -132,7 +156,8 @@ async def handshake(
     """Health check (a bot without the standard health service is fine), then Describe, within `timeout`
     seconds. A bot briefly unreachable is tried again with backoff (`first_delay` doubling, at most 1 s),
     `attempts` times in all (None: until the time is up); `give_up` may say why trying again is
-    pointless (a bot process that exited).
+    pointless (a bot process that exited). A bot that answered the health check and then closed the
+    connection during Describe is not tried again: it was reached, and most likely crashed.
 
     :raises HandshakeError: UNREACHABLE, or PROTOCOL_ERROR (a reply that does not decode, a size limit
         broken).
@@ -146,6 +171,10 @@ async def handshake(
             return await _check_and_describe(channel, deadline)
         except HandshakeError as error:
             raise HandshakeError(error.cause, f"the bot at {address} {error.detail}") from None
+        except _ClosedDuringCallError as error:
+            exited = give_up() if give_up is not None else None
+            said = f"the bot at {address} {error}" + (f" ({exited})" if exited else "")
+            raise HandshakeError(FaultCause.UNREACHABLE, said) from None
         except CONVERSATION_ERRORS as error:
             if isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED:
                 raise HandshakeError(

@@ -189,7 +189,7 @@ def create_app(settings: SiteSettings) -> Starlette:
         )
         document = management.json_body(await _body(request))
         name, address = management.bot_request(holder, document)
-        wanted = Registration(name, address, owner=management.owner_of(holder, document))
+        wanted = Registration(name, address, owner=management.owner_of(holder, document), by=holder.name)
         done, action, status = await management.register(settings.db, holder, wanted)
         answer = {"bot": name, "address": address, "owner": done.entry.owner, "action": action}
         return JSONResponse(answer, status_code=status)
@@ -201,7 +201,7 @@ def create_app(settings: SiteSettings) -> Starlette:
             lambda store: management.holder_of(store.access, request.headers.get("authorization"))
         )
         launch = management.upload_request(holder, name, params.single(request.query_params, "run"))
-        wanted = Registration(name, launch=launch, owner=management.owner_of(holder))
+        wanted = Registration(name, launch=launch, owner=management.owner_of(holder), by=holder.name)
         done, action, status = await uploading.upload(
             uploading.request_body(request),
             settings.db,
@@ -213,8 +213,15 @@ def create_app(settings: SiteSettings) -> Starlette:
             settings.sandbox,
         )
         assert done.upload is not None
+        assert done.check is not None
         upload = {"version": done.upload.version, "sha256": done.upload.sha256, "run": done.upload.run}
-        answer = {"bot": name, "owner": done.entry.owner, "action": action, "upload": upload}
+        answer = {
+            "bot": name,
+            "owner": done.entry.owner,
+            "action": action,
+            "upload": upload,
+            "check": done.check.to_json(),
+        }
         return JSONResponse(answer, status_code=status)
 
     async def api_remove_bot(request: Request) -> Response:
@@ -239,9 +246,9 @@ def create_app(settings: SiteSettings) -> Starlette:
 
     # Errors: a message for people, never a traceback.
 
-    def failure(request: Request, status: int, message: str) -> Response:
+    def failure(request: Request, status: int, message: str, more: dict[str, Any] | None = None) -> Response:
         if request.url.path.startswith("/api/"):
-            answer: Response = JSONResponse({"error": message}, status_code=status)
+            answer: Response = JSONResponse({"error": message, **(more or {})}, status_code=status)
         else:
             answer = html("error.html", status=status, message=message)
         if request.method == "POST":
@@ -252,7 +259,7 @@ def create_app(settings: SiteSettings) -> Starlette:
 
     async def site_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, data.SiteError)
-        answer = failure(request, error.status, error.message)
+        answer = failure(request, error.status, error.message, error.more)
         if error.retry_after_s is not None:
             answer.headers["Retry-After"] = str(error.retry_after_s)
         return answer

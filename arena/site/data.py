@@ -10,7 +10,7 @@ command line follows too; probation reasons never quote a fault's detail (arena/
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from arena.ladder import Standing, default_pool, ladder_standings
@@ -42,6 +42,8 @@ class SiteError(Exception):
     message: str
     retry_after_s: int | None = None
     """When to try again (a Retry-After header): a 503 of a busy site, a 429 of a quota."""
+    more: dict[str, Any] = field(default_factory=dict)
+    """More of the API's answer beside its `error` (a refused upload's `check`)."""
 
     def __str__(self) -> str:
         return self.message

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from arena.ladder.registration import LAUNCH_CHECK_TIMEOUT_S
+from arena.ladder.registration import LAUNCH_CHECK_TIMEOUT_S, REGISTRATION_CHECK, CheckPlan
 
 MIB: Final = 1024 * 1024
 
@@ -25,5 +25,7 @@ class UploadLimits:
     """How long a body may take to arrive (64 MiB at about 0.5 MiB/s)."""
     check_s: float = LAUNCH_CHECK_TIMEOUT_S
     """How long the uploaded bot has to answer in the sandbox."""
+    check: CheckPlan = REGISTRATION_CHECK
+    """Which items of the compliance check an upload goes through (registration.py)."""
     retry_after_s: int = 10
     """The Retry-After of a 503 when `at_once` uploads are in progress."""

@@ -15,9 +15,10 @@ no stranger can freeze the site or fill its disk.
   records each as `bot_uploaded` or `upload_refused`); and `kept_bytes` of bundles kept for the token's
   bots' versions (each bundle once: its archive and its files), which frees only when the host prunes old
   versions (`arena bots prune`). Over either is a 429 saying which, and when it frees.
-- *Nothing left*: whatever ends an upload (a bomb, a bad archive, a bot that does not answer or crashes,
+- *Nothing left*: whatever ends an upload (a bomb, a bad archive, a bot that fails its check or crashes,
   a quota, a client gone mid-body, an error of ours), its body's temporary folder, its bundle and its
-  check's log go (registration.release); what the participant reads says why in terms of their upload.
+  check's log go (registration.release); what the participant reads says why in terms of their upload,
+  and the report of its check (the answer's `check`, kept in the store) says item by item what failed.
 """
 
 from __future__ import annotations
@@ -42,13 +43,15 @@ import structlog
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 
+from arena.check import CheckReport
 from arena.ladder.bots import ExposedFilesError
 from arena.ladder.registration import (
+    FailedCheckError,
     NotAnsweringError,
     Prepared,
     Registered,
     Registration,
-    check_answers,
+    check_started,
     prepare,
     record,
 )
@@ -207,8 +210,8 @@ async def _process(
             if holder.role != "host":
                 await _in_store(db, lambda store: _check_quotas(store, holder, limits, ready))
             assert ready.launch is not None
-            await check_answers(wanted.name, None, ready.launch, limits.check_s, host=host)
-            done = await _in_store(db, lambda store: _record(store, holder, ready))
+            report = await check_started(wanted.name, ready.launch, limits.check, limits.check_s, host=host)
+            done = await _in_store(db, lambda store: _record(store, holder, ready, report))
         finally:
             kept = prepared.kept if prepared is not None else None
             await _in_store(db, lambda store: _release(store, wanted.name, kept))
@@ -236,6 +239,8 @@ def _refusal(error: Exception) -> SiteError:
         return error
     if isinstance(error, BundleError):
         return SiteError(400, safe_text(error))
+    if isinstance(error, FailedCheckError):
+        return SiteError(422, safe_text(error), more={"check": error.check.to_json()})
     if isinstance(error, NotAnsweringError):
         return SiteError(422, safe_text(error))
     if isinstance(error, ExposedFilesError):
@@ -279,8 +284,8 @@ def _prepare(
     return prepare(store, dataclasses.replace(wanted, bundle=body), new, unpacker.store)
 
 
-def _record(store: LadderStore, holder: TokenHolder, prepared: Prepared) -> Registered:
-    done = record(store, prepared)
+def _record(store: LadderStore, holder: TokenHolder, prepared: Prepared, report: CheckReport) -> Registered:
+    done = record(store, prepared, report)
     assert done.upload is not None
     upload = done.upload
     detail = f"version {upload.version} ({upload.sha256[:12]}): {upload.run}"

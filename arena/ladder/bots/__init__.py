@@ -13,7 +13,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from arena.ladder.bots.commands import BotStartError, Launch, command_arguments, free_port, wait_until_ready
+from arena.ladder.bots.commands import (
+    BotStartError,
+    Launch,
+    SandboxUnavailableError,
+    command_arguments,
+    free_port,
+    wait_until_ready,
+)
 from arena.ladder.bots.host import BotHost, ExposedFilesError
 from arena.lazy import lazy_names
 
@@ -36,6 +43,7 @@ __all__ = [
     "ExposedFilesError",
     "Launch",
     "LocalBots",
+    "SandboxUnavailableError",
     "command_arguments",
     "free_port",
     "idle_limit_for",

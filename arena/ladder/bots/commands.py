@@ -39,6 +39,11 @@ class BotStartError(ArenaError, RuntimeError):
         self.log_path = log_path
 
 
+class SandboxUnavailableError(BotStartError):
+    """A sandboxed bot that was not started because the sandbox cannot run here: the host's problem, not
+    the bot's."""
+
+
 PORT_FILE_POLL_SECONDS: Final = 0.02
 PLACES: Final = ("{port}", "{port_file}", "{socket}")
 """Where a command says how the bot is reached; one of them must be in it."""
@@ -110,10 +115,11 @@ def command_arguments(
 
 
 async def wait_until_ready(
-    address: str, timeout: float, process: asyncio.subprocess.Process | None = None
+    address: str, timeout: float, process: asyncio.subprocess.Process | None = None, shown: str | None = None
 ) -> pb.DescribeResponse:
     """The arena's handshake, tried again with backoff until it answers or `timeout` seconds pass (or
-    `process` exits); the bot's answer to Describe.
+    `process` exits); the bot's answer to Describe. The reason of a failure names the address as `shown`
+    (default: `address`).
 
     :raises BotStartError: with the reason.
     """
@@ -125,7 +131,9 @@ async def wait_until_ready(
 
     channel = open_channel(address)
     try:
-        return await handshake(channel, address, timeout, attempts=None, give_up=exited, first_delay=0.05)
+        return await handshake(
+            channel, shown or address, timeout, attempts=None, give_up=exited, first_delay=0.05
+        )
     except HandshakeError as error:
         raise BotStartError(error.detail) from None
     finally:

@@ -197,6 +197,13 @@ class LocalBots:
             if running.address in addresses and running.description is not None
         }
 
+    def running_at(self, address: str) -> Running | None:
+        """The process started here that serves at `address` (None: none does), for its log and the
+        address its author knows it by."""
+        return next(
+            (running for pool in self._pools.values() for running in pool if running.address == address), None
+        )
+
     def channels(self, addresses: Sequence[str]) -> dict[str, grpc.aio.Channel]:
         """Channels to the processes at `addresses` (those the arena started), kept across their matches so
         that a match does not connect anew: one opened now where there is none yet, or where the last one

@@ -48,6 +48,7 @@ import structlog
 from arena.ladder.bots.commands import (
     BotStartError,
     Launch,
+    SandboxUnavailableError,
     command_arguments,
     free_port,
     read_port_file,
@@ -127,6 +128,13 @@ class Running:
     def match_path(self) -> Path:
         """Where its supervisor keeps its output of the match it plays (`--match-file`)."""
         return self.log_path.with_suffix(".match")
+
+    @property
+    def shown_address(self) -> str:
+        """Its address as messages for its author name it: a sandboxed bot's socket as the bot knows it
+        (the arena reaches it through a descriptor of its own, a path of the arena's process), else the
+        address itself."""
+        return f"unix:{bubblewrap.SOCKET_PATH}" if self.sandboxed else self.address
 
 
 class Processes:
@@ -221,7 +229,9 @@ class Processes:
         try:
             await listening()
             left = self.startup_timeout - (time.monotonic() - started)
-            running.description = await wait_until_ready(running.address, max(0.1, left), running.process)
+            running.description = await wait_until_ready(
+                running.address, max(0.1, left), running.process, running.shown_address
+            )
         except BotStartError as error:
             if running in pool:
                 pool.remove(running)
@@ -292,7 +302,7 @@ class Processes:
         as_root = bubblewrap.privileged()
         problem = bubblewrap.unavailable_reason(as_root)
         if problem is not None:
-            raise BotStartError(
+            raise SandboxUnavailableError(
                 f"bot {name!r} runs in the sandbox, but {problem}; to run it unsandboxed anyway (only code "
                 f"you trust), register it with --sandbox off"
             )

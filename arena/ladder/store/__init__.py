@@ -1,19 +1,22 @@
-"""The ladder's store: everything that persists, on SQLite (the default, a file) or PostgreSQL (a `--db` URL),
-and the upgrades of older files. The typed values kept (`entries`); the relations (the SQL tables) both
-dialects create from (`relations`) and the SQL an older SQLite file is upgraded through (`schema`); opening a
-`--db`, the schema checked and the write lock (`database`); the open file, its errors and the base of the
-parts (`file`); the upgrades of older files (`upgrades`); the store itself (`ladder_store`), one open file and
-its parts, each taken by the consumers that need it: the bots (`registry`), the sets (`sets`) and their leases
-(`leases`), the finished matches (`matches`, their rows read back by `rows`, each started bot's output of
-each: `outputs`), the totals, sums and ratings (`ratings`, written through `sums`), the live events (`live`),
-tokens and the audit log (`access`), who is signed in to the site (`sessions`), the site's pages of history
-(`browse`), uploads' versions and launches (`uploads`). It imports neither the run nor the bots, and of the
-rating package only its values, but for the upgrades (tests/test_layering.py)."""
+"""The ladder's store: everything that persists, on SQLite (the default, a file) or PostgreSQL (a
+`--db` URL), and the upgrades of older files. The typed values kept (`entries`); the relations (the SQL
+tables) both dialects create from (`relations`) and the SQL an older SQLite file is upgraded through
+(`schema`); opening a `--db`, the schema checked and the write lock (`database`); the open file, its
+errors and the base of the parts (`file`); the upgrades of older files (`upgrades`); the store itself
+(`ladder_store`), one open file and its parts, each taken by the consumers that need it: the bots
+(`registry`), the sets (`sets`) and their leases (`leases`), the finished matches (`matches`, their rows
+read back by `rows`, each started bot's output of each: `outputs`), the totals, sums and ratings
+(`ratings`, written through `sums`), the live events (`live`), tokens and the audit log (`access`), who
+is signed in to the site (`sessions`), the site's pages of history (`browse`), uploads' versions and
+launches (`uploads`), the registrations' compliance checks with their reports (`checks`). It imports
+neither the run nor the bots, and of the rating package only its values, but for the upgrades
+(tests/test_layering.py)."""
 
 from __future__ import annotations
 
 from arena.ladder.store.access import COMMAND_LINE, AccessStore, TokenHolder
 from arena.ladder.store.browse import BrowseStore, MatchSummary
+from arena.ladder.store.checks import BotCheck, CheckStore
 from arena.ladder.store.database import is_server_url
 from arena.ladder.store.entries import (
     BOT_NAME_RULE,
@@ -56,9 +59,11 @@ __all__ = [
     "OWNER_RULE",
     "SCHEMA_VERSION",
     "AccessStore",
+    "BotCheck",
     "BotEntry",
     "BotRegistry",
     "BrowseStore",
+    "CheckStore",
     "DuplicateMatchError",
     "DuplicateSet",
     "FinishedMatch",

@@ -7,8 +7,8 @@ The store is one open file (`StoreFile`: the connection, its transactions, its e
 a small class over that file that a consumer takes alone: `registry` (the bots), `sets`, `leases`,
 `matches`, `outputs` (what the started bots wrote in each match), `ratings` (totals, sums, fitted
 ratings, rating events), `live` (the events of matches in play), `access` (tokens, the audit log, the
-address policy), `sessions` (who is signed in to the site), `browse` (the site's pages of history) and
-`uploads`.
+address policy), `sessions` (who is signed in to the site), `browse` (the site's pages of history),
+`uploads` and `checks` (the compliance check of each registration of a bot the arena starts).
 
 Every finished match is written in its own transaction the moment it ends, and a set's rating event is
 saved in one transaction with the check that the set was neither rated nor made void before, so a ladder
@@ -27,6 +27,7 @@ from pathlib import Path
 
 from arena.ladder.store.access import AccessStore
 from arena.ladder.store.browse import BrowseStore
+from arena.ladder.store.checks import CheckStore
 from arena.ladder.store.file import StoreFile
 from arena.ladder.store.leases import LeaseStore
 from arena.ladder.store.live import LiveStore
@@ -69,6 +70,7 @@ class LadderStore:
         self.sessions = SessionStore(self.file)
         self.browse = BrowseStore(self.file)
         self.uploads = UploadStore(self.file)
+        self.checks = CheckStore(self.file)
 
     def close(self) -> None:
         """Close the file (or the connection to the server)."""

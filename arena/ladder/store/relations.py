@@ -205,8 +205,8 @@ _OPEN: Final = text("rated_at IS NULL AND void_reason IS NULL")
 Index("sets_open", sets.c.id, sqlite_where=_OPEN, postgresql_where=_OPEN)
 Index("ratings_by_pool", ratings.c.pool, ratings.c.bot)
 
-# The site's relations (`arena serve`), the uploads' (uploads.py) and the bots' outputs (outputs.py): no
-# schema version of their own.
+# The site's relations (`arena serve`), the uploads' (uploads.py), the bots' outputs (outputs.py) and the
+# registrations' checks (checks.py): no schema version of their own.
 
 live_events: Final = Table(
     "live_events",
@@ -294,6 +294,25 @@ bytes past `--bot-output` it dropped; `finished_at` the match's, for the retenti
 
 Index("match_outputs_by_bot", match_outputs.c.bot, match_outputs.c.finished_at)
 
+bot_checks: Final = Table(
+    "bot_checks",
+    METADATA,
+    Column("id", _ID, primary_key=True, autoincrement=True),
+    Column("bot", Text, nullable=False),
+    Column("owner", Text, nullable=False),
+    Column("checked_at", Double, nullable=False),
+    Column("version", Integer),
+    Column("passed", Integer, nullable=False),
+    Column("report", Text, nullable=False),
+)
+"""The compliance check each registration of a bot the arena starts went through (checks.py): `owner`,
+who asked for it (a token's name, or `host:command-line`); `version`, the upload it registered (NULL for a
+refused one, and for a command of the host's); `report`, the check's report as `arena check-bot --json`
+prints it."""
+
+Index("bot_checks_by_bot", bot_checks.c.bot, bot_checks.c.id)
+Index("bot_checks_by_owner", bot_checks.c.owner, bot_checks.c.id)
+
 LADDER_RELATIONS: Final = frozenset(METADATA.tables) - {
     "live_events",
     "tokens",
@@ -302,6 +321,7 @@ LADDER_RELATIONS: Final = frozenset(METADATA.tables) - {
     "bot_uploads",
     "bot_launches",
     "match_outputs",
+    "bot_checks",
 }
 """The relations of the schema version proper (schema.py's `_COLUMNS`); the others are created by every
 writer without a version of their own."""

@@ -15,12 +15,14 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import describe_crash_bot
 import pytest
 from bad_bots import start_bad_bot
 
 from arena.check import (
     ITEM_NAMES,
     SITUATIONS,
+    CheckItem,
     CheckReport,
     Situation,
     Status,
@@ -29,6 +31,7 @@ from arena.check import (
     explain_answer,
 )
 from arena.check.situations import MATCH_ITEMS
+from arena.cli import main
 from arena.ladder.bots import free_port
 from fiftysix.engine import DOUBLE, PASS, REDOUBLE, Move, Phase, Ruleset, hand_size_for, parse_cards
 from fiftysix.v1 import bot_pb2 as pb
@@ -303,3 +306,42 @@ def test_command_unreachable_and_usage_errors() -> None:
     assert run_command("not-an-address").returncode == 2
     assert run_command("127.0.0.1:50051", "--only", "no such item").returncode == 2
     assert run_command("127.0.0.1:50051", "--decision-ms", "0").returncode == 2
+
+
+def test_a_bot_that_dies_inside_describe_is_said_to_have_crashed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It answered the health check, so it was reached: not `cannot reach a bot`."""
+    process, address = describe_crash_bot.spawn(tmp_path)
+    try:
+        assert main(["check-bot", address]) == 1
+    finally:
+        process.kill()
+        process.wait()
+    lines = capsys.readouterr().out.splitlines()
+    assert (
+        f"FAIL  handshake: the bot at {address} closed the connection during Describe: did it crash?" in lines
+    )
+    assert lines[-1] == "1 passed, 1 failed"  # health passed
+
+
+# The report reads back from its JSON (the store keeps registrations' reports so).
+
+
+def test_a_report_reads_back_from_its_json() -> None:
+    report = CheckReport(
+        "unix:/tmp/arena/bot.sock",
+        800,
+        [
+            CheckItem("handshake", Status.PASS, "'b' speaks protocol 1", "handshake", {"bot_name": "b"}),
+            CheckItem("last trick", Status.FAIL, "did it crash?", "situation", {"seat": 3}, "Trace\\nback"),
+            CheckItem("match 4 players pairs", Status.FAIL, "crash", "match", output=""),
+        ],
+    )
+    assert CheckReport.from_json(json.loads(json.dumps(report.to_json()))) == report
+    assert report.items[1].line() == "FAIL  last trick: did it crash? its output: Trace\\nback"
+    assert report.items[2].line() == "FAIL  match 4 players pairs: crash; it wrote nothing"
+    document = report.to_json()
+    for broken in ({**document, "items": [{"name": "x"}]}, {**document, "decision_ms": "800"}, []):
+        with pytest.raises(ValueError, match="check"):
+            CheckReport.from_json(broken)

@@ -192,6 +192,7 @@ BOUNDED_OPTIONS = [
     (["serve"], "--uploads-per-hour", arguments.uploads_per_hour),
     (["serve"], "--upload-quota", arguments.upload_quota_mib),
     (["bots", "prune"], "--keep", arguments.keep_versions),
+    (["bots", "checks", "b"], "--id", arguments.check_id),
     (["tokens", "audit"], "--limit", arguments.limit),
     (["ladder", "export", "--html", "out"], "--limit", arguments.limit),
     (["rerun", "match.json", "--bot", "127.0.0.1:1"], "--seat", arguments.seat),

@@ -318,7 +318,8 @@ def test_bots_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert command.returncode == 0, command.stderr
     broken = arena("bots", "add", "broken", "--command", "python -c 'raise SystemExit(3)' {port}", db=db)
     assert broken.returncode == 1
-    assert "did not start" in broken.stderr
+    assert "did not start" in broken.stdout  # its check's report
+    assert "broken failed the check" in broken.stderr
     listed = arena("bots", "list", "--json", db=db)
     assert [bot["name"] for bot in json.loads(listed.stdout)] == ["alpha", "local"]
     updated = arena("bots", "update", "alpha", "127.0.0.1:7", "--no-check", db=db)

@@ -143,7 +143,7 @@ def test_refused_uploads_of_every_kind_leave_nothing_behind(
     messages = [answer["error"] for _, answer in answers]
     assert "unpacks to more than" in messages[0]
     assert "neither" in messages[1] or "not a readable .zip" in messages[1]
-    assert "its output began: " in messages[3]
+    assert "its output: " in messages[3]
     assert "\\x1b[2J starting" in messages[3]  # the bot's first lines, escaped
     assert "no luck" in messages[3]
     assert refusals(db, "participant:ann") == ["the bundle did not arrive whole: the connection closed"]

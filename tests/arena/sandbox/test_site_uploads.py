@@ -1,12 +1,16 @@
 """Uploading a bot through the site's management API: the participant's own bot only, started in the
-sandbox and checked before it is registered, each upload a new version, bad bundles refused with a 4xx."""
+sandbox and checked before it is registered (the answer holds the check's report, kept passed or
+refused; a bot that dies inside Describe is said to have crashed, with its first lines of output), each
+upload a new version, bad bundles refused with a 4xx."""
 
 from __future__ import annotations
 
+import tarfile
 from pathlib import Path
 
+import describe_crash_bot
 import pytest
-from sandbox_support import random_bot_bundle, require_bubblewrap
+from sandbox_support import ROOT, python_only, random_bot_bundle, require_bubblewrap
 from starlette.testclient import TestClient
 
 from arena.cli import main
@@ -46,10 +50,27 @@ def test_a_participant_uploads_their_bot_and_a_new_version(
         assert refused.status_code == 400
         broken = client.post("/api/bots/ann/upload?run=python%20missing.py", content=bundle, headers=ann)
         assert broken.status_code == 422  # started in the sandbox, did not answer: not registered
+        crashing = client.post(url, content=crash_bundle(tmp_path).read_bytes(), headers=ann)
+        assert crashing.status_code == 422
+        check = crashing.json()["check"]  # the report, item by item, kept for ann to read again
+        assert (check["ok"], check["version"], check["owner"]) == (False, None, "ann")
+        [item] = check["items"]
+        assert item["status"] == "FAIL"
+        assert (
+            "the bot at unix:/tmp/arena/bot.sock closed the connection during Describe: did it crash?"
+            in (item["reason"])
+        )
+        assert describe_crash_bot.LAST_WORDS in item["output"]  # its first lines
+        assert describe_crash_bot.LAST_WORDS in crashing.json()["error"]
+        assert str(tmp_path) not in crashing.text  # no path of the host
+        assert "/proc/" not in crashing.text
         first = client.post(url, content=bundle, headers=ann)
         assert first.status_code == 201, first.text
         assert first.json()["upload"]["version"] == 1
         assert first.json()["owner"] == "ann"
+        passed = first.json()["check"]
+        assert (passed["ok"], passed["version"], passed["id"]) == (True, 1, check["id"] + 1)
+        assert passed["failed"] == 0
         again = client.post(url, content=bundle, headers=ann)
         assert again.status_code == 200, again.text
         assert again.json()["upload"]["version"] == 2
@@ -57,10 +78,26 @@ def test_a_participant_uploads_their_bot_and_a_new_version(
     try:
         assert [(bot.name, bot.owner) for bot in store.registry.bots()] == [("ann", "ann")]
         assert [upload.version for upload in store.uploads.uploads_of("ann")] == [1, 2]
+        kept = store.checks.checks_by("ann")
+        assert [(one.version, one.passed) for one in kept] == [
+            (2, True),
+            (1, True),
+            (None, False),
+            (None, False),
+        ]
         writes = [(entry.actor, entry.action) for entry in store.access.audit_log(10)]
         assert ("participant:ann", "bot_uploaded") in writes
     finally:
         store.close()
+
+
+def crash_bundle(folder: Path) -> Path:
+    """A bundle whose bot dies inside Describe (tests/bots/describe_crash_bot.py), with the game's stubs."""
+    archive = folder / "crash.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(ROOT / "fiftysix", "fiftysix", filter=python_only)
+        tar.add(describe_crash_bot.__file__, "bot.py")
+    return archive
 
 
 def test_a_bundle_over_the_limit_is_refused_before_it_is_read(

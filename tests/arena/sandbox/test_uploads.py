@@ -20,11 +20,13 @@ def test_uploaded_bots_play_a_ladder_and_keep_their_versions(
 ) -> None:
     require_bubblewrap()
     archive, db = random_bot_bundle(tmp_path), str(tmp_path / "arena.db")
-    for name in ("ann", "bea"):
+    for check, name in enumerate(("ann", "bea"), 1):
         assert (
             main(["bots", "add", name, "--upload", str(archive), "--run", "python bot.py", "--db", db]) == 0
         )
-        assert "version 1 (bundle" in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert "version 1 (bundle" in out
+        assert out.strip().endswith(f"checked: 12 passed, 0 failed, 5 skipped (check {check})")
     run = ["ladder", "run", "--matches", "2", "--concurrency", "2", "--deal-cap", "1", "--db", db]
     assert main([*run, "--bot-memory", "512", "--bot-processes", "48", "--log-level", "warning"]) == 0
     assert "Played 2 matches (1 sets rated, 0 faults)" in capsys.readouterr().out
@@ -37,6 +39,7 @@ def test_uploaded_bots_play_a_ladder_and_keep_their_versions(
         launch = Uploads(store).launch_of(store.registry.bot("ann"))
         # Each sandboxed seat's output was kept with its match, with the version that played.
         kept = [store.outputs.of_match(match.id) for match in store.matches.finished()]
+        checks = store.checks.checks_of_bot("ann")
     finally:
         store.close()
     assert [[(output.seat, output.version) for output in seats] for seats in kept] == [
@@ -48,6 +51,7 @@ def test_uploaded_bots_play_a_ladder_and_keep_their_versions(
     assert versions[0].sha256 == versions[1].sha256  # the same bytes: one bundle
     assert launch.sandboxed
     assert launch.folder == bundles_folder(Path(db)) / versions[0].sha256
+    assert [check.version for check in checks] == [1]  # the check of version 2 was skipped (--no-check)
     assert main(["bots", "remove", "ann", "--db", db]) == 0
     with sqlite3.connect(db) as connection:
         assert connection.execute("SELECT count(*) FROM bot_uploads WHERE bot = 'ann'").fetchone() == (2,)
@@ -64,8 +68,9 @@ def test_a_refused_upload_leaves_no_bundle_but_a_shared_one_stays(
         tar.add(Path(__file__), "bot.py")
     add = ["bots", "add", "--db", db]
     assert main([*add, "ann", "--upload", str(other), "--run", "python bot.py"]) == 1  # it does not serve
-    error = capsys.readouterr().err
-    assert "did not start" in error
+    refused = capsys.readouterr()
+    assert "did not start" in refused.out  # its check's report, item by item
+    assert "ann failed the check, so nothing was registered" in refused.err
     folder = bundles_folder(Path(db))
     assert sorted(path.name for path in folder.iterdir()) == [".lock"]  # nothing of it left
     assert main([*add, "bea", "--upload", str(archive), "--run", "python bot.py"]) == 0

@@ -5,7 +5,8 @@ connections they are offered.
 By default a participant's address must be public: loopback, private ranges, `unix:` and names that
 resolve to them are refused before any connection, all with one text. Where the host allows a range (a
 LAN event), the arena connects, and what the participant reads says only whether a 56 bot answered: a
-closed port, a server of another kind and a bot that fails the handshake read alike. The host's token
+closed port, a server of another kind, a bot that fails the handshake and one that dies inside Describe
+read alike. The host's token
 is trusted and told all."""
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import describe_crash_bot
 import pytest
 import uvicorn
 from structlog.testing import capture_logs
@@ -211,7 +213,7 @@ def test_a_participants_address_on_the_host_is_refused_alike_and_never_connected
 
 
 def test_where_the_host_allows_a_range_a_participant_reads_only_whether_a_bot_answered(
-    site: Site, listener: CountingListener, bot: BotServer, monkeypatch: pytest.MonkeyPatch
+    site: Site, listener: CountingListener, bot: BotServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setattr(registration, "CHECK_TIMEOUT_S", 0.5)
     site.allow("127.0.0.0/8")
@@ -224,6 +226,7 @@ def test_where_the_host_allows_a_range_a_participant_reads_only_whether_a_bot_an
     threading.Thread(target=web.serve_forever, daemon=True).start()
     not_serving = start(RandomBot)
     not_serving.health.enter_graceful_shutdown()  # a real bot whose health check says NOT_SERVING
+    crashing, crashing_at = describe_crash_bot.spawn(tmp_path)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         closed = int(probe.getsockname()[1])
@@ -233,6 +236,7 @@ def test_where_the_host_allows_a_range_a_participant_reads_only_whether_a_bot_an
             f"127.0.0.1:{web.server_address[1]}",  # an HTTP server
             f"localhost:{listener.port}",  # a port that accepts and closes
             f"127.0.0.1:{not_serving.port}",  # a 56 bot that fails the handshake
+            crashing_at,  # a 56 bot that dies inside Describe
         ]
         with capture_logs() as logs:
             answers = [site.register(address, site.participant) for address in failing]
@@ -240,6 +244,8 @@ def test_where_the_host_allows_a_range_a_participant_reads_only_whether_a_bot_an
         web.shutdown()
         web.server_close()
         not_serving.stop(0)
+        crashing.kill()
+        crashing.wait()
     assert [(status, answer["error"]) for status, answer in answers] == [
         (422, no_answer_text(address)) for address in failing
     ]
@@ -250,8 +256,9 @@ def test_where_the_host_allows_a_range_a_participant_reads_only_whether_a_bot_an
     assert len(texts) == 1
     assert listener.accepted > 0  # allowed: the arena did connect, and said nothing of what it found
     details = [entry["detail"] for entry in logs if entry["event"] == "participant_bot_not_answering"]
-    assert len(details) == 4
+    assert len(details) == 5
     assert "not serving" in details[3]  # the host's log tells them apart
+    assert "closed the connection during Describe: did it crash?" in details[4]
     assert entrant(site).address == good  # a refused update changes nothing
     assert site.register(f"unix:{listener.path}", site.participant)[0] == 422  # never a participant's
     assert site.register(good, site.host)[0] == 200  # the host's own registration...

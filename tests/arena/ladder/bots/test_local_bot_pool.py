@@ -4,6 +4,7 @@ in parallel, on a port the bot reports (`{port_file}`) or one the arena picks (`
 from __future__ import annotations
 
 import asyncio
+import json
 import shlex
 import socket
 import sys
@@ -12,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from arena.check import Status
 from arena.ladder import Ladder, LadderSettings
 from arena.ladder.bots import BotHost, LocalBots
 from arena.ladder.bots.commands import BotStartError, Launch, free_port, port_in
-from arena.ladder.registration import NotAnsweringError, check_answers
+from arena.ladder.registration import check_started
 from arena.ladder.store import BotEntry, LadderStore
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the supervisor's guarantees need Linux")
@@ -315,17 +317,19 @@ def test_the_check_before_registering_leaves_no_folder_whatever_the_bot_did(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    asyncio.run(check_answers("reported", None, Launch(REPORTING), host=BotHost()))
+    passed = asyncio.run(check_started("reported", Launch(REPORTING), host=BotHost()))
+    assert passed.ok, passed.to_json()
     assert list(tmp_path.iterdir()) == []
     crash = 'python -c \'import sys; print("starting\\x1b[2J"); print("x" * 9000); sys.exit(3)\' {port_file}'
-    with pytest.raises(NotAnsweringError, match="did not start") as refused:
-        asyncio.run(check_answers("mute", None, Launch(crash), host=BotHost()))
+    refused = asyncio.run(check_started("mute", Launch(crash), host=BotHost()))
     assert list(tmp_path.iterdir()) == []  # nor when it did not answer: its log goes too
-    message = str(refused.value)
-    assert "exited with status 3" in message
-    assert "its output began: starting\\x1b[2J" in message  # its first lines, escaped
-    assert len(message) < 2200  # and bounded
-    assert str(tmp_path) not in message  # no path of the host
+    [item] = refused.items
+    assert (item.name, item.status) == ("handshake", Status.FAIL)
+    assert "did not start" in item.reason
+    assert "exited with status 3" in item.reason
+    assert "its output: starting\\x1b[2J" in item.line()  # its first lines, escaped
+    assert len(item.line()) < 2200  # and bounded
+    assert str(tmp_path) not in json.dumps(refused.to_json())  # no path of the host
 
 
 def test_no_process_plays_the_same_deals_twice(tmp_path: Path) -> None:

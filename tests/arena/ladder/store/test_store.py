@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select, text
 
+from arena.check import CheckReport
 from arena.ladder.rating.values import START_RATING, FittedRating, PairResult, PoolSums
 from arena.ladder.store import relations
 from arena.ladder.store.entries import DuplicateSet, FinishedMatch, RatingChange
@@ -412,6 +413,10 @@ PUBLIC_CALLS: dict[str, Any] = {
     "uploads.wanted_bundles": lambda s: s.uploads.wanted_bundles(),
     "uploads.bundles_of": lambda s: s.uploads.bundles_of("a"),
     "access.write_times": lambda s: s.access.write_times("participant:a", ["bot_uploaded"], 0.0),
+    "checks.record_check": lambda s: s.checks.record_check("a", "a", CheckReport("h:1", 1000)),
+    "checks.checks_of_bot": lambda s: s.checks.checks_of_bot("a"),
+    "checks.checks_by": lambda s: s.checks.checks_by("a"),
+    "checks.check": lambda s: s.checks.check(1),
 }
 
 

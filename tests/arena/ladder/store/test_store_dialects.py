@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from postgres_support import PostgresServer
 from sqlalchemy import text, update
 
+from arena.check import CheckItem, CheckReport, Status
 from arena.ladder.rating.values import BotTotals, MatchTally
 from arena.ladder.ratings import rate_set
 from arena.ladder.store import SeatOutput, relations
@@ -520,6 +521,27 @@ def test_uploads_are_versions_and_launches_follow_the_registered_command(store: 
     assert store.uploads.launch_row("x", "another command") is None  # registered anew by another writer
     store.uploads.forget_launch("x")
     assert store.uploads.sandboxed_bots() == []
+
+
+def test_checks_are_kept_refused_or_passed_and_read_back_newest_first(store: LadderStore) -> None:
+    failed = CheckItem("handshake", Status.FAIL, "did it crash?", "handshake", output="Traceback \u00e9")
+    passed = CheckItem("handshake", Status.PASS, "'x' speaks protocol 1", "handshake", {"bot_name": "x"})
+    refused = store.checks.record_check("x", "ann", CheckReport("unix:/tmp/arena/bot.sock", 1000, [failed]))
+    kept = store.checks.record_check("x", "ann", CheckReport("unix:/tmp/arena/bot.sock", 1000, [passed]), 1)
+    other = store.checks.record_check("y", "host:command-line", CheckReport("127.0.0.1:1", 500, [passed]))
+    assert (refused.passed, refused.version, kept.passed, kept.version) == (False, None, True, 1)
+    assert store.checks.checks_of_bot("x") == [kept, refused]
+    assert store.checks.checks_by("ann") == [kept, refused]
+    assert store.checks.checks_by("host:command-line") == [other]
+    assert store.checks.checks_of_bot("x", limit=1) == [kept]
+    assert store.checks.check(refused.id).report.items == [failed]
+    assert store.checks.check(refused.id).to_json()["items"] == [failed.to_json()]
+    with pytest.raises(StoreError, match="no check"):
+        store.checks.check(other.id + 1)
+    with store.file._transaction():
+        store.file._conn.execute(update(relations.bot_checks).values(report='{"items": 3}'))
+    with pytest.raises(StoreError, match="damaged"):
+        store.checks.checks_of_bot("x")
 
 
 def test_what_quotas_and_prunes_read_of_uploads(store: LadderStore) -> None:

@@ -14,6 +14,7 @@ from sqlalchemy import select, text
 from arena.check import CheckReport
 from arena.ladder.rating.values import START_RATING, FittedRating, PairResult, PoolSums
 from arena.ladder.store import relations
+from arena.ladder.store.access import TokenHolder
 from arena.ladder.store.entries import DuplicateSet, FinishedMatch, RatingChange
 from arena.ladder.store.file import DuplicateMatchError, RatingsChangedError, StoreError, StorePart
 from arena.ladder.store.ladder_store import LadderStore
@@ -417,6 +418,10 @@ PUBLIC_CALLS: dict[str, Any] = {
     "checks.checks_of_bot": lambda s: s.checks.checks_of_bot("a"),
     "checks.checks_by": lambda s: s.checks.checks_by("a"),
     "checks.check": lambda s: s.checks.check(1),
+    "sessions.start": lambda s: s.sessions.start(TokenHolder("a", "participant"), "t", 0.0, 60.0, 60.0),
+    "sessions.session": lambda s: s.sessions.session("x", 0.0, 60.0),
+    "sessions.touch": lambda s: s.sessions.touch("x", 0.0),
+    "sessions.end": lambda s: s.sessions.end("x"),
 }
 
 

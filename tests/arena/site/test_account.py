@@ -6,7 +6,9 @@ proxy's X-Forwarded-For), so that the bound on sign-in attempts per client count
 
 from __future__ import annotations
 
+import logging
 import re
+import socket
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -174,6 +176,44 @@ def test_sign_in_attempts_are_bounded_per_client(arena: Arena) -> None:
     assert "too many sign-in attempts" in refused.text
     assert int(refused.headers["retry-after"]) > 0
     assert client(arena).post("/sign-in", data={"token": "wrong"}).status_code == 401  # another client
+
+
+class Records(logging.Handler):
+    """The log records of a standard logger (uvicorn's, which logs a request's traceback)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def test_a_body_cut_short_is_one_log_line_and_no_traceback(arena: Arena) -> None:
+    """Anybody can start a sign-in and close the connection mid-body: the host's log gets one line."""
+    handler = Records()
+    errors = handler.records
+    uvicorn_errors = logging.getLogger("uvicorn.error")
+    uvicorn_errors.addHandler(handler)
+    address = arena.url.removeprefix("http://").split(":")
+    try:
+        with structlog.testing.capture_logs() as logs:
+            with socket.create_connection((address[0], int(address[1]))) as raw:
+                raw.sendall(
+                    b"POST /sign-in HTTP/1.1\r\nHost: site\r\nContent-Length: 100\r\n"
+                    + f"X-Forwarded-For: 198.51.100.{next(_clients)}\r\n".encode()
+                    + b"Content-Type: application/x-www-form-urlencoded\r\n\r\ntoken=a56_"
+                )
+            deadline = time.monotonic() + 20
+            while not errors and not any(entry["event"] == "request_abandoned" for entry in logs):
+                assert time.monotonic() < deadline, "the site said nothing of the request"
+                time.sleep(0.02)
+    finally:
+        uvicorn_errors.removeHandler(handler)
+    assert [record.getMessage() for record in errors] == []
+    assert [entry for entry in logs if entry["event"] == "request_abandoned"] == [
+        {"event": "request_abandoned", "path": "/sign-in", "log_level": "info"}
+    ]
 
 
 def test_a_sign_in_form_sent_from_another_site_is_refused(arena: Arena) -> None:

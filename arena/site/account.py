@@ -155,9 +155,9 @@ class AccountPages:
             return store.sessions.start(holder, token, time.time(), limits.lifetime_s, limits.idle_s)
 
     async def sign_out(self, request: Request) -> Response:
+        sign_in.check_origin(request)  # first: another site's form may not even take the cookie back
         viewer = await self.viewer(request)
         if viewer is not None:
-            sign_in.check_origin(request)
             sign_in.check_csrf(
                 viewer.session_id,
                 _urlencoded(await params.small_body(request, management.MAX_BODY_BYTES, "the form")).get(

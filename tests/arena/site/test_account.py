@@ -272,6 +272,11 @@ def test_every_form_needs_the_sessions_own_csrf_token(arena: Arena) -> None:
     for origin in ("https://evil.example", "null", f"{arena.url}.evil.example"):
         refused = ann.post("/sign-out", data={"csrf": ann_csrf}, headers={"Origin": origin})
         assert refused.status_code == 403
+        # The browser sends no SameSite=Strict cookie with another site's form; the answer must not
+        # take the cookie back either (a page of another site signing its visitors out).
+        cross_site = client(arena).post("/sign-out", headers={"Origin": origin})
+        assert cross_site.status_code == 403
+        assert COOKIE not in cross_site.headers.get("set-cookie", "")
     upload = ann.post(
         "/account/upload", data={"csrf": bea_csrf, "run": "python bot.py"}, files={"bundle": ("b.zip", b"PK")}
     )

@@ -308,4 +308,5 @@ def create_app(settings: SiteSettings) -> Starlette:
         },
     )
     app.state.live = hub  # for the tests: the streams open, the matches watched
+    app.state.uploads = gate  # for the tests: the uploads in progress
     return app

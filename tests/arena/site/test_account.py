@@ -25,11 +25,14 @@ from arena.ladder.store import LadderStore, relations
 from arena.site.app import SiteSettings, create_app
 from arena.site.sign_in import COOKIE, SignInLimits
 from arena.site.upload_limits import UploadLimits
+from arena.site.uploading import UploadGate
 from fiftysix.wire import FaultCause, FaultRecord
 from tests.arena.ladder.match_support import save_match
 
 DELAY_S = 0.05
 LIMITS = SignInLimits(delay_s=DELAY_S, attempts=4)
+FIELDS_S = 1.5
+"""How long the upload form's fields may take here (a stalled form waits this long for its 408)."""
 SHOWN_DETAIL = "played 9H, which it does not hold"
 HELD_DETAIL = "played QS: the held-back detail"
 
@@ -43,6 +46,7 @@ class Arena:
     tokens: dict[str, str]
     over_match: str
     held_match: str
+    uploads: UploadGate
 
 
 def fault(detail: str) -> FaultRecord:
@@ -83,9 +87,10 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
             )
     finally:
         store.close()
-    settings = SiteSettings(db, sign_in=LIMITS, uploads=UploadLimits(per_hour=1))
-    with served(create_app(settings)) as url:
-        yield Arena(url, db, tokens, "over0", "held0")
+    settings = SiteSettings(db, sign_in=LIMITS, uploads=UploadLimits(per_hour=1, fields_s=FIELDS_S))
+    app = create_app(settings)
+    with served(app) as url:
+        yield Arena(url, db, tokens, "over0", "held0", app.state.uploads)
 
 
 _clients = iter(range(1, 250))
@@ -94,6 +99,20 @@ _clients = iter(range(1, 250))
 def client(arena: Arena) -> httpx2.Client:
     """A browser of its own (cookies), from an address of its own."""
     return httpx2.Client(base_url=arena.url, headers={"X-Forwarded-For": f"198.51.100.{next(_clients)}"})
+
+
+def add_token(arena: Arena, name: str) -> None:
+    store = LadderStore(arena.db)
+    try:
+        arena.tokens[name] = store.access.add_token(name, "participant", "host:command-line")
+    finally:
+        store.close()
+
+
+def raw_connection(arena: Arena) -> socket.socket:
+    """A connection to the site for what no HTTP client sends: a body cut short, or stalled."""
+    host, port = arena.url.removeprefix("http://").split(":")
+    return socket.create_connection((host, int(port)), timeout=20)
 
 
 def signed_in(arena: Arena, name: str) -> httpx2.Client:
@@ -195,10 +214,9 @@ def test_a_body_cut_short_is_one_log_line_and_no_traceback(arena: Arena) -> None
     errors = handler.records
     uvicorn_errors = logging.getLogger("uvicorn.error")
     uvicorn_errors.addHandler(handler)
-    address = arena.url.removeprefix("http://").split(":")
     try:
         with structlog.testing.capture_logs() as logs:
-            with socket.create_connection((address[0], int(address[1]))) as raw:
+            with raw_connection(arena) as raw:
                 raw.sendall(
                     b"POST /sign-in HTTP/1.1\r\nHost: site\r\nContent-Length: 100\r\n"
                     + f"X-Forwarded-For: 198.51.100.{next(_clients)}\r\n".encode()
@@ -381,3 +399,35 @@ def test_the_upload_form_goes_through_the_apis_path_and_quota(arena: Arena) -> N
     finally:
         store.close()
     assert ("participant:ann", "upload_refused") in writes
+
+
+def test_the_upload_form_is_an_upload_from_its_first_byte(arena: Arena) -> None:
+    """The form's fields are read inside the uploads' gate (another form of the token meanwhile is a
+    429 at once), and a form that stops before its bundle is a 408, not a connection held for ever."""
+    add_token(arena, "dee")
+    dee = signed_in(arena, "dee")
+    csrf = csrf_of(dee.get("/account").text)
+    fields = "".join(
+        f'--stalled\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'
+        for name, value in (("csrf", csrf), ("run", "python bot.py"))
+    )
+    with raw_connection(arena) as raw:
+        raw.sendall(
+            f"POST /account/upload HTTP/1.1\r\nHost: site\r\nCookie: {COOKIE}={dee.cookies[COOKIE]}\r\n"
+            "Content-Type: multipart/form-data; boundary=stalled\r\nContent-Length: 10000\r\n\r\n"
+            f"{fields}--stalled".encode()  # and then not the bundle's part headers, nor anything
+        )
+        deadline = time.monotonic() + 20
+        while "participant:dee" not in arena.uploads.uploading:
+            assert time.monotonic() < deadline, "the form is not counted as an upload in progress"
+            time.sleep(0.01)
+        second = dee.post(
+            "/account/upload", data={"csrf": csrf, "run": "python bot.py"}, files={"bundle": ("b.zip", b"PK")}
+        )
+        assert second.status_code == 429
+        assert "an upload of this token is in progress" in second.text
+        answer = b""
+        while b"\r\n" not in answer:
+            answer += raw.recv(1000) or b"\r\n"
+    assert answer.startswith(b"HTTP/1.1 408 ")
+    assert arena.uploads.uploading == []

@@ -23,7 +23,7 @@ from sqlalchemy import update
 from arena.ladder.ratings import rate_set
 from arena.ladder.store import LadderStore, relations
 from arena.site.app import SiteSettings, create_app
-from arena.site.sign_in import COOKIE, SignInLimits
+from arena.site.sign_in import COOKIE, TLS_COOKIE, SignInLimits
 from arena.site.upload_limits import UploadLimits
 from arena.site.uploading import UploadGate
 from fiftysix.wire import FaultCause, FaultRecord
@@ -154,11 +154,15 @@ def test_a_token_signs_in_to_a_session_cookie_and_nothing_of_either_is_logged(ar
         assert secret not in page.text
         assert secret not in repr(logs)
     assert [entry["event"] for entry in logs] == ["signed_in"]
-    # Behind a TLS proxy that uvicorn trusts (127.0.0.1 here), the cookie is Secure.
-    behind_tls = client(arena).post(
-        "/sign-in", data={"token": arena.tokens["ann"]}, headers={"X-Forwarded-Proto": "https"}
-    )
+    # Behind a TLS proxy that uvicorn trusts (127.0.0.1 here), the cookie is Secure, and __Host-: a
+    # cookie that a page of a sibling host planted (it cannot plant that name) signs nobody in.
+    tls = {"X-Forwarded-Proto": "https"}
+    behind_tls = client(arena).post("/sign-in", data={"token": arena.tokens["ann"]}, headers=tls)
+    assert behind_tls.headers["set-cookie"].startswith(f"{TLS_COOKIE}=")
     assert "Secure" in behind_tls.headers["set-cookie"]
+    for name, status in ((TLS_COOKIE, 200), (COOKIE, 303)):
+        visit = client(arena).get("/account", headers={**tls, "Cookie": f"{name}={session_id}"})
+        assert visit.status_code == status, name
 
 
 def test_a_wrong_token_reads_only_wrong_token_after_the_same_delay(arena: Arena) -> None:

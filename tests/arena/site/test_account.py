@@ -147,7 +147,12 @@ def test_a_token_signs_in_to_a_session_cookie_and_nothing_of_either_is_logged(ar
     assert arena.tokens["ann"] not in cookie
     assert page.status_code == 200
     assert page.headers["cache-control"] == "no-store"
-    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    policy = {
+        rule.split()[0]: rule.split()[1:] for rule in page.headers["content-security-policy"].split(";")
+    }
+    assert policy["frame-ancestors"] == ["'none'"]
+    assert policy["default-src"] == ["'self'"]  # no inline script, nor another site's
+    assert policy["form-action"] == ["'self'"]
     assert {"ann", "ann-2"} <= set(re.findall(r'href="/account/bots/([^"]+)"', page.text))
     assert "/account/bots/bea" not in page.text
     for secret in (arena.tokens["ann"], session_id):

@@ -104,7 +104,7 @@ def create_app(settings: SiteSettings) -> Starlette:
             await run_in_threadpool(unpacker.close)
 
     def html(template: str, status: int = 200, **context: Any) -> HTMLResponse:
-        return HTMLResponse(render.page(template, links, **context), status_code=status)
+        return HTMLResponse(render.page(template, links, status=status, **context), status_code=status)
 
     # Pages.
 

@@ -353,6 +353,7 @@ def test_another_entrant_cannot_see_an_entrants_bot_pages(arena: Arena) -> None:
     for path in GUESSES:
         answer = bea.get(path)
         assert answer.status_code == 404, path
+        assert "<h1>404</h1>" in answer.text
         assert "no such page" in answer.text
         for private in ("ann-2", SHOWN_DETAIL, "over0", "held0"):
             assert private not in answer.text

@@ -35,14 +35,18 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("site")
 
-FIELDS_S: Final = 10.0
-"""How long the upload form's leading fields (before its bundle) may take to arrive."""
 PRIVATE_HEADERS: Final = {
     "Cache-Control": "no-store",
-    "Content-Security-Policy": "frame-ancestors 'none'",
+    "Content-Security-Policy": (
+        "default-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    ),
     "Referrer-Policy": "same-origin",
+    "X-Content-Type-Options": "nosniff",
 }
-"""What every signed-in page and answer carries: never kept by a cache, never framed by another site."""
+"""What every signed-in page and answer carries: never kept by a cache, never framed by another site, and
+no script, style or form target but the site's own files and routes (the pages have no inline script:
+whatever of an entrant's a page shows the host, escaped already, could not run even if it slipped
+through)."""
 NOT_SIGNED_IN: Final = "you are not signed in (or your session has ended): sign in again"
 
 
@@ -155,9 +159,9 @@ class AccountPages:
             return store.sessions.start(holder, token, time.time(), limits.lifetime_s, limits.idle_s)
 
     async def sign_out(self, request: Request) -> Response:
+        sign_in.check_origin(request)  # first: another site's form may not even take the cookie back
         viewer = await self.viewer(request)
         if viewer is not None:
-            sign_in.check_origin(request)
             sign_in.check_csrf(
                 viewer.session_id,
                 _urlencoded(await params.small_body(request, management.MAX_BODY_BYTES, "the form")).get(
@@ -211,7 +215,9 @@ class AccountPages:
     async def upload(self, request: Request) -> Response:
         """The upload form of an entrant's page: a new version of the bot named as their token (or the
         bot itself, when new), as `POST /api/bots/NAME/upload` makes it; accepted, the bot's page with
-        its new version; refused, the entrant's page with the arena's reason."""
+        its new version; refused, the entrant's page with the arena's reason. The form is an upload from
+        its first byte: let in by the uploads' gate before any of it is read (one of a token at a time,
+        `--uploads-at-once` in all), what comes before the bundle due within `fields_s`."""
         self.gate.check_room()
         viewer = await self.viewer(request)
         if viewer is None:
@@ -221,36 +227,37 @@ class AccountPages:
         if holder.role != "participant":
             raise entrants.not_found()
         form = UploadForm(request)
-        try:
-            async with asyncio.timeout(FIELDS_S):
-                fields = await form.fields(sign_in.CSRF_FIELD, "run")
-        except TimeoutError:
-            raise SiteError(408, f"the upload form's fields did not arrive within {FIELDS_S:g} s") from None
-        sign_in.check_csrf(viewer.session_id, fields[sign_in.CSRF_FIELD])
-        run = fields["run"].strip()
-        try:
-            launch = management.upload_request(holder, holder.name, run or None)
-            wanted = Registration(holder.name, launch=launch, owner=management.owner_of(holder))
-            limits = self.settings
-            done, _action, _status = await uploading.upload(
-                await form.bundle("bundle"),
-                limits.db,
-                holder,
-                wanted,
-                limits.uploads,
-                self.gate,
-                self.unpacker,
-                limits.sandbox,
-            )
-        except SiteError as error:
-            answer = await self._entrant_page(viewer, error.status, refusal=error.message, run=run)
-            answer.headers["Connection"] = "close"  # the form's body may be unread (as app.failure says)
-            if error.retry_after_s is not None:
-                answer.headers["Retry-After"] = str(error.retry_after_s)
-            return answer
+        with self.gate.entered(holder):
+            run, bundle = await self._form(form, viewer.session_id)
+            try:
+                launch = management.upload_request(holder, holder.name, run or None)
+                wanted = Registration(holder.name, launch=launch, owner=management.owner_of(holder))
+                limits = self.settings
+                done, _action, _status = await uploading.admitted(
+                    bundle, limits.db, holder, wanted, limits.uploads, self.unpacker, limits.sandbox
+                )
+            except SiteError as error:
+                answer = await self._entrant_page(viewer, error.status, refusal=error.message, run=run)
+                answer.headers["Connection"] = "close"  # the form's body may be unread (as app.failure says)
+                if error.retry_after_s is not None:
+                    answer.headers["Retry-After"] = str(error.retry_after_s)
+                return answer
         assert done.upload is not None
         where = f"/account/bots/{quote(holder.name, safe='')}?uploaded={done.upload.version}"
         return RedirectResponse(where, 303, headers=PRIVATE_HEADERS)
+
+    async def _form(self, form: UploadForm, session_id: str) -> tuple[str, uploading.Body]:
+        """The form's run command and its bundle, once its CSRF token is checked: all but the bundle's
+        bytes within `fields_s`, or a 408."""
+        due_s = self.settings.uploads.fields_s
+        try:
+            async with asyncio.timeout(due_s):
+                fields = await form.fields(sign_in.CSRF_FIELD, "run")
+                sign_in.check_csrf(session_id, fields[sign_in.CSRF_FIELD])
+                bundle = await form.bundle("bundle")
+        except TimeoutError:
+            raise SiteError(408, f"the upload form's fields did not arrive within {due_s:g} s") from None
+        return fields["run"].strip(), bundle
 
 
 def _to_sign_in() -> Response:

@@ -1,8 +1,9 @@
 """`arena serve`'s web application: the routes, each a thin adapter between a request (its parameters
 checked by params.py) and data.py (reads), management.py (writes) or live.py (the live streams), and the
 signed-in pages' (account.py); pages rendered by render.py. Every failure a request can cause is a 4xx
-with a message (JSON under /api/, a page elsewhere); the ladder file is opened read-only for each read,
-so the site never holds a lock a running ladder waits for."""
+with a message (JSON under /api/, a page elsewhere), and a client gone mid-body one log line; the
+ladder file is opened read-only for each read, so the site never holds a lock a running ladder waits
+for."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import structlog
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -103,7 +104,7 @@ def create_app(settings: SiteSettings) -> Starlette:
             await run_in_threadpool(unpacker.close)
 
     def html(template: str, status: int = 200, **context: Any) -> HTMLResponse:
-        return HTMLResponse(render.page(template, links, **context), status_code=status)
+        return HTMLResponse(render.page(template, links, status=status, **context), status_code=status)
 
     # Pages.
 
@@ -271,6 +272,12 @@ def create_app(settings: SiteSettings) -> Starlette:
         answer.headers["Retry-After"] = "10"
         return answer
 
+    async def client_gone(request: Request, error: Exception) -> Response:
+        # The client closed the connection before its body was whole (anybody can, at will): one line,
+        # not a traceback in the host's log; the answer goes nowhere.
+        log.info("request_abandoned", path=request.url.path)
+        return Response(status_code=400, headers={"Connection": "close"})
+
     async def http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, HTTPException)
         message = {404: "no such page", 405: "method not allowed"}.get(error.status_code, str(error.detail))
@@ -303,8 +310,10 @@ def create_app(settings: SiteSettings) -> Starlette:
         exception_handlers={
             data.SiteError: site_error,
             StoreError: store_error,
+            ClientDisconnect: client_gone,
             HTTPException: http_error,
         },
     )
     app.state.live = hub  # for the tests: the streams open, the matches watched
+    app.state.uploads = gate  # for the tests: the uploads in progress
     return app

@@ -3,10 +3,13 @@ forms, the check that a form was posted from this site, and the bound on sign-in
 The sessions themselves are the store's (arena/ladder/store/sessions.py).
 
 - *The cookie* holds the session's id alone: HttpOnly (no script reads it), SameSite=Strict (no other
-  site's page sends it), Path=/, a Max-Age of the session's lifetime, and Secure when the request came
-  over TLS. `arena serve` speaks plain HTTP behind a TLS proxy, so TLS is seen as uvicorn reports the
-  scheme: `https` when the proxy says `X-Forwarded-Proto: https` and is one uvicorn trusts (127.0.0.1 by
-  default; `FORWARDED_ALLOW_IPS` names others), as it trusts `X-Forwarded-For` for the client's address.
+  site's page sends it), Path=/, a Max-Age of the session's lifetime, and over TLS Secure and named with
+  the `__Host-` prefix (a browser takes such a cookie only from this very host, so a page of a sibling
+  host, entrant.example.org beside arena.example.org, cannot plant a session of its own on a visitor,
+  who would then upload their bot into its account). `arena serve` speaks plain HTTP behind a TLS
+  proxy, so TLS is seen as uvicorn reports the scheme: `https` when the proxy says `X-Forwarded-Proto:
+  https` and is one uvicorn trusts (127.0.0.1 by default; `FORWARDED_ALLOW_IPS` names others), as it
+  trusts `X-Forwarded-For` for the client's address.
 - *CSRF*: every form that changes something carries a token derived from the session's id (an HMAC of
   it: it names the session to nobody, and needs nothing stored), compared in constant time; and a POST
   whose Origin (or, without one, Referer) names another host is refused, the sign-in form's too.
@@ -33,6 +36,9 @@ from starlette.responses import Response
 from arena.site.data import SiteError
 
 COOKIE: Final = "arena_session"
+"""The session's cookie over plain HTTP (on this machine, or a LAN)."""
+TLS_COOKIE: Final = "__Host-" + COOKIE
+"""The session's cookie over TLS."""
 CSRF_FIELD: Final = "csrf"
 MAX_CLIENTS: Final = 10_000
 """Clients whose attempts are remembered at once; past that the oldest are forgotten."""
@@ -111,10 +117,15 @@ def is_tls(request: Request) -> bool:
     return request.url.scheme == "https"
 
 
+def cookie_name(request: Request) -> str:
+    """The session's cookie for this request (see the module's docstring)."""
+    return TLS_COOKIE if is_tls(request) else COOKIE
+
+
 def set_cookie(response: Response, request: Request, session_id: str, lifetime_s: float) -> None:
     """Give the browser its session."""
     response.set_cookie(
-        COOKIE,
+        cookie_name(request),
         session_id,
         max_age=int(lifetime_s),
         path="/",
@@ -126,12 +137,14 @@ def set_cookie(response: Response, request: Request, session_id: str, lifetime_s
 
 def clear_cookie(response: Response, request: Request) -> None:
     """Take the session back from the browser."""
-    response.delete_cookie(COOKIE, path="/", secure=is_tls(request), httponly=True, samesite="strict")
+    response.delete_cookie(
+        cookie_name(request), path="/", secure=is_tls(request), httponly=True, samesite="strict"
+    )
 
 
 def session_id_of(request: Request) -> str | None:
     """The session id the request's cookie gives, None without one (or one no id could be)."""
-    value = request.cookies.get(COOKIE)
+    value = request.cookies.get(cookie_name(request))
     if value is None or not 20 <= len(value) <= 100 or not value.isascii() or not value.isprintable():
         return None
     return value

@@ -23,6 +23,9 @@ class UploadLimits:
     """Bytes of bundles kept for a participant's bots' versions (`--upload-quota`, in MiB)."""
     body_s: float = 120.0
     """How long a body may take to arrive (64 MiB at about 0.5 MiB/s)."""
+    fields_s: float = 10.0
+    """How long the site's upload form may take to send what comes before its bundle's bytes (its fields,
+    the bundle's part headers)."""
     check_s: float = LAUNCH_CHECK_TIMEOUT_S
     """How long the uploaded bot has to answer in the sandbox."""
     check: CheckPlan = REGISTRATION_CHECK

@@ -175,16 +175,29 @@ async def upload(
 ) -> tuple[Registered, str, int]:
     """Process an upload of `body` as the module docstring says, its bot checked in `sandbox`: the bot as
     registered, the action and the status; a SiteError saying why it was refused."""
+    with gate.entered(holder):
+        return await admitted(body, db, holder, wanted, limits, unpacker, sandbox)
+
+
+async def admitted(
+    body: Body,
+    db: str | Path,
+    holder: TokenHolder,
+    wanted: Registration,
+    limits: UploadLimits,
+    unpacker: Unpacker,
+    sandbox: Sandbox,
+) -> tuple[Registered, str, int]:
+    """`upload` once its gate has let it in (the site's form enters the gate before it reads a byte)."""
     if body.declared is not None and body.declared > BUNDLE_BYTES:
         raise SiteError(413, f"the bundle is over {BUNDLE_BYTES:,} bytes")
-    with gate.entered(holder):
-        if holder.role != "host":
-            await _in_store(db, lambda store: _check_quotas(store, holder, limits))
-        folder = Path(await run_in_threadpool(tempfile.mkdtemp, None, "arena-upload-"))
-        try:
-            return await _process(body, db, holder, wanted, limits, unpacker, sandbox, folder / "bundle")
-        finally:
-            await run_in_threadpool(shutil.rmtree, folder, True)
+    if holder.role != "host":
+        await _in_store(db, lambda store: _check_quotas(store, holder, limits))
+    folder = Path(await run_in_threadpool(tempfile.mkdtemp, None, "arena-upload-"))
+    try:
+        return await _process(body, db, holder, wanted, limits, unpacker, sandbox, folder / "bundle")
+    finally:
+        await run_in_threadpool(shutil.rmtree, folder, True)
 
 
 async def _process(

@@ -6,7 +6,9 @@ proxy's X-Forwarded-For), so that the bound on sign-in attempts per client count
 
 from __future__ import annotations
 
+import logging
 import re
+import socket
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,13 +23,16 @@ from sqlalchemy import update
 from arena.ladder.ratings import rate_set
 from arena.ladder.store import LadderStore, relations
 from arena.site.app import SiteSettings, create_app
-from arena.site.sign_in import COOKIE, SignInLimits
+from arena.site.sign_in import COOKIE, TLS_COOKIE, SignInLimits
 from arena.site.upload_limits import UploadLimits
+from arena.site.uploading import UploadGate
 from fiftysix.wire import FaultCause, FaultRecord
 from tests.arena.ladder.match_support import save_match
 
 DELAY_S = 0.05
 LIMITS = SignInLimits(delay_s=DELAY_S, attempts=4)
+FIELDS_S = 1.5
+"""How long the upload form's fields may take here (a stalled form waits this long for its 408)."""
 SHOWN_DETAIL = "played 9H, which it does not hold"
 HELD_DETAIL = "played QS: the held-back detail"
 
@@ -41,6 +46,7 @@ class Arena:
     tokens: dict[str, str]
     over_match: str
     held_match: str
+    uploads: UploadGate
 
 
 def fault(detail: str) -> FaultRecord:
@@ -81,9 +87,10 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
             )
     finally:
         store.close()
-    settings = SiteSettings(db, sign_in=LIMITS, uploads=UploadLimits(per_hour=1))
-    with served(create_app(settings)) as url:
-        yield Arena(url, db, tokens, "over0", "held0")
+    settings = SiteSettings(db, sign_in=LIMITS, uploads=UploadLimits(per_hour=1, fields_s=FIELDS_S))
+    app = create_app(settings)
+    with served(app) as url:
+        yield Arena(url, db, tokens, "over0", "held0", app.state.uploads)
 
 
 _clients = iter(range(1, 250))
@@ -92,6 +99,20 @@ _clients = iter(range(1, 250))
 def client(arena: Arena) -> httpx2.Client:
     """A browser of its own (cookies), from an address of its own."""
     return httpx2.Client(base_url=arena.url, headers={"X-Forwarded-For": f"198.51.100.{next(_clients)}"})
+
+
+def add_token(arena: Arena, name: str) -> None:
+    store = LadderStore(arena.db)
+    try:
+        arena.tokens[name] = store.access.add_token(name, "participant", "host:command-line")
+    finally:
+        store.close()
+
+
+def raw_connection(arena: Arena) -> socket.socket:
+    """A connection to the site for what no HTTP client sends: a body cut short, or stalled."""
+    host, port = arena.url.removeprefix("http://").split(":")
+    return socket.create_connection((host, int(port)), timeout=20)
 
 
 def signed_in(arena: Arena, name: str) -> httpx2.Client:
@@ -126,18 +147,27 @@ def test_a_token_signs_in_to_a_session_cookie_and_nothing_of_either_is_logged(ar
     assert arena.tokens["ann"] not in cookie
     assert page.status_code == 200
     assert page.headers["cache-control"] == "no-store"
-    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    policy = {
+        rule.split()[0]: rule.split()[1:] for rule in page.headers["content-security-policy"].split(";")
+    }
+    assert policy["frame-ancestors"] == ["'none'"]
+    assert policy["default-src"] == ["'self'"]  # no inline script, nor another site's
+    assert policy["form-action"] == ["'self'"]
     assert {"ann", "ann-2"} <= set(re.findall(r'href="/account/bots/([^"]+)"', page.text))
     assert "/account/bots/bea" not in page.text
     for secret in (arena.tokens["ann"], session_id):
         assert secret not in page.text
         assert secret not in repr(logs)
     assert [entry["event"] for entry in logs] == ["signed_in"]
-    # Behind a TLS proxy that uvicorn trusts (127.0.0.1 here), the cookie is Secure.
-    behind_tls = client(arena).post(
-        "/sign-in", data={"token": arena.tokens["ann"]}, headers={"X-Forwarded-Proto": "https"}
-    )
+    # Behind a TLS proxy that uvicorn trusts (127.0.0.1 here), the cookie is Secure, and __Host-: a
+    # cookie that a page of a sibling host planted (it cannot plant that name) signs nobody in.
+    tls = {"X-Forwarded-Proto": "https"}
+    behind_tls = client(arena).post("/sign-in", data={"token": arena.tokens["ann"]}, headers=tls)
+    assert behind_tls.headers["set-cookie"].startswith(f"{TLS_COOKIE}=")
     assert "Secure" in behind_tls.headers["set-cookie"]
+    for name, status in ((TLS_COOKIE, 200), (COOKIE, 303)):
+        visit = client(arena).get("/account", headers={**tls, "Cookie": f"{name}={session_id}"})
+        assert visit.status_code == status, name
 
 
 def test_a_wrong_token_reads_only_wrong_token_after_the_same_delay(arena: Arena) -> None:
@@ -174,6 +204,43 @@ def test_sign_in_attempts_are_bounded_per_client(arena: Arena) -> None:
     assert "too many sign-in attempts" in refused.text
     assert int(refused.headers["retry-after"]) > 0
     assert client(arena).post("/sign-in", data={"token": "wrong"}).status_code == 401  # another client
+
+
+class Records(logging.Handler):
+    """The log records of a standard logger (uvicorn's, which logs a request's traceback)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def test_a_body_cut_short_is_one_log_line_and_no_traceback(arena: Arena) -> None:
+    """Anybody can start a sign-in and close the connection mid-body: the host's log gets one line."""
+    handler = Records()
+    errors = handler.records
+    uvicorn_errors = logging.getLogger("uvicorn.error")
+    uvicorn_errors.addHandler(handler)
+    try:
+        with structlog.testing.capture_logs() as logs:
+            with raw_connection(arena) as raw:
+                raw.sendall(
+                    b"POST /sign-in HTTP/1.1\r\nHost: site\r\nContent-Length: 100\r\n"
+                    + f"X-Forwarded-For: 198.51.100.{next(_clients)}\r\n".encode()
+                    + b"Content-Type: application/x-www-form-urlencoded\r\n\r\ntoken=a56_"
+                )
+            deadline = time.monotonic() + 20
+            while not errors and not any(entry["event"] == "request_abandoned" for entry in logs):
+                assert time.monotonic() < deadline, "the site said nothing of the request"
+                time.sleep(0.02)
+    finally:
+        uvicorn_errors.removeHandler(handler)
+    assert [record.getMessage() for record in errors] == []
+    assert [entry for entry in logs if entry["event"] == "request_abandoned"] == [
+        {"event": "request_abandoned", "path": "/sign-in", "log_level": "info"}
+    ]
 
 
 def test_a_sign_in_form_sent_from_another_site_is_refused(arena: Arena) -> None:
@@ -232,6 +299,11 @@ def test_every_form_needs_the_sessions_own_csrf_token(arena: Arena) -> None:
     for origin in ("https://evil.example", "null", f"{arena.url}.evil.example"):
         refused = ann.post("/sign-out", data={"csrf": ann_csrf}, headers={"Origin": origin})
         assert refused.status_code == 403
+        # The browser sends no SameSite=Strict cookie with another site's form; the answer must not
+        # take the cookie back either (a page of another site signing its visitors out).
+        cross_site = client(arena).post("/sign-out", headers={"Origin": origin})
+        assert cross_site.status_code == 403
+        assert COOKIE not in cross_site.headers.get("set-cookie", "")
     upload = ann.post(
         "/account/upload", data={"csrf": bea_csrf, "run": "python bot.py"}, files={"bundle": ("b.zip", b"PK")}
     )
@@ -281,6 +353,7 @@ def test_another_entrant_cannot_see_an_entrants_bot_pages(arena: Arena) -> None:
     for path in GUESSES:
         answer = bea.get(path)
         assert answer.status_code == 404, path
+        assert "<h1>404</h1>" in answer.text
         assert "no such page" in answer.text
         for private in ("ann-2", SHOWN_DETAIL, "over0", "held0"):
             assert private not in answer.text
@@ -336,3 +409,35 @@ def test_the_upload_form_goes_through_the_apis_path_and_quota(arena: Arena) -> N
     finally:
         store.close()
     assert ("participant:ann", "upload_refused") in writes
+
+
+def test_the_upload_form_is_an_upload_from_its_first_byte(arena: Arena) -> None:
+    """The form's fields are read inside the uploads' gate (another form of the token meanwhile is a
+    429 at once), and a form that stops before its bundle is a 408, not a connection held for ever."""
+    add_token(arena, "dee")
+    dee = signed_in(arena, "dee")
+    csrf = csrf_of(dee.get("/account").text)
+    fields = "".join(
+        f'--stalled\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'
+        for name, value in (("csrf", csrf), ("run", "python bot.py"))
+    )
+    with raw_connection(arena) as raw:
+        raw.sendall(
+            f"POST /account/upload HTTP/1.1\r\nHost: site\r\nCookie: {COOKIE}={dee.cookies[COOKIE]}\r\n"
+            "Content-Type: multipart/form-data; boundary=stalled\r\nContent-Length: 10000\r\n\r\n"
+            f"{fields}--stalled".encode()  # and then not the bundle's part headers, nor anything
+        )
+        deadline = time.monotonic() + 20
+        while "participant:dee" not in arena.uploads.uploading:
+            assert time.monotonic() < deadline, "the form is not counted as an upload in progress"
+            time.sleep(0.01)
+        second = dee.post(
+            "/account/upload", data={"csrf": csrf, "run": "python bot.py"}, files={"bundle": ("b.zip", b"PK")}
+        )
+        assert second.status_code == 429
+        assert "an upload of this token is in progress" in second.text
+        answer = b""
+        while b"\r\n" not in answer:
+            answer += raw.recv(1000) or b"\r\n"
+    assert answer.startswith(b"HTTP/1.1 408 ")
+    assert arena.uploads.uploading == []

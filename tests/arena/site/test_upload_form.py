@@ -1,5 +1,6 @@
 """The upload form read as it streams: its fields, then its file's bytes exactly, however the body is cut
-into chunks (a delimiter split across two of them included); any other shape of form is a 400."""
+into chunks (a delimiter split across two of them included), whatever the file holds (hypothesis); any
+other shape of form is a 400, whatever bytes are put in it or taken out."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import asyncio
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from starlette.requests import Request
 
 from arena.site.data import SiteError
@@ -116,3 +119,39 @@ def test_any_other_form_is_a_400_that_says_what(data: bytes, content_type: str |
         read(data, 7, content_type)
     assert refused.value.status == 400
     assert says in refused.value.message
+
+
+DELIMITER = b"\r\n--" + BOUNDARY.encode()
+ENDINGS = [b"", b"\r", b"\r\n", b"\r\n-", b"\r\n--", DELIMITER[:-1], DELIMITER[:-1] + b"--\r\n"]
+"""What a file may end with that looks like the start of the delimiter after it."""
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.binary(max_size=200), st.sampled_from(ENDINGS), st.text(max_size=40), st.integers(1, 80))
+def test_any_file_and_run_command_come_through_whatever_the_chunks(
+    start: bytes, ending: bytes, run: str, chunk: int
+) -> None:
+    file = start + ending
+    data = body([("csrf", b"abc", None), ("run", run.encode(), None), ("bundle", file, "b.tgz")])
+    if DELIMITER in b"\r\n" + run.encode() + b"\r\n" or DELIMITER in file + DELIMITER[:-1]:
+        return  # a value that holds the delimiter ends there: a browser's boundary is in none of its data
+    fields, got, _declared = read(data, chunk)
+    assert fields == {"csrf": "abc", "run": run}
+    assert got == file
+
+
+def status_of(data: bytes, chunk: int) -> int:
+    """200 when the form reads, else the status of its refusal."""
+    try:
+        read(data, chunk)
+    except SiteError as refused:
+        return refused.status
+    return 200
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300), st.integers(0, len(GOOD)), st.integers(0, 300), st.integers(1, 80))
+def test_any_body_is_read_or_a_400(spliced: bytes, at: int, cut: int, chunk: int) -> None:
+    """Bytes put anywhere in a good form, or taken out of it: the form reads, or is a 400, never
+    another error."""
+    assert status_of(GOOD[:at] + spliced + GOOD[at + cut :], chunk) in (200, 400)

@@ -45,3 +45,9 @@ def _escape(character: str) -> str:
     if code < 0x10000:
         return f"\\u{code:04x}"
     return f"\\U{code:08x}"
+
+
+def safe_lines(text: str) -> list[str]:
+    """A bot's multi-line output as lines to show: each line `safe_text`-escaped but never cut (the
+    output was capped when it was kept)."""
+    return [safe_text(line, 10 * len(line) + 1) for line in text.splitlines()]

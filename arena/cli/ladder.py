@@ -21,7 +21,7 @@ from arena.ladder.ray_play import RayMatches
 from arena.ladder.run_bots import ladder_bots
 from arena.ladder.store import OUTPUTS_KEPT, LadderStore, StoreError
 from arena.sandbox import bubblewrap
-from arena.untrusted import safe_text
+from arena.untrusted import safe_lines, safe_text
 
 SAMPLE_BOTS: Final = {
     "random": "python -m sample_bots.random_bot --port 0 --port-file {port_file}",
@@ -310,8 +310,8 @@ def print_outputs(args: argparse.Namespace) -> int:
             f"== match {match} seat {output.seat}: {safe_text(output.bot, 64)}{version}: "
             f"{len(output.output):,} bytes{dropped}"
         )
-        for line in output.text.splitlines():
-            print(safe_text(line, 10 * len(line) + 1))  # escaped, never cut
+        for line in safe_lines(output.text):
+            print(line)
     return 0
 
 

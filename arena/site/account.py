@@ -23,7 +23,6 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from arena.ladder.registration import Registration
 from arena.ladder.store import LadderStore, StoreError, TokenHolder
 from arena.site import data, entrants, management, params, sign_in, uploading
 from arena.site.data import SiteError
@@ -95,6 +94,7 @@ class AccountPages:
             Route("/sign-out", self.sign_out, methods=["POST"]),
             Route("/account", self.account_page),
             Route("/account/bots/{name}", self.bot_page),
+            Route("/account/bots/{name}/matches/{match_id}/output", self.output_page),
             Route("/account/upload", self.upload, methods=["POST"]),
         ]
 
@@ -210,6 +210,16 @@ class AccountPages:
         accepted = next((v for v in shown["versions"] if str(v["version"]) == uploaded), None)
         return self.page("account_bot.html", viewer, data=shown, accepted=accepted, page_url=page_url)
 
+    async def output_page(self, request: Request) -> Response:
+        """The bot's own output in one of its matches, once the match's set is over."""
+        viewer = await self.viewer(request)
+        if viewer is None:
+            return _to_sign_in()
+        name = params.bot_name(str(request.path_params["name"]))
+        match_id = params.match_id(str(request.path_params["match_id"]))
+        shown = await self.read(lambda store: entrants.match_output(store, viewer.holder, name, match_id))
+        return self.page("account_output.html", viewer, data=shown)
+
     # The upload form.
 
     async def upload(self, request: Request) -> Response:
@@ -230,8 +240,7 @@ class AccountPages:
         with self.gate.entered(holder):
             run, bundle = await self._form(form, viewer.session_id)
             try:
-                launch = management.upload_request(holder, holder.name, run or None)
-                wanted = Registration(holder.name, launch=launch, owner=management.owner_of(holder))
+                wanted = management.upload_registration(holder, holder.name, run or None)
                 limits = self.settings
                 done, _action, _status = await uploading.admitted(
                     bundle, limits.db, holder, wanted, limits.uploads, self.unpacker, limits.sandbox

@@ -201,8 +201,7 @@ def create_app(settings: SiteSettings) -> Starlette:
         holder = await read(
             lambda store: management.holder_of(store.access, request.headers.get("authorization"))
         )
-        launch = management.upload_request(holder, name, params.single(request.query_params, "run"))
-        wanted = Registration(name, launch=launch, owner=management.owner_of(holder), by=holder.name)
+        wanted = management.upload_registration(holder, name, params.single(request.query_params, "run"))
         done, action, status = await uploading.upload(
             uploading.request_body(request),
             settings.db,

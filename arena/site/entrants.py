@@ -1,7 +1,8 @@
 """What the signed-in pages show, as dictionaries (reads only, like data.py, whose rules they keep: a
-match's record and its faults' details stay held back until its set is over): an entrant's bots, each
-bot's versions with when each ran and its rating then, its matches with its own faults; the host's
-entrants, their bots and the ladder's recent faults.
+match's record and its faults' details stay held back until its set is over): an entrant's bots and the
+checks of their uploads item by item, each bot's versions with when each ran, its rating then and the
+check it went through, its matches with its own faults, and its own output in a match (held back like
+the record); the host's entrants, their bots and the ladder's recent faults.
 
 Who may see what is decided here, once: an entrant sees the bots they own (a bot's `owner` is the name
 of the token that registered it), the host every bot, and a bot that is not the viewer's reads exactly as
@@ -12,16 +13,19 @@ from __future__ import annotations
 from typing import Any, Final
 
 from arena.ladder import Standing, default_pool, ladder_standings
-from arena.ladder.store import BotEntry, LadderStore, StoreError, TokenHolder, Upload
+from arena.ladder.store import BotCheck, BotEntry, LadderStore, StoreError, TokenHolder, Upload
 from arena.ladder.store.browse import RatingPoint
 from arena.site import data
 from arena.site.data import HISTORY_POINTS, SiteError, status_of
+from arena.untrusted import safe_lines
 
 NOT_FOUND: Final = "no such page"
 """What a page the viewer may not see says: the same as a page that does not exist."""
 FAULT_MATCHES: Final = 200
 """The host's page lists the faults of the ladder's last this many matches."""
 FAULTS_SHOWN: Final = 50
+CHECKS_SHOWN: Final = 10
+"""An entrant's page shows the checks of their last this many uploads (refused ones included)."""
 
 
 def not_found() -> SiteError:
@@ -60,6 +64,28 @@ def entrant(store: LadderStore, holder: TokenHolder) -> dict[str, Any]:
         "bots": bots,
         "upload_bot": target,
         "upload_bot_exists": any(bot.name == target for bot in registered),
+        "checks": [check_view(check) for check in store.checks.checks_by(holder.name, CHECKS_SHOWN)],
+    }
+
+
+def check_view(check: BotCheck) -> dict[str, Any]:
+    """A kept check as a page shows it: when, what it registered (or that it refused), and every item
+    as `arena check-bot` reports it, with the bot's first lines of output where an item quotes them."""
+    return {
+        "id": check.id,
+        "bot": check.bot,
+        "checked_at": check.checked_at,
+        "version": check.version,
+        "passed": check.passed,
+        "items": [
+            {
+                "name": item.name,
+                "status": item.status.value,
+                "reason": item.reason,
+                "output": None if item.output is None else safe_lines(item.output),
+            }
+            for item in check.report.items
+        ],
     }
 
 
@@ -96,6 +122,10 @@ def versions(store: LadderStore, name: str, pool: str) -> list[dict[str, Any]]:
     uploads = store.uploads.uploads_of(name)
     running = store.uploads.launched_versions().get(name)
     history = store.browse.rating_history(name, pool, HISTORY_POINTS)
+    checks: dict[int, BotCheck] = {}
+    for check in store.checks.checks_of_bot(name):  # newest first: a version's last check
+        if check.version is not None:
+            checks.setdefault(check.version, check)
     shown = []
     for index, upload in enumerate(uploads):
         newest = index + 1 == len(uploads)
@@ -112,6 +142,7 @@ def versions(store: LadderStore, name: str, pool: str) -> list[dict[str, Any]]:
                 "running": running_now,
                 "rated_sets": None if rated is None else len(rated),
                 "rating": rated[-1].after if rated else None,
+                "check": check_view(checks[upload.version]) if upload.version in checks else None,
             }
         )
     return shown[::-1]
@@ -157,6 +188,39 @@ def host_view(store: LadderStore) -> dict[str, Any]:
         "faults": faults[:FAULTS_SHOWN],
         "fault_matches": FAULT_MATCHES,
     }
+
+
+def match_output(store: LadderStore, holder: TokenHolder, name: str, match_id: str) -> dict[str, Any]:
+    """What the bot `name` wrote in a match, seat by seat, as the arena kept it: for its owner only the
+    seats of bots they own (`OutputStore.own`), for the host every seat of the bot; for both only once the
+    match's set is over, as its record (the other rotations of the set replay the same deals)."""
+    _visible_bot(store, holder, name)
+    try:
+        summary = store.browse.match_summary(match_id)
+    except StoreError:
+        raise not_found() from None
+    if name not in summary.match.team_bots:
+        raise not_found()
+    held_back = summary.held_back
+    if held_back is not None:
+        return {"name": name, "match_id": match_id, "held_back": held_back, "seats": []}
+    kept = (
+        store.outputs.of_match(match_id)
+        if holder.role == "host"
+        else store.outputs.own(match_id, holder.name)
+    )
+    seats = [
+        {
+            "seat": output.seat,
+            "version": output.version,
+            "bytes": len(output.output),
+            "dropped": output.dropped,
+            "lines": safe_lines(output.text),
+        }
+        for output in kept
+        if output.bot == name
+    ]
+    return {"name": name, "match_id": match_id, "held_back": None, "seats": seats}
 
 
 def _visible_bot(store: LadderStore, holder: TokenHolder, name: str) -> BotEntry:

@@ -127,6 +127,14 @@ def bot_request(holder: TokenHolder, document: dict[str, Any]) -> tuple[str, str
     return name, ",".join(parts)
 
 
+def upload_registration(holder: TokenHolder, name: str, run: str | None) -> Registration:
+    """The registration an upload asks for (`POST /api/bots/NAME/upload` or the entrant's upload form),
+    checked: how the bot starts (`upload_request`), its owner, and who asked (the check is kept as theirs)."""
+    return Registration(
+        name, launch=upload_request(holder, name, run), owner=owner_of(holder), by=holder.name
+    )
+
+
 def upload_request(holder: TokenHolder, name: str, run: str | None) -> Launch:
     """How the bot a POST /api/bots/NAME/upload sends starts, checked: a participant uploads only their
     own bot; always in the sandbox (the site never runs a stranger's files unsandboxed)."""

@@ -1,9 +1,10 @@
 """An entrant's pages in a real browser (Debian's Chromium driven by Playwright, as test_browser.py
 drives it), end to end: entrant ann signs in with her token, uploads a bot that fails the arena's check
-and reads why on her page, uploads a fixed one (accepted: version 1), sees it rated after a short ladder
-run (`arena ladder run` in a process of its own, her bot in the sandbox against a host's bot), opens a
-match of it; then entrant bea signs in and reaches none of ann's pages, and the host sees the entrants.
-Every page fits 375 px.
+and reads why on her page (the check's report, item by item, with her bot's first words), uploads a fixed
+one (accepted: version 1, its passed check on its page), sees it rated after a short ladder run (`arena
+ladder run` in a process of its own, her bot in the sandbox against a host's bot), opens a match of it
+and reads what her bot wrote in it; then entrant bea signs in and reaches none of ann's pages (her bot's
+output included), and the host sees the entrants. Every page fits 375 px.
 
 Screenshots (desktop and 375 px wide, `account-*.png`) are saved as the run's test artifacts to
 `test-artifacts/screenshots/` (or `$SITE_SCREENSHOTS`), where test_browser.py saves its own (ignored by
@@ -29,6 +30,20 @@ from sdk import start
 from tests.arena.sandbox.sandbox_support import random_bot_bundle, require_bubblewrap
 
 BROKEN = 'raise SystemExit("this bot is broken: fix me")\n'
+TALKING = """import sys
+
+from sample_bots.random_bot import RandomBot
+from sample_bots.run import run_bot
+
+
+class TalkingBot(RandomBot):
+    def on_deal_end(self, result):
+        print(f"ann's bot: deal {result.number} over", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    run_bot(TalkingBot)
+"""
 
 
 def broken_bundle(folder: Path) -> Path:
@@ -39,6 +54,20 @@ def broken_bundle(folder: Path) -> Path:
     with tarfile.open(archive, "w:gz") as tar:
         tar.add(source, "bot.py")
     return archive
+
+
+def talking_bundle(folder: Path) -> Path:
+    """The random bot's bundle with a bot.py that says a line on its standard error at each deal's end."""
+    archive = random_bot_bundle(folder)
+    source = folder / "talking.py"
+    source.write_text(TALKING)
+    talking = folder / "talking.tar.gz"
+    with tarfile.open(archive) as old, tarfile.open(talking, "w:gz") as new:
+        for member in old.getmembers():
+            if member.name != "bot.py":
+                new.addfile(member, old.extractfile(member) if member.isfile() else None)
+        new.add(source, "bot.py")
+    return talking
 
 
 def ladder_run(db: Path) -> None:
@@ -86,7 +115,7 @@ def test_an_entrant_uploads_is_refused_fixes_it_sees_it_rated_and_nobody_else_se
         store.registry.add_bot("rival", address=f"127.0.0.1:{rival.port}")
     finally:
         store.close()
-    broken, fixed = broken_bundle(tmp_path), random_bot_bundle(tmp_path)
+    broken, fixed = broken_bundle(tmp_path), talking_bundle(tmp_path)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     settings = SiteSettings(db, sign_in=SignInLimits(delay_s=0.05))
     try:
@@ -112,6 +141,11 @@ def test_an_entrant_uploads_is_refused_fixes_it_sees_it_rated_and_nobody_else_se
             refusal.wait_for()
             assert "did not start" in refusal.inner_text()
             assert "this bot is broken: fix me" in refusal.inner_text()
+            report = page.locator("#checks details.check.refused").first
+            assert "refused" in report.locator("summary").inner_text()
+            failed = report.locator("li.item.fail").first.inner_text()
+            assert "FAIL" in failed
+            assert "this bot is broken: fix me" in failed
             page.screenshot(path=str(SCREENSHOTS / "account-refused.png"), full_page=True)
             fits_a_phone(page, "refused")
 
@@ -122,6 +156,7 @@ def test_an_entrant_uploads_is_refused_fixes_it_sees_it_rated_and_nobody_else_se
             page.wait_for_url("**/account/bots/ann?uploaded=1")
             assert "version 1" in page.locator(".accepted").inner_text()
             assert "running now" in page.locator("#version-1").inner_text()
+            assert "passed" in page.locator("#version-1 details.check.passed summary").inner_text()
 
             # Rated after a ladder run; a match of it opens.
             ladder_run(db)
@@ -131,6 +166,15 @@ def test_an_entrant_uploads_is_refused_fixes_it_sees_it_rated_and_nobody_else_se
             assert page.locator("article.match").count() == 2
             page.screenshot(path=str(SCREENSHOTS / "account-bot.png"), full_page=True)
             fits_a_phone(page, "bot")
+            # Her bot's own output in a match: the line it wrote at the end of the match's one deal.
+            page.locator("article.match .output-link").first.click()
+            page.wait_for_url("**/output")
+            output_url = page.url
+            said = page.locator("section.seat-output pre.output").first.inner_text()
+            assert "ann's bot: deal 1 over" in said
+            page.screenshot(path=str(SCREENSHOTS / "account-output.png"), full_page=True)
+            fits_a_phone(page, "output")
+            page.go_back()
             page.locator("article.match h3 a").first.click()
             page.wait_for_url("**/matches/*")
             page.wait_for_selector("#table .seat .card")
@@ -143,7 +187,7 @@ def test_an_entrant_uploads_is_refused_fixes_it_sees_it_rated_and_nobody_else_se
             page.wait_for_url(site + "/")
             sign_in(page, site, bea)
             assert "ann" not in page.locator("main").inner_text()
-            for path in ("/account/bots/ann", "/account/bots/ann?page=1"):
+            for path in ("/account/bots/ann", "/account/bots/ann?page=1", output_url.removeprefix(site)):
                 answer = page.goto(site + path)
                 assert answer is not None
                 assert answer.status == 404

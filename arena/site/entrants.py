@@ -17,7 +17,7 @@ from arena.ladder.store import BotCheck, BotEntry, LadderStore, StoreError, Toke
 from arena.ladder.store.browse import RatingPoint
 from arena.site import data
 from arena.site.data import HISTORY_POINTS, SiteError, status_of
-from arena.untrusted import safe_lines
+from arena.untrusted import safe_lines, safe_text
 
 NOT_FOUND: Final = "no such page"
 """What a page the viewer may not see says: the same as a page that does not exist."""
@@ -136,7 +136,9 @@ def versions(store: LadderStore, name: str, pool: str) -> list[dict[str, Any]]:
             {
                 "version": upload.version,
                 "sha256": upload.sha256,
-                "run": upload.run,
+                "run": safe_text(
+                    upload.run, 2000
+                ),  # an entrant's text: control and direction characters escaped
                 "from": upload.uploaded_at,
                 "until": until,
                 "running": running_now,

@@ -65,3 +65,16 @@ def test_an_entrants_page_lists_their_checks_and_a_version_its_own(tmp_path: Pat
         ]
     finally:
         store.close()
+
+
+def test_a_versions_run_command_is_shown_with_its_control_characters_escaped(tmp_path: Path) -> None:
+    # An entrant chooses the run command; the host reads it on the bot's page: no direction override or
+    # terminal escape reaches the page as it is.
+    store = LadderStore(tmp_path / "ladder.db")
+    try:
+        store.registry.add_bot("ann", command="python bot.py --socket {socket}", owner="ann")
+        store.uploads.add_upload("ann", "0" * 64, "python bot.py \u202e\x1b[2J --socket {socket}")
+        shown = entrants.versions(store, "ann", "4p-pairs")
+        assert [version["run"] for version in shown] == ["python bot.py \\u202e\\x1b[2J --socket {socket}"]
+    finally:
+        store.close()

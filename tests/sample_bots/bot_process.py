@@ -1,9 +1,16 @@
-"""A sample bot run as a process of its own (the JavaScript and C++ bots), as their tests see it."""
+"""A sample bot run as a process of its own (the JavaScript, C++ and Go bots), as their tests see it."""
 
 from __future__ import annotations
 
 import subprocess
+import threading
+import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+START_TIMEOUT_S: Final = 15.0
 
 
 @dataclass
@@ -23,3 +30,33 @@ class BotProcess:
     def errors(self) -> list[str]:
         """The error events the bot logged so far."""
         return [line for line in list(self.lines) if any(f'"{event}"' in line for event in self.error_events)]
+
+
+def drain(stream: Iterable[str], lines: list[str]) -> None:
+    """Read a bot's stderr to the end, so its pipe never fills."""
+    for line in stream:
+        lines.append(line)
+
+
+def start_with_port_file(command: list[str], port_file: Path, error_events: tuple[str, ...]) -> BotProcess:
+    """Start a bot that binds port 0 and writes the port it bound to `port_file` (`--port-file`, as the
+    arena starts a command bot), and read it as the arena does; killed, with its stderr in the error, when
+    it exits or writes nothing within START_TIMEOUT_S."""
+    process = subprocess.Popen(
+        [*command, "--port", "0", "--port-file", str(port_file)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    lines: list[str] = []
+    threading.Thread(target=drain, args=(process.stderr, lines), daemon=True).start()
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while not port_file.exists():
+        if time.monotonic() > deadline or process.poll() is not None:
+            process.kill()
+            process.wait(10)
+            raise AssertionError(f"{command[0]} did not start; its stderr:\n{''.join(lines)}")
+        time.sleep(0.01)
+    return BotProcess(process, int(port_file.read_text().strip()), error_events, lines)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from bot_process import BotProcess
+from bot_process import BotProcess, drain, start_with_port_file
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.check import Status, check_bot
@@ -50,7 +50,6 @@ ROOT = Path(__file__).resolve().parents[2]
 CPP_DIR = ROOT / "sample_bots" / "cpp"
 JS_DIR = ROOT / "sample_bots" / "js"
 BUILD_ENV = "FIFTYSIX_CPP_BOT_BUILD"
-START_TIMEOUT_S = 15.0
 BUILD_TIMEOUT_S = 900.0
 # What the bot logs when something goes wrong on its side (a rejected arena message is tested apart).
 ERROR_EVENTS = ("bot_failed", "bot_failed_to_start", "arena_message_ignored")
@@ -152,33 +151,11 @@ def stop(bot: BotProcess) -> int:
         raise
 
 
-def _drain(stream: Iterator[str], lines: list[str]) -> None:
-    """Read the bot's stderr to the end, so its pipe never fills."""
-    for line in stream:
-        lines.append(line)
-
-
 def start_bot(binary: Path, port_file: Path) -> BotProcess:
     """Start the bot on port 0 and read the port it bound from its port file, as the arena does."""
-    process = subprocess.Popen(
-        [str(binary), "--port", "0", "--port-file", str(port_file)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stderr is not None
-    lines: list[str] = []
-    threading.Thread(target=_drain, args=(process.stderr, lines), daemon=True).start()
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while not port_file.exists():
-        if time.monotonic() > deadline or process.poll() is not None:
-            process.kill()
-            raise AssertionError(f"the C++ bot did not start; its stderr:\n{''.join(lines)}")
-        time.sleep(0.01)
-    port = int(port_file.read_text().strip())
+    bot = start_with_port_file([str(binary)], port_file, ERROR_EVENTS)
     assert sorted(path.name for path in port_file.parent.iterdir()) == [port_file.name]  # no temporary left
-    return BotProcess(process, port, ERROR_EVENTS, lines)
+    return bot
 
 
 @pytest.fixture(scope="module")
@@ -282,7 +259,7 @@ def js_bot_address() -> Iterator[str]:
         for line in process.stderr:  # the first line says where it serves
             event = json.loads(line)
             assert event["event"] == "bot_serving", line
-            threading.Thread(target=_drain, args=(process.stderr, []), daemon=True).start()
+            threading.Thread(target=drain, args=(process.stderr, []), daemon=True).start()
             yield f"127.0.0.1:{event['port']}"
             break
         else:

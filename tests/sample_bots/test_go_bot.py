@@ -18,13 +18,12 @@ import os
 import shutil
 import subprocess
 import tarfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from bot_process import BotProcess
+from bot_process import BotProcess, start_with_port_file
 
 from arena.check import Status, check_bot
 from sdk import BotServer
@@ -36,7 +35,6 @@ KIT = ROOT / "sample_bots" / "go"
 BUILD_ENV = "FIFTYSIX_GO_BOT_BUILD"
 TOOLS = ("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc")
 GRPC_SOURCES = Path("/usr/share/gocode/src/google.golang.org/grpc")
-START_TIMEOUT_S = 15.0
 BUILD_TIMEOUT_S = 900.0
 # What the kit logs when something goes wrong on the bot's side.
 ERROR_EVENTS = ("bot_failed", "bot_failed_to_start", "arena_message_rejected", "bot_chose_illegal_move")
@@ -92,33 +90,15 @@ def _go(go_build: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
     return _run([go, *arguments], GO111MODULE="off", GOPATH=gopath.stdout.strip(), GOFLAGS="")
 
 
-def _drain(stream: Iterator[str], lines: list[str]) -> None:
-    """Read the bot's stderr to the end, so its pipe never fills."""
-    for line in stream:
-        lines.append(line)
-
-
 @pytest.fixture(scope="module")
 def go_bot(go_build: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BotProcess]:
     """The sample bot on port 0, its port read from its port file as the arena reads it."""
-    port_file = tmp_path_factory.mktemp("go-bot") / "port"
-    process = subprocess.Popen(
-        [str(go_build / "go_bot"), "--port", "0", "--port-file", str(port_file)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+    bot = start_with_port_file(
+        [str(go_build / "go_bot")], tmp_path_factory.mktemp("go-bot") / "port", ERROR_EVENTS
     )
-    assert process.stderr is not None
-    lines: list[str] = []
-    threading.Thread(target=_drain, args=(process.stderr, lines), daemon=True).start()
+    process, lines = bot.process, bot.lines
     try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not port_file.exists():
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise AssertionError(f"the Go bot did not start; its stderr:\n{''.join(lines)}")
-            time.sleep(0.01)
-        yield BotProcess(process, int(port_file.read_text()), ERROR_EVENTS, lines)
+        yield bot
     finally:
         process.terminate()
         status = process.wait(10)

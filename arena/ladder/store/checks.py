@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Final
 
-from sqlalchemy import ColumnElement, select
+from sqlalchemy import ColumnElement, and_, delete, select
 
 from arena.check.report import CheckReport
 from arena.ladder.store.file import StoreError, StorePart, every_method_store_errors, is_integer, is_number
@@ -19,6 +19,10 @@ from arena.ladder.store.relations import bot_checks
 
 LISTED: Final = 50
 """How many checks a listing gives by default, newest first."""
+UNREGISTERED_KEPT: Final = 50
+"""How many checks that registered no version (refused ones, and the host's commands) each bot keeps: the
+newest; an older one goes as a new one is kept, so an entrant's refused uploads (up to `--uploads-per-hour`
+of them) cannot grow the database without end. A version's check stays while the version does."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +70,8 @@ class CheckStore(StorePart):
         }
         with self._transaction():
             key = self._conn.execute(bot_checks.insert().values(**row)).inserted_primary_key
+            if version is None:
+                self._forget_unregistered(bot)
         assert key is not None
         return BotCheck(int(key[0]), bot, owner, now, version, report.ok, report)
 
@@ -86,6 +92,19 @@ class CheckStore(StorePart):
         if not found:
             raise StoreError(f"no check {check_id} in {self.name}")
         return found[0]
+
+    def _forget_unregistered(self, bot: str) -> None:
+        """Forget the bot's checks that registered no version, but the newest UNREGISTERED_KEPT."""
+        unregistered = and_(bot_checks.c.bot == bot, bot_checks.c.version.is_(None))
+        oldest_kept = (
+            select(bot_checks.c.id)
+            .where(unregistered)
+            .order_by(bot_checks.c.id.desc())
+            .offset(UNREGISTERED_KEPT - 1)
+            .limit(1)
+            .scalar_subquery()
+        )
+        self._conn.execute(delete(bot_checks).where(unregistered, bot_checks.c.id < oldest_kept))
 
     def _checks(self, where: ColumnElement[bool], limit: int) -> list[BotCheck]:
         if "bot_checks" not in self._relations():

@@ -24,6 +24,7 @@ from arena.ladder.store import browse as store_browse
 from arena.ladder.store import outputs as store_outputs
 from arena.ladder.store import rows as store_rows
 from arena.ladder.store.access import TokenHolder
+from arena.ladder.store.checks import UNREGISTERED_KEPT
 from arena.ladder.store.database import OLD_DEALS
 from arena.ladder.store.entries import BotEntry, isolated
 from arena.ladder.store.file import DuplicateMatchError, StoreError
@@ -542,6 +543,17 @@ def test_checks_are_kept_refused_or_passed_and_read_back_newest_first(store: Lad
         store.file._conn.execute(update(relations.bot_checks).values(report='{"items": 3}'))
     with pytest.raises(StoreError, match="damaged"):
         store.checks.checks_of_bot("x")
+
+
+def test_a_bot_keeps_its_newest_unregistered_checks_and_every_versions(store: LadderStore) -> None:
+    failed = CheckReport("unix:/tmp/arena/bot.sock", 1000, [CheckItem("handshake", Status.FAIL, "no", "h")])
+    passed = CheckReport("unix:/tmp/arena/bot.sock", 1000, [CheckItem("handshake", Status.PASS, "ok", "h")])
+    registered = store.checks.record_check("x", "ann", passed, 1)
+    refused = [store.checks.record_check("x", "ann", failed) for _ in range(UNREGISTERED_KEPT + 3)]
+    other = store.checks.record_check("y", "bea", failed)
+    kept = store.checks.checks_of_bot("x", limit=1000)
+    assert kept == [*refused[::-1][:UNREGISTERED_KEPT], registered]  # the 3 oldest refused ones went
+    assert store.checks.checks_of_bot("y") == [other]
 
 
 def test_what_quotas_and_prunes_read_of_uploads(store: LadderStore) -> None:

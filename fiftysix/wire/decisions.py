@@ -83,13 +83,11 @@ _TURN_FIELDS: Final = {
 }
 """The phase and seat to act of every decision there can be."""
 _DOUBLING_FIELDS: Final = {doubling: _uint(_DOUBLING, doubling) for doubling in (1, 2, 4)}
+_CARD_BYTES: Final = {card: card_message(card).SerializeToString() for card in ALL_CARDS}
+"""Each card as a serialized Card message, the piece every structured card field is written from."""
 _HAND_ENTRIES: Final = {card: _embedded(_HAND, str(card).encode()) for card in ALL_CARDS}
-_HAND_CARD_ENTRIES: Final = {
-    card: _embedded(_HAND_CARDS, card_message(card).SerializeToString()) for card in ALL_CARDS
-}
-_WINNING_CARDS: Final = {
-    card: _embedded(_TRICK_WINNING_CARD, card_message(card).SerializeToString()) for card in ALL_CARDS
-}
+_HAND_CARD_ENTRIES: Final = {card: _embedded(_HAND_CARDS, _CARD_BYTES[card]) for card in ALL_CARDS}
+_WINNING_CARDS: Final = {card: _embedded(_TRICK_WINNING_CARD, _CARD_BYTES[card]) for card in ALL_CARDS}
 _CARD_TEXTS: Final[dict[Move, bytes]] = {
     card: _embedded(_LEGAL_MOVES, str(card).encode()) for card in ALL_CARDS
 }
@@ -113,9 +111,7 @@ _TRICK_LEADER, _TRICK_PLAYS, _TRICK_WINNER_SEAT, _TRICK_POINTS, _TRICK_WON_WITH 
 _TRICK_PLAY_ENTRIES: Final = tuple(
     {card: _embedded(_TRICK_PLAYS, play) for card, play in plays.items()} for plays in _PLAY_MESSAGES
 )
-_TRICK_WINNING_CARDS: Final = {
-    card: _embedded(_TRICK_WON_WITH, card_message(card).SerializeToString()) for card in ALL_CARDS
-}
+_TRICK_WINNING_CARDS: Final = {card: _embedded(_TRICK_WON_WITH, _CARD_BYTES[card]) for card in ALL_CARDS}
 
 
 def _trick_entry(trick: Trick) -> bytes:

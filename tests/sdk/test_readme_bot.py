@@ -5,7 +5,6 @@ command sdk/README.md registers it with."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import re
 import types
@@ -17,7 +16,7 @@ from arena.check import Status, check_bot
 from fiftysix.engine import Match, MatchRules
 from sample_bots.random_bot import RandomBot
 from sdk import Bot, BotView, start
-from tests.cli_in_process import run_here
+from tests.cli_in_process import played_without_faults, run_here
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -85,7 +84,4 @@ def test_readme_bot_registered_as_a_command_plays_a_ladder(
         opponent.stop(0)
     assert run.returncode == 0, run.stderr
     assert "(2 sets rated, 0 faults)" in run.stdout, run.stdout
-    shown = run_here(capsys, "ladder", "show", "--db", db, "--json")
-    standings = {line["bot"]: line for line in json.loads(shown.stdout)}
-    assert standings["mine"]["matches"] == 4
-    assert all(count == 0 for count in standings["mine"]["faults"].values())
+    assert played_without_faults(capsys, db, "mine")["matches"] == 4

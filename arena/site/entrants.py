@@ -122,10 +122,7 @@ def versions(store: LadderStore, name: str, pool: str) -> list[dict[str, Any]]:
     uploads = store.uploads.uploads_of(name)
     running = store.uploads.launched_versions().get(name)
     history = store.browse.rating_history(name, pool, HISTORY_POINTS)
-    checks: dict[int, BotCheck] = {}
-    for check in store.checks.checks_of_bot(name):  # newest first: a version's last check
-        if check.version is not None:
-            checks.setdefault(check.version, check)
+    checks = store.checks.version_checks(name)
     shown = []
     for index, upload in enumerate(uploads):
         newest = index + 1 == len(uploads)

@@ -79,6 +79,14 @@ class CheckStore(StorePart):
         """The newest `limit` checks of `bot`, newest first."""
         return self._checks(bot_checks.c.bot == bot, limit)
 
+    def version_checks(self, bot: str) -> dict[int, BotCheck]:
+        """The check each of `bot`'s kept versions registered with, by version (the newest if several)."""
+        found: dict[int, BotCheck] = {}
+        for check in self._checks(and_(bot_checks.c.bot == bot, bot_checks.c.version.is_not(None)), None):
+            if check.version is not None:
+                found.setdefault(check.version, check)
+        return found
+
     def checks_by(self, owner: str, limit: int = LISTED) -> list[BotCheck]:
         """The newest `limit` checks that `owner` asked for (of any bot), newest first."""
         return self._checks(bot_checks.c.owner == owner, limit)
@@ -106,7 +114,7 @@ class CheckStore(StorePart):
         )
         self._conn.execute(delete(bot_checks).where(unregistered, bot_checks.c.id < oldest_kept))
 
-    def _checks(self, where: ColumnElement[bool], limit: int) -> list[BotCheck]:
+    def _checks(self, where: ColumnElement[bool], limit: int | None) -> list[BotCheck]:
         if "bot_checks" not in self._relations():
             return []
         rows = self._conn.execute(

@@ -78,3 +78,22 @@ def test_a_versions_run_command_is_shown_with_its_control_characters_escaped(tmp
         assert [version["run"] for version in shown] == ["python bot.py \\u202e\\x1b[2J --socket {socket}"]
     finally:
         store.close()
+
+
+def test_a_versions_check_is_shown_after_many_refused_uploads(tmp_path: Path) -> None:
+    # A bot keeps 50 refused checks besides its versions': the version's own check is still found.
+    store = LadderStore(tmp_path / "ladder.db")
+    try:
+        store.registry.add_bot("ann", command="python bot.py --socket {socket}", owner="ann")
+        store.uploads.add_upload("ann", "0" * 64, "python bot.py --socket {socket}")
+        passed = CheckReport("unix:/tmp/arena/bot.sock", 1000)
+        passed.items.append(CheckItem("handshake", Status.PASS, "ok", "protocol"))
+        kept = store.checks.record_check("ann", "ann", passed, 1)
+        failed = CheckReport("unix:/tmp/arena/bot.sock", 1000)
+        failed.items.append(CheckItem("handshake", Status.FAIL, "it died", "protocol"))
+        for _ in range(60):
+            store.checks.record_check("ann", "ann", failed)
+        shown = entrants.versions(store, "ann", "4p-pairs")
+        assert [version["check"]["id"] for version in shown] == [kept.id]
+    finally:
+        store.close()

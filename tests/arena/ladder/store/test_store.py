@@ -418,6 +418,7 @@ PUBLIC_CALLS: dict[str, Any] = {
     "checks.checks_of_bot": lambda s: s.checks.checks_of_bot("a"),
     "checks.checks_by": lambda s: s.checks.checks_by("a"),
     "checks.check": lambda s: s.checks.check(1),
+    "checks.version_checks": lambda s: s.checks.version_checks("a"),
     "sessions.start": lambda s: s.sessions.start(TokenHolder("a", "participant"), "t", 0.0, 60.0, 60.0),
     "sessions.session": lambda s: s.sessions.session("x", 0.0, 60.0),
     "sessions.touch": lambda s: s.sessions.touch("x", 0.0),

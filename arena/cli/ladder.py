@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Final
 
 from arena.cli import arguments, export, listings, options, runs
-from arena.cli.options import Commands, Parents, open_store
+from arena.cli.options import Commands, Parents, open_store, require_set_over
 from arena.cli.progress import Progress
 from arena.cli.sandbox_options import add_limits, sandbox_of
 from arena.errors import ArenaError, UsageError
@@ -271,9 +271,7 @@ def export_record(args: argparse.Namespace) -> int:
     """Write a stored match's game record (for `arena replay`) to a file or standard output, once its set
     is over (as the site gives it)."""
     with open_store(args, writes=False) as store:
-        held_back = store.browse.match_summary(args.match_id).held_back
-        if held_back is not None:
-            raise ArenaError(held_back)
+        require_set_over(store, args.match_id)
         text = json.dumps(store.browse.match_record(args.match_id), indent=1) + "\n"
     if args.output:
         try:
@@ -290,9 +288,7 @@ def print_outputs(args: argparse.Namespace) -> int:
     """Print what each started bot of a stored match wrote during it, once its set is over (as its
     record)."""
     with open_store(args, writes=False) as store:
-        held_back = store.browse.match_summary(args.match_id).held_back
-        if held_back is not None:
-            raise ArenaError(held_back)
+        require_set_over(store, args.match_id)
         outputs = store.outputs.of_match(args.match_id)
     match = safe_text(args.match_id)
     if args.seat is not None:

@@ -217,6 +217,14 @@ def open_store(args: argparse.Namespace, *, writes: bool) -> Iterator[LadderStor
         store.close()
 
 
+def require_set_over(store: LadderStore, match_id: str) -> None:
+    """Raise unless the stored match's set is over: until then its record and its bots' outputs are held
+    back (the set's other rotations replay the same deals), at the command line as on the site."""
+    held_back = store.browse.match_summary(match_id).held_back
+    if held_back is not None:
+        raise ArenaError(held_back)
+
+
 def check_writable(path: str) -> None:
     """Raise if a record cannot be saved at `path`: checked before a match is played, so that a typo in
     --save does not throw the match away at its end."""

@@ -15,6 +15,7 @@ end of the record.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -378,7 +379,6 @@ class _Rerun:
         the move `recorded`, and the fault if one is."""
         match, clock = self.match, self.plan.time_control
         legal = match.legal_moves()
-        view = match.view(self.plan.seat)
         bank = self.bank_ms
         request = self.encoder.decision(number, legal, clock.decision_ms, int(bank))
         timeout = PATIENT_TIMEOUT_S if self.patient else (clock.decision_ms + bank) / 1000
@@ -397,17 +397,12 @@ class _Rerun:
             if cause is FaultCause.TIMEOUT:
                 conversation.unanswered += 1
         self.bank_ms = clock.bank_left(bank, time.perf_counter() - asked)
-        return Compared(
-            where,
-            number,
-            recorded,
-            fault,
-            answer,
-            cause=cause,
-            detail=safe_text(detail),
-            view=view,
-            legal=legal,
+        compared = Compared(
+            where, number, recorded, fault, answer, cause=cause, detail=safe_text(detail), legal=legal
         )
+        if compared.verdict is Verdict.DIFFERS:  # the view is shown only there (the match has not moved)
+            compared = dataclasses.replace(compared, view=match.view(self.plan.seat))
+        return compared
 
 
 async def rerun(

@@ -107,8 +107,7 @@ async def play_order(
         captured = await local_bots.outputs(taken)
         outputs = []
         for seat, played in enumerate(seats):
-            entry = started.get(rules.team_of(seat))
-            output = captured.get(played.address) if entry is not None else None
+            entry, output = started.get(rules.team_of(seat)), captured.get(played.address)
             if entry is not None and output is not None:
                 outputs.append(
                     SeatOutput(seat, entry.name, output.version, output.output, output.dropped, entry.owner)

@@ -84,7 +84,8 @@ class Compared:
     """The fault the bot made here instead, with `detail`."""
     detail: str = ""
     view: View | None = None
-    """The seat's view at a decision (what the bot was sent), and `legal`, its legal moves."""
+    """The seat's view at a decision where the bot differs (what it was sent there), and `legal`, the
+    decision's legal moves."""
     legal: Sequence[Move] = ()
 
     @property

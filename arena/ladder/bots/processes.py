@@ -83,6 +83,11 @@ class CapturedOutput:
     """The upload version the process runs (None: a host's command)."""
 
 
+def match_path(log_path: Path) -> Path:
+    """Where the supervisor of the process logging to `log_path` keeps its output of the match it plays."""
+    return log_path.with_suffix(".match")
+
+
 class Running:
     """One started bot: its supervisor's process, where the bot serves, where its output goes, its answer
     to Describe, and whether a match holds it."""
@@ -127,7 +132,7 @@ class Running:
     @property
     def match_path(self) -> Path:
         """Where its supervisor keeps its output of the match it plays (`--match-file`)."""
-        return self.log_path.with_suffix(".match")
+        return match_path(self.log_path)
 
     @property
     def shown_address(self) -> str:
@@ -269,7 +274,7 @@ class Processes:
             "-I",
             str(SUPERVISOR),
             f"--match-output={self.sandbox.limits.output_bytes}",
-            f"--match-file={log_path.with_suffix('.match').resolve()}",
+            f"--match-file={match_path(log_path).resolve()}",
         ]
         supervisor += [f"--pass-fd={descriptor}" for descriptor in pass_fds]
         try:

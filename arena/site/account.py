@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from arena.ladder.store import LadderStore, StoreError, TokenHolder
+from arena.ladder.store import LadderStore, Session, StoreError, TokenHolder
 from arena.site import data, entrants, management, params, sign_in, uploading
 from arena.site.data import SiteError
 from arena.site.live import client_of
@@ -100,18 +100,41 @@ class AccountPages:
 
     # Sessions.
 
-    async def viewer(self, request: Request) -> Viewer | None:
-        """The request's live session, or None; its last use written now and then (`touch_s`)."""
+    async def viewer(self, request: Request, touch: bool = True) -> Viewer | None:
+        """The request's live session, or None; its last use written now and then (`touch_s`), unless
+        `touch` is off (a sign-out, which removes it)."""
+        signed_in = await self.signed_in(request, lambda _store, _holder: None, touch)
+        return None if signed_in is None else signed_in[0]
+
+    async def signed_in(
+        self, request: Request, build: Callable[[LadderStore, TokenHolder], T], touch: bool = True
+    ) -> tuple[Viewer, T] | None:
+        """The request's live session and what `build` reads for its holder, both from one read-only
+        store (one snapshot, one opening); None without a live session (`build` is then not called). The
+        session's last use is written now and then (`touch_s`)."""
         session_id = sign_in.session_id_of(request)
         if session_id is None:
             return None
         now = time.time()
-        found = await self.read(lambda store: store.sessions.session(session_id, now, self.limits.idle_s))
-        if found is None:
+
+        def reading(store: LadderStore) -> tuple[Session, T | SiteError] | None:
+            found = store.sessions.session(session_id, now, self.limits.idle_s)
+            if found is None:
+                return None
+            try:
+                return found, build(store, found.holder)
+            except SiteError as error:  # answered once the session's use is written, as any page
+                return found, error
+
+        read = await self.read(reading)
+        if read is None:
             return None
-        if found.last_seen < now - self.limits.touch_s:
+        found, shown = read
+        if touch and found.last_seen < now - self.limits.touch_s:
             await run_in_threadpool(self._touch, session_id, now)
-        return Viewer(found.holder, session_id, sign_in.csrf_token(session_id))
+        if isinstance(shown, SiteError):
+            raise shown
+        return Viewer(found.holder, session_id, sign_in.csrf_token(session_id)), shown
 
     def _touch(self, session_id: str, now: float) -> None:
         try:
@@ -160,7 +183,7 @@ class AccountPages:
 
     async def sign_out(self, request: Request) -> Response:
         sign_in.check_origin(request)  # first: another site's form may not even take the cookie back
-        viewer = await self.viewer(request)
+        viewer = await self.viewer(request, touch=False)
         if viewer is not None:
             sign_in.check_csrf(
                 viewer.session_id,
@@ -181,27 +204,34 @@ class AccountPages:
     # Pages.
 
     async def account_page(self, request: Request) -> Response:
-        viewer = await self.viewer(request)
-        if viewer is None:
+        def build(store: LadderStore, holder: TokenHolder) -> dict[str, Any]:
+            return entrants.host_view(store) if holder.role == "host" else entrants.entrant(store, holder)
+
+        signed_in = await self.signed_in(request, build)
+        if signed_in is None:
             return _to_sign_in()
-        if viewer.holder.role == "host":
-            shown = await self.read(entrants.host_view)
-            return self.page("host.html", viewer, data=shown)
-        return await self._entrant_page(viewer)
+        viewer, shown = signed_in
+        return self.page("host.html" if viewer.holder.role == "host" else "account.html", viewer, data=shown)
 
     async def _entrant_page(self, viewer: Viewer, status: int = 200, **context: Any) -> HTMLResponse:
         shown = await self.read(lambda store: entrants.entrant(store, viewer.holder))
         return self.page("account.html", viewer, status, data=shown, **context)
 
     async def bot_page(self, request: Request) -> Response:
-        viewer = await self.viewer(request)
-        if viewer is None:
+        def build(
+            store: LadderStore, holder: TokenHolder
+        ) -> tuple[str, str | None, str | None, dict[str, Any]]:
+            # The request's parameters are checked once signed in: a stranger is sent to sign in first.
+            name = params.bot_name(str(request.path_params["name"]))
+            pool = data.checked_pool(params.text(request.query_params, "pool"))
+            page = params.page(request.query_params)
+            uploaded = params.single(request.query_params, "uploaded")
+            return name, pool, uploaded, entrants.entrant_bot(store, holder, name, pool, page)
+
+        signed_in = await self.signed_in(request, build)
+        if signed_in is None:
             return _to_sign_in()
-        name = params.bot_name(str(request.path_params["name"]))
-        pool = data.checked_pool(params.text(request.query_params, "pool"))
-        page = params.page(request.query_params)
-        uploaded = params.single(request.query_params, "uploaded")
-        shown = await self.read(lambda store: entrants.entrant_bot(store, viewer.holder, name, pool, page))
+        viewer, (name, pool, uploaded, shown) = signed_in
 
         def page_url(number: int) -> str:
             query = {key: value for key, value in (("pool", pool), ("page", number)) if value}
@@ -212,12 +242,16 @@ class AccountPages:
 
     async def output_page(self, request: Request) -> Response:
         """The bot's own output in one of its matches, once the match's set is over."""
-        viewer = await self.viewer(request)
-        if viewer is None:
+
+        def build(store: LadderStore, holder: TokenHolder) -> dict[str, Any]:
+            name = params.bot_name(str(request.path_params["name"]))
+            match_id = params.match_id(str(request.path_params["match_id"]))
+            return entrants.match_output(store, holder, name, match_id)
+
+        signed_in = await self.signed_in(request, build)
+        if signed_in is None:
             return _to_sign_in()
-        name = params.bot_name(str(request.path_params["name"]))
-        match_id = params.match_id(str(request.path_params["match_id"]))
-        shown = await self.read(lambda store: entrants.match_output(store, viewer.holder, name, match_id))
+        viewer, shown = signed_in
         return self.page("account_output.html", viewer, data=shown)
 
     # The upload form.

@@ -76,10 +76,15 @@ def pools(store: LadderStore) -> list[dict[str, Any]]:
     ]
 
 
+def standing_view(line: Standing) -> dict[str, Any]:
+    """A bot's line of the standings as the pages show it: its JSON with its status in words."""
+    return {**line.to_json(), "status": status_of(line)}
+
+
 def standings(store: LadderStore, pool: str | None) -> dict[str, Any]:
     """The leaderboard of `pool` (default: the pool with the most matches)."""
     shown = pool or default_pool(store.ratings.pools())
-    lines = [{**line.to_json(), "status": status_of(line)} for line in ladder_standings(store, shown)]
+    lines = [standing_view(line) for line in ladder_standings(store, shown)]
     return {"pool": shown, "pools": pools(store), "standings": lines}
 
 
@@ -126,7 +131,7 @@ def bot(store: LadderStore, name: str, pool: str | None) -> dict[str, Any]:
         "name": name,
         "pool": shown,
         "pools": pools(store),
-        "standing": {**standing.to_json(), "status": status_of(standing)},
+        "standing": standing_view(standing),
         "rating_history": [
             {"set_id": point.set_id, "at": point.at, "before": point.before, "after": point.after}
             for point in history

@@ -16,7 +16,7 @@ from arena.ladder import Standing, default_pool, ladder_standings
 from arena.ladder.store import BotCheck, BotEntry, LadderStore, StoreError, TokenHolder, Upload
 from arena.ladder.store.browse import RatingPoint
 from arena.site import data
-from arena.site.data import HISTORY_POINTS, SiteError, status_of
+from arena.site.data import HISTORY_POINTS, SiteError
 from arena.untrusted import safe_lines, safe_text
 
 NOT_FOUND: Final = "no such page"
@@ -235,4 +235,4 @@ def _visible_bot(store: LadderStore, holder: TokenHolder, name: str) -> BotEntry
 def _standings(store: LadderStore, pool: str, names: list[str]) -> dict[str, dict[str, Any]]:
     """The standings of `names` in `pool` (ranked among every bot), JSON-ready with their status, by bot."""
     lines: list[Standing] = ladder_standings(store, pool) if names else []
-    return {line.bot: {**line.to_json(), "status": status_of(line)} for line in lines if line.bot in names}
+    return {line.bot: data.standing_view(line) for line in lines if line.bot in names}

@@ -231,8 +231,8 @@ class Supervisor:
         self.stop_reason: str | None = None
         self.bot_pid = 0
         self.bot_status: int | None = None
-        self.output_open = False
-        self.output_fd = -1
+        self.output_fd: int | None = None
+        """The read end of the bot's output while it is open."""
         self.control = b""
         """What the arena wrote on the pipe after its last whole line."""
         self.selector = selectors.DefaultSelector()
@@ -286,7 +286,6 @@ class Supervisor:
         bot.returncode = 0  # reap() collects its status with waitpid: Popen must not reap it too
         os.set_blocking(output_read, False)
         self.selector.register(output_read, selectors.EVENT_READ, "output")
-        self.output_open = True
         self.output_fd = output_read
         return True
 
@@ -302,7 +301,7 @@ class Supervisor:
                     while os.read(fd, 4096):
                         pass
                 continue
-            if key.data == "output" and not self.output_open:
+            if key.data == "output" and self.output_fd is None:
                 continue  # closed by a drain of this same wakeup
             try:
                 data = os.read(fd, READ_BYTES)
@@ -322,10 +321,10 @@ class Supervisor:
         """The bot's output, or its end (b"")."""
         if data:
             self.output.write(data)
-        elif self.output_open:
+        elif self.output_fd is not None:
             self.selector.unregister(self.output_fd)
             os.close(self.output_fd)
-            self.output_open = False
+            self.output_fd = None
 
     def _control(self, data: bytes) -> None:
         """The arena's lines: `match N` as a match begins, `end N` once it is over."""
@@ -343,7 +342,7 @@ class Supervisor:
         """Read what the bot wrote before the arena's last line: it is in the pipe already (a bot that
         writes on without pause has the rest counted after the match)."""
         for _read in range(DRAIN_READS):
-            if not self.output_open:
+            if self.output_fd is None:
                 return
             try:
                 self._output(os.read(self.output_fd, READ_BYTES))
@@ -406,7 +405,7 @@ class Supervisor:
                 _signal(child, signal.SIGKILL)
             self.pump(POLL_SECONDS)
         deadline = time.monotonic() + 1.0
-        while self.output_open and time.monotonic() < deadline:
+        while self.output_fd is not None and time.monotonic() < deadline:
             self.pump(deadline - time.monotonic())
         if self.output.match is not None:  # the bot ended during a match: the arena waits for its output
             number = self.output.match

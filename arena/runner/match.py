@@ -71,6 +71,23 @@ async def open_seat(conversation: Conversation, settings: MatchSettings, names: 
         raise SeatFaultError(seat, FaultCause.MALFORMED_ANSWER, "expected Ready in answer to MatchStart")
 
 
+async def ask_decision(
+    conversation: Conversation, request: bytes, decision_id: int, legal: Sequence[Move], timeout_s: float
+) -> tuple[Move | None, FaultCause | None, str, float]:
+    """Ask one decision on a seat's stream and read its answer: the move, or the fault's cause and detail
+    (a timeout counted as a request left unanswered on the stream), and the seconds the seat took."""
+    asked = time.perf_counter()
+    try:
+        response = await conversation.ask(request, decision_id, timeout_s)
+        return read_answer(response, decision_id, legal), None, "", time.perf_counter() - asked
+    except AnswerError as error:
+        return None, error.cause, str(error), time.perf_counter() - asked
+    except SeatFaultError as error:
+        if error.cause is FaultCause.TIMEOUT:
+            conversation.unanswered += 1
+        return None, error.cause, error.detail, time.perf_counter() - asked
+
+
 class _Runner:
     def __init__(
         self,
@@ -189,19 +206,13 @@ class _Runner:
             bank = self.bank_ms[seat]
             conversation = self.conversations[seat]
             request = self.encoder.decision(decision_id, legal, time_control.decision_ms, int(bank))
-            asked = time.perf_counter()
-            try:
-                response = await conversation.ask(
-                    request, decision_id, (time_control.decision_ms + bank) / 1000
-                )
-                move = read_answer(response, decision_id, legal)
-            except AnswerError as error:
-                move = self.substitute(seat, error.cause, str(error), decision_id, legal)
-            except SeatFaultError as error:
-                move = self.substitute(seat, error.cause, error.detail, decision_id, legal)
-                if error.cause is FaultCause.TIMEOUT:
-                    conversation.unanswered += 1
-            waited = time.perf_counter() - asked
+            timeout_s = (time_control.decision_ms + bank) / 1000
+            move, cause, detail, waited = await ask_decision(
+                conversation, request, decision_id, legal, timeout_s
+            )
+            if cause is not None:
+                move = self.substitute(seat, cause, detail, decision_id, legal)
+            assert move is not None
             self.waited_seconds += waited
             self.bank_ms[seat] = time_control.bank_left(bank, waited)
             deal_number = match.deal_number

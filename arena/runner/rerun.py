@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -24,7 +23,7 @@ from typing import Any, ClassVar, Final
 
 from arena.errors import ArenaError
 from arena.runner.connection import HandshakeError, handshake, incompatibility, open_channel
-from arena.runner.match import open_seat, position
+from arena.runner.match import ask_decision, open_seat, position
 from arena.runner.settings import MatchSettings
 from arena.runner.stream import Conversation, Ending, SeatFaultError
 from arena.untrusted import safe_text
@@ -32,14 +31,12 @@ from fiftysix.engine import EndReason, Match, Move, View
 from fiftysix.record import GameRecord
 from fiftysix.replay import RecordCursor
 from fiftysix.wire import (
-    AnswerError,
     DecisionEncoder,
     FaultCause,
     FaultRecord,
     TimeControl,
     deal_end_message,
     match_end_message,
-    read_answer,
 )
 
 PATIENT_TIMEOUT_S: Final = 365 * 86400.0
@@ -384,20 +381,8 @@ class _Rerun:
         request = self.encoder.decision(number, legal, clock.decision_ms, int(bank))
         timeout = PATIENT_TIMEOUT_S if self.patient else (clock.decision_ms + bank) / 1000
         fault = self.expected_at(place)
-        asked = time.perf_counter()
-        answer: Move | None = None
-        cause: FaultCause | None = None
-        detail = ""
-        try:
-            response = await conversation.ask(request, number, timeout)
-            answer = read_answer(response, number, legal)
-        except AnswerError as error:
-            cause, detail = error.cause, str(error)
-        except SeatFaultError as error:
-            cause, detail = error.cause, error.detail
-            if cause is FaultCause.TIMEOUT:
-                conversation.unanswered += 1
-        self.bank_ms = clock.bank_left(bank, time.perf_counter() - asked)
+        answer, cause, detail, waited = await ask_decision(conversation, request, number, legal, timeout)
+        self.bank_ms = clock.bank_left(bank, waited)
         compared = Compared(
             where, number, recorded, fault, answer, cause=cause, detail=safe_text(detail), legal=legal
         )

@@ -1,7 +1,9 @@
 """Bot strength: in-process duplicate pairs of matches (no gRPC), each matchup's Elo with its 95% interval.
 
 Run by hand: `python bench/strength.py [--matchup pimc:rules] [--pairs 50] [--budget 0.2] [--deals 8]`
-(`--samples N` makes a search bot sample N deals a decision, within the budget, whatever the load).
+(`--samples N` makes a search bot sample N deals a decision, within the budget, whatever the load; a
+side named `NAME@N` samples N deals whatever `--samples` says, so that two search bots can be given
+the same seconds a decision by their sample counts: both sides' seconds are printed).
 
 A duplicate pair plays one seeded match twice, the two bots swapping teams, so both play the same
 cards dealt from the same seats. A match scores 1 for a win (first alone), 1/2 for a shared first place
@@ -23,15 +25,25 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 
 from fiftysix.engine import STARTING_TABLES, Match, MatchRules, Ruleset
 from fiftysix.wire import TimeControl
 from sample_bots.pimc_bot import PimcBot
 from sample_bots.random_bot import RandomBot
 from sample_bots.rule_bot import RuleBot
+from sample_bots.strong_bot import Methods, StrongBot
 from sdk import Bot, BotView, MatchInfo
 
+
+def _without(method: str, budget: float, samples: int | None) -> Bot:
+    """The strong bot without one of its methods, to measure that method's share."""
+    return StrongBot(budget, samples=samples, methods=Methods(**{method: False}))
+
+
 BOTS: dict[str, Callable[[float, int | None], Bot]] = {
+    "strong": lambda budget, samples: StrongBot(budget, samples=samples),
+    **{f"strong-no-{method}": partial(_without, method) for method in ("stakes", "inference", "allowance")},
     "pimc": lambda budget, samples: PimcBot(budget, samples=samples),
     "rules": lambda budget, samples: RuleBot(),
     "random": lambda budget, samples: RandomBot(),
@@ -51,6 +63,11 @@ class Settings:
     samples: int | None
     time_control: TimeControl
 
+    def make(self, side: str) -> Bot:
+        """A fresh bot for one side, `NAME` or `NAME@SAMPLES`."""
+        name, _, samples = side.partition("@")
+        return BOTS[name](self.budget_s, int(samples) if samples else self.samples)
+
 
 @dataclass
 class PairResult:
@@ -59,9 +76,13 @@ class PairResult:
     seed: int
     score: float
     decision_seconds: list[float] = field(default_factory=list)
+    second_seconds: list[float] = field(default_factory=list)
+    """The second bot's decision times, to compare both sides' thinking."""
     contracts: list[int] = field(default_factory=lambda: [0, 0])
     """Contracts won in the auction by the first bot's team and by the second's."""
     made: list[int] = field(default_factory=lambda: [0, 0])
+    bid: list[int] = field(default_factory=lambda: [0, 0])
+    """The contracts' numbers summed, for the mean contract each side plays."""
     doubled: list[int] = field(default_factory=lambda: [0, 0])
     """Of those contracts, the ones doubled (or redoubled), and of these the ones made."""
     doubled_made: list[int] = field(default_factory=lambda: [0, 0])
@@ -73,7 +94,7 @@ def play_match(settings: Settings, seed: int, first_team: int, result: PairResul
     """Play one seeded match with the first bot's seats on `first_team`; its score for the first bot."""
     match = Match(settings.rules, seed=seed)
     names = [settings.first if match.team_of[seat] == first_team else settings.second for seat in match.seats]
-    bots = [BOTS[name](settings.budget_s, settings.samples) for name in names]
+    bots = [settings.make(name) for name in names]
     for seat, bot in enumerate(bots):
         bot.on_match_start(
             MatchInfo(
@@ -86,8 +107,10 @@ def play_match(settings: Settings, seed: int, first_team: int, result: PairResul
         view = BotView.from_view(match.view(seat), control.decision_ms, control.bank_ms)
         started = time.perf_counter()
         move = bots[seat].decide(view)
-        if match.team_of[seat] == first_team:
-            result.decision_seconds.append(time.perf_counter() - started)
+        spent = time.perf_counter() - started
+        (result.decision_seconds if match.team_of[seat] == first_team else result.second_seconds).append(
+            spent
+        )
         if isinstance(move, str) or move not in view.legal_moves:
             raise AssertionError(f"{names[seat]} chose {move}, not among the legal moves")
         deal_result = match.apply(seat, move)
@@ -95,6 +118,7 @@ def play_match(settings: Settings, seed: int, first_team: int, result: PairResul
             side = 0 if deal_result.contract.team == first_team else 1
             result.contracts[side] += 1
             result.made[side] += deal_result.made
+            result.bid[side] += deal_result.contract.number
             if deal_result.contract.doubling > 1:
                 result.doubled[side] += 1
                 result.doubled_made[side] += deal_result.made
@@ -131,12 +155,18 @@ def summary(settings: Settings, results: list[PairResult]) -> str:
     tables = [result.tables for result in results]
     tables_error = statistics.stdev(tables) / math.sqrt(len(tables)) if len(tables) > 1 else math.inf
     times = sorted(second for result in results for second in result.decision_seconds)
+    second_times = [second for result in results for second in result.second_seconds]
     contracts = [sum(result.contracts[side] for result in results) for side in (0, 1)]
     made = [sum(result.made[side] for result in results) for side in (0, 1)]
+    bid = [sum(result.bid[side] for result in results) for side in (0, 1)]
     doubled = [sum(result.doubled[side] for result in results) for side in (0, 1)]
     doubled_made = [sum(result.doubled_made[side] for result in results) for side in (0, 1)]
     rates = [
-        (f"{made[side] / contracts[side]:.0%} of {contracts[side]}" if contracts[side] else "none")
+        (
+            f"{made[side] / contracts[side]:.0%} of {contracts[side]} at {bid[side] / contracts[side]:.1f}"
+            if contracts[side]
+            else "none"
+        )
         + f" ({doubled_made[side]} of {doubled[side]} doubled)"
         for side in (0, 1)
     ]
@@ -146,7 +176,8 @@ def summary(settings: Settings, results: list[PairResult]) -> str:
         f"over {len(results)} duplicate pairs, score {mean:.3f}, "
         f"tables {statistics.fmean(tables):+.2f} a match (+-{1.96 * tables_error:.2f}); "
         f"{settings.first} s/decision mean {statistics.fmean(times):.3f} p50 {times[len(times) // 2]:.3f} "
-        f"max {times[-1]:.3f}; contracts made: {settings.first} {rates[0]}, {settings.second} {rates[1]}"
+        f"max {times[-1]:.3f}, {settings.second} mean {statistics.fmean(second_times):.3f}; "
+        f"contracts made: {settings.first} {rates[0]}, {settings.second} {rates[1]}"
     )
 
 
@@ -184,8 +215,11 @@ def main() -> None:
     )
     for matchup in args.matchup or ["pimc:rules"]:
         first, second = matchup.split(":")
-        if first not in BOTS or second not in BOTS:
-            parser.error(f"unknown bot in {matchup}: choose among {', '.join(BOTS)}")
+        for name, _, samples in (side.partition("@") for side in (first, second)):
+            if name not in BOTS:
+                parser.error(f"unknown bot in {matchup}: choose among {', '.join(BOTS)}")
+            if samples and not (samples.isdigit() and int(samples) > 0):
+                parser.error(f"{name}@{samples}: the samples after @ are a positive whole number")
         control = TimeControl(args.decision_ms, 10_000)
         settings = Settings(first, second, rules, args.budget, args.samples, control)
         seeds = range(args.seed, args.seed + args.pairs)

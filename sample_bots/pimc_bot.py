@@ -380,13 +380,13 @@ def choose_card(view: View, deadline: float, rng: random.Random, samples: int | 
     best, best_margin = default, 0.0
     for card in cards:
         differences = [mine - theirs for mine, theirs in zip(values[card], values[default], strict=True)]
-        margin = statistics.fmean(differences) - PLAY_Z * _standard_error(differences)
+        margin = statistics.fmean(differences) - PLAY_Z * standard_error(differences)
         if margin > best_margin:
             best, best_margin = card, margin
     return best
 
 
-def _standard_error(values: list[float]) -> float:
+def standard_error(values: list[float]) -> float:
     """The standard error of the mean of `values` (infinite for fewer than two)."""
     if len(values) < 2:
         return math.inf
@@ -466,12 +466,12 @@ def choose_call(view: View, deadline: float, rng: random.Random, samples: int | 
     if redoubling:
         assert high is not None
         gain = 2 * tables_for(
-            high.number, _chance(taken[-1], high.number), 1
+            high.number, chance_of(taken[-1], high.number), 1
         )  # a payer: doubled to redoubled
         return REDOUBLE if gain > DOUBLE_EDGE + edge else default
     passing = 0.0
     if high is not None:
-        passing = -tables_for(high.number, _chance(taken[-1], high.number), payers) / payers  # one payer
+        passing = -tables_for(high.number, chance_of(taken[-1], high.number), payers) / payers  # one payer
 
     def expected(call: Call) -> float:
         if call == DOUBLE:
@@ -479,12 +479,12 @@ def choose_call(view: View, deadline: float, rng: random.Random, samples: int | 
         if not call.is_bid:
             return passing
         number = call.contract_number(current)
-        return tables_for(number, _chance(points[call.suit], number), payers)
+        return tables_for(number, chance_of(points[call.suit], number), payers)
 
     options = [default] if lowest > MAX_BID else [default, PASS]
     for denomination in () if lowest > MAX_BID else ours:
         limit = lowest
-        while limit < MAX_BID and _chance(points[denomination], limit + 1) > _break_even(limit + 1):
+        while limit < MAX_BID and chance_of(points[denomination], limit + 1) > break_even(limit + 1):
             limit += 1
         options.append(rule_bot.bid_call(view, denomination, lowest, current, limit))
     best = max((call for call in options if call in legal), key=expected)
@@ -495,12 +495,12 @@ def choose_call(view: View, deadline: float, rng: random.Random, samples: int | 
     return default
 
 
-def _chance(taken: list[int], number: int) -> float:
+def chance_of(taken: list[int], number: int) -> float:
     """How often the sampled deals took `number` points or more."""
     return sum(count >= number for count in taken) / len(taken)
 
 
-def _break_even(number: int) -> float:
+def break_even(number: int) -> float:
     """The chance of making a contract of `number` above which bidding it wins tables on average."""
     lost, won = table_amount(number, False, 1), table_amount(number, True, 1)
     return lost / (won + lost)

@@ -1,0 +1,554 @@
+"""The strongest sample bot: the Monte Carlo search of `pimc_bot.py`, with what pays on top of it.
+
+Run it: `python -m sample_bots.strong_bot --port 50051 [--budget 0.3] [--samples N]`.
+
+Like the PIMC bot it samples the cards it cannot see (consistently with the voids shown and with the
+auction as the rule bot would have called it), plays each sampled deal out with the rule bot's card play,
+and compares its moves over the same samples. On top of that, each method measured on its own by
+`bench/strength.py` (the README's Speed section has the figures):
+
+- **Stakes** (`Stakes`): a deal's outcome is valued by the chance it leaves the team of winning the match
+  (ahead at the deal cap, or the last team with tables), not by the tables it moves. Ahead late, the
+  bot takes the safe contract and doubles less; behind, it reaches for the contract that can turn the
+  match. The chance is a normal approximation of the table difference's random walk over the deals left
+  (the spread per deal measured in self-play), or the gambler's ruin without a cap. Expert card players
+  call this playing the match score, not the hand; Kermit (Skat) and bridge programs value outcomes by
+  the scoring of the event for the same reason.
+- **Inference from the play** (`play_reading`): every card another seat has played in the deal says
+  something about its hand. Each sampled deal is weighted by how likely it makes the cards actually
+  played, with the rule bot's card play as the model of the other seats: a card the rule bot would have
+  played from the sampled hand counts fully, another `PLAY_TRUST` as much. This is Policy-Based
+  Inference (Rebstock, Solinas, Buro and Sturtevant, "Policy Based Inference in Trick-Taking Card Games",
+  IEEE CoG 2019), which gained the Skat bot Kermit most of its strength; the auction's reading was
+  already the PIMC bot's.
+- **Time where the decision is close** (`Allowance`): a decision stops sampling once its choice is
+  settled (every other card clearly worse, or equal on every sample so far), and what it saves goes to
+  the next decisions that are still undecided at their share, within a cap, so the average stays the
+  budget. Bridge and Go programs spend their clock this way (a decision is only as hard as its closest
+  alternatives).
+
+The budget (`--budget` seconds, `--samples` deals) is an average per decision of the match: a decision
+spends between `MIN_SHARE` and `MAX_SHARE` of it, the auction `AUCTION_SHARE` times as much, and never
+more than a share of the arena's own time per decision. With `--samples` its play is deterministic for
+a given match and seat (the samples are seeded by them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Final
+
+from fiftysix.engine import (
+    DOUBLE,
+    MAX_BID,
+    MIN_BID,
+    PASS,
+    REDOUBLE,
+    Call,
+    Card,
+    Deal,
+    Move,
+    Phase,
+    Suit,
+    View,
+    table_amount,
+)
+from sample_bots import pimc_bot, rule_bot
+from sample_bots.run import run_bot
+from sdk import Bot, BotView, MatchInfo
+
+DEFAULT_BUDGET_S: Final = 0.3
+"""Average thinking time per decision, in seconds, when the arena allows that much."""
+MIN_SHARE: Final = 0.4
+"""The share of its allowance a decision spends before it may stop as settled."""
+MAX_SHARE: Final = 3.0
+"""The most a close decision may spend, in allowances, from what settled decisions saved."""
+BANK_CAP: Final = 20.0
+"""Allowances saved at most: an easy stretch of a deal does not buy a whole later deal's worth."""
+AUCTION_SHARE: Final = 2.0
+"""An auction decision's allowance, in play decisions' allowances (as the PIMC bot's)."""
+SETTLED_Z: Final = 2.0
+"""Standard errors by which every other card must trail the chosen one for a decision to be settled."""
+CHECK_EVERY: Final = 2
+"""Samples between the checks whether a decision is settled."""
+PLAY_TRUST: Final = 0.3
+"""The weight, relative to a card the rule bot would have played, of a sampled hand for each card its
+seat played that the rule bot would not have played from it: other bots play otherwise, but not at
+random."""
+SPREAD_PER_DEAL: Final = 3.5
+"""The standard deviation of the change in the two teams' table difference over one deal (measured in
+self-play of this bot at 4 players: contracts of 1 to 2 tables, doubled a third of the time)."""
+MIN_SLOPE: Final = 0.01
+"""The least win chance per table used to express the stakes in tables (a decided match has none)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Methods:
+    """Which of the methods on top of the PIMC bot's search the bot uses (all of them, but for
+    measuring each one's share: `bench/strength.py` names the variants)."""
+
+    stakes: bool = True
+    inference: bool = True
+    allowance: bool = True
+
+
+# Stakes: what a deal's outcome is worth in the match.
+
+
+@dataclass(frozen=True, slots=True)
+class Stakes:
+    """What an outcome of this deal is worth to `team`: its chance of winning the match afterwards, in
+    units of tables at the current standing (`scale`: one table more is about one unit), or with more
+    than two teams the tables themselves (the PIMC bot's value)."""
+
+    team: int
+    tables: tuple[int, ...]
+    teams_in: tuple[int, ...]
+    deals_left: int | None
+    """Deals after this one before the cap; None without a cap."""
+    scale: float
+    by_match: bool
+    """False: valued by the tables, as the PIMC bot does (more than two teams, or the method off)."""
+
+    @classmethod
+    def of(cls, view: View, by_match: bool = True) -> Stakes:
+        """The stakes of the deal `view` is in."""
+        cap = view.rules.deal_cap
+        teams_in = tuple(team for team in range(view.rules.team_count) if team not in view.teams_out)
+        left = None if cap is None else max(0, cap - view.deal_number)
+        stakes = cls(view.team, view.tables, teams_in, left, 1.0, by_match and len(teams_in) == 2)
+        if not stakes.by_match:
+            return stakes
+        other = next(team for team in teams_in if team != view.team)
+        slope = (stakes._win_chance(1, -1, other) - stakes._win_chance(-1, 1, other)) / 2
+        return cls(stakes.team, stakes.tables, teams_in, left, 1 / max(slope, MIN_SLOPE), True)
+
+    def worth(self, contract_team: int, number: int, made: bool, doubling: int) -> float:
+        """The value to `team` of this deal ending with the contract of `contract_team` for `number`
+        made (or not), `doubling` 1, 2 or 4."""
+        amount = table_amount(number, made, doubling)
+        others = [team for team in self.teams_in if team != contract_team]
+        if not self.by_match:
+            paid = amount * len(others)
+            if contract_team == self.team:
+                return paid if made else -paid
+            return -amount if made else amount
+        other = others[0]
+        if made:
+            moved = min(amount, self.tables[other])
+            change = {contract_team: moved, other: -moved}
+        else:
+            moved = min(amount, self.tables[contract_team])
+            change = {contract_team: -moved, other: moved}
+        opponent = next(team for team in self.teams_in if team != self.team)
+        return self.scale * self._win_chance(change[self.team], change[opponent], opponent)
+
+    def value(self, deal: Deal) -> float:
+        """What the finished `deal` is worth to `team`, with the PIMC bot's small bonus per card point
+        (so that a settled deal still prefers more points)."""
+        contract = deal.contract
+        assert contract is not None
+        worth = self.worth(contract.team, contract.number, deal.made, contract.doubling)
+        return worth + pimc_bot.POINT_BONUS * deal.points[self.team]
+
+    def unchanged(self) -> float:
+        """The value of the standing as it is (no tables moved)."""
+        if not self.by_match:
+            return 0.0
+        opponent = next(team for team in self.teams_in if team != self.team)
+        return self.scale * self._win_chance(0, 0, opponent)
+
+    def _win_chance(self, mine: int, theirs: int, opponent: int) -> float:
+        """The chance that `team` wins the match once its tables change by `mine` and the opponent's by
+        `theirs` (a tie at the cap counts half)."""
+        own, other = self.tables[self.team] + mine, self.tables[opponent] + theirs
+        if own <= 0 or other <= 0:
+            return 0.0 if own <= 0 else 1.0
+        if self.deals_left is None:
+            return own / (own + other)  # a fair random walk's chance of reaching the other end first
+        if self.deals_left == 0:
+            return 1.0 if own > other else 0.5 if own == other else 0.0
+        return NormalDist().cdf((own - other) / (SPREAD_PER_DEAL * math.sqrt(self.deals_left)))
+
+
+# Inference from the play.
+
+
+def play_reading(view: View) -> Callable[[Mapping[int, list[Card]]], float] | None:
+    """The weight of sampled hands by the cards the other seats played in this deal: 1 for each card
+    the rule bot would have played from the sampled hand at that point (or one next to it in rank with
+    the same points, which it might as well have), `PLAY_TRUST` for each other card; None before any
+    card of another seat that had a choice.
+
+    The deal is replayed from its start with the sampled hands (each seat's hand now plus what it
+    played), asking the rule bot at every card another seat played."""
+    plays = [play for trick in view.tricks for play in trick.plays] + list(view.trick)
+    if not any(play.seat != view.seat for play in plays):
+        return None
+    played: dict[int, list[Card]] = {seat: [] for seat in view.seats}
+    for play in plays:
+        played[play.seat].append(play.card)
+    rules, tables, teams_out, number = view.rules, view.tables, view.teams_out, view.deal_number
+
+    def weight(hands: Mapping[int, list[Card]]) -> float:
+        dealt = {seat: [*hands[seat], *played[seat]] for seat in hands}
+        dealt[view.seat] = [*view.hand, *played[view.seat]]
+        deal = Deal(view.seats, view.team_of, view.dealer, dealt)
+        for made in view.calls:
+            deal.apply_trusted(made.call)
+        result = 1.0
+        for play in plays:
+            if play.seat != view.seat:
+                legal = deal.legal_moves()
+                if len(legal) > 1:
+                    chosen = rule_bot.choose_card(deal.view(play.seat, rules, tables, teams_out, number))
+                    if not _alike(chosen, play.card):
+                        result *= PLAY_TRUST
+            deal.apply_trusted(play.card)
+        return result
+
+    return weight
+
+
+def _alike(chosen: Card, played: Card) -> bool:
+    """Whether a played card is the one the model chose, or one next to it with the same points."""
+    return (
+        chosen.suit is played.suit and chosen.points == played.points and abs(chosen.rank - played.rank) <= 1
+    )
+
+
+# Time where the decision is close.
+
+
+class Allowance:
+    """A match's thinking, counted in samples (`--samples`) or seconds: each decision may spend its
+    share, plus what earlier settled decisions saved (up to `MAX_SHARE` shares), and saves what it does
+    not spend."""
+
+    def __init__(self, per_decision: float) -> None:
+        self.per_decision = per_decision
+        self.saved = 0.0
+
+    def limit(self, share: float) -> tuple[float, float]:
+        """The least and the most a decision of `share` allowances may spend."""
+        base = self.per_decision * share
+        return base * MIN_SHARE, min(base + self.saved, base * MAX_SHARE)
+
+    def spent(self, share: float, used: float) -> None:
+        """Book what a decision of `share` allowances used."""
+        self.saved = min(self.saved + self.per_decision * share - used, self.per_decision * BANK_CAP)
+        self.saved = max(self.saved, 0.0)
+
+
+@dataclass
+class Budget:
+    """One decision's budget: at least `least` and at most `most` samples or seconds from `started`."""
+
+    by_samples: bool
+    least: float
+    most: float
+    started: float
+    deadline: float
+    """The wall-clock time after which it samples no more, whatever it counts."""
+
+    def used(self, samples: int) -> float:
+        """What the decision has used after `samples`."""
+        return samples if self.by_samples else time.perf_counter() - self.started
+
+    def go_on(self, samples: int, settled: Callable[[], bool]) -> bool:
+        """Whether to draw another sample after `samples`: not past the most or the deadline; past the
+        least, only while the choice is not settled (checked every `CHECK_EVERY` samples)."""
+        if time.perf_counter() >= self.deadline:
+            return False
+        used = self.used(samples)
+        if used >= self.most:
+            return False
+        if used < self.least or samples % CHECK_EVERY:
+            return True
+        return not settled()
+
+
+# Weighted comparisons.
+
+
+def weighted_margin(differences: Sequence[float], weights: Sequence[float], z: float) -> tuple[float, float]:
+    """The weighted mean of `differences` and its standard error times `z`, with the weights' effective
+    number of samples (infinite error with fewer than two)."""
+    total = sum(weights)
+    if total <= 0 or len(differences) < 2:
+        return 0.0, math.inf
+    mean = sum(w * d for w, d in zip(weights, differences, strict=True)) / total
+    variance = sum(w * (d - mean) ** 2 for w, d in zip(weights, differences, strict=True)) / total
+    effective = total * total / sum(w * w for w in weights)
+    if effective < 2:
+        return mean, math.inf
+    return mean, z * math.sqrt(variance * effective / (effective - 1) / effective)
+
+
+# The play.
+
+
+def choose_card(
+    view: View, budget: Budget, rng: random.Random, stakes: Stakes, inference: bool = True
+) -> tuple[Card | None, int]:
+    """The rule bot's card unless another did better over the weighted samples by more than
+    `pimc_bot.PLAY_Z` standard errors of the difference; and the samples drawn. None when not one sample
+    was played out."""
+    cards = pimc_bot.distinct_cards(view)
+    if len(cards) == 1:
+        return cards[0], 0
+    default = _searched(rule_bot.choose_card(view), cards)
+    values: dict[Card, list[float]] = {card: [] for card in cards}
+    weights: list[float] = []
+    reading = pimc_bot.auction_reading(view)
+    weigh = play_reading(view) if inference else None
+    led = view.led_suit
+    shown_out = {
+        card: {**view.voids, view.seat: view.voids[view.seat] | {led}}
+        if led is not None and card.suit is not led
+        else view.voids
+        for card in cards
+    }
+
+    def settled() -> bool:
+        chosen = _best(values, weights, default)
+        return all(
+            _clearly_behind(values[chosen], values[card], weights) for card in cards if card is not chosen
+        )
+
+    while budget.go_on(len(weights), settled):
+        hands = pimc_bot.sampled_hands(view, rng, reading)
+        root = Deal.from_view(view, hands)
+        sample: list[float] = []
+        for card in cards:
+            if sample and time.perf_counter() >= budget.deadline:
+                break  # a sample must score every card: this one is dropped
+            deal = root.copy()
+            deal.apply_trusted(card)
+            pimc_bot.play_out(deal, view, shown_out[card])
+            sample.append(stakes.value(deal))
+        else:
+            for card, worth in zip(cards, sample, strict=True):
+                values[card].append(worth)
+            weights.append(1.0 if weigh is None else weigh(hands))
+    if not weights:
+        return None, 0
+    return _best(values, weights, default), len(weights)
+
+
+def _searched(card: Card, cards: list[Card]) -> Card:
+    """`card`, or the lowest card of its equivalent run that was searched in its stead."""
+    if card in cards:
+        return card
+    return max(
+        (
+            other
+            for other in cards
+            if other.suit is card.suit and other.points == card.points and other.rank <= card.rank
+        ),
+        key=lambda other: other.rank,
+    )
+
+
+def _best(values: dict[Card, list[float]], weights: list[float], default: Card) -> Card:
+    """The card that beats `default` by the largest margin clear of `pimc_bot.PLAY_Z` errors, else it."""
+    best, best_margin = default, 0.0
+    for card, worths in values.items():
+        if card is default:
+            continue
+        differences = [mine - theirs for mine, theirs in zip(worths, values[default], strict=True)]
+        mean, error = weighted_margin(differences, weights, pimc_bot.PLAY_Z)
+        if mean - error > best_margin:
+            best, best_margin = card, mean - error
+    return best
+
+
+def _clearly_behind(chosen: list[float], other: list[float], weights: list[float]) -> bool:
+    """Whether `other` trails `chosen` by `SETTLED_Z` errors, or equals it on every sample."""
+    differences = [mine - theirs for mine, theirs in zip(chosen, other, strict=True)]
+    if not any(differences):
+        return True
+    mean, error = weighted_margin(differences, weights, SETTLED_Z)
+    return mean - error > 0
+
+
+# The auction.
+
+
+def choose_call(view: View, budget: Budget, rng: random.Random, stakes: Stakes) -> tuple[Call | None, int]:
+    """The call the samples expect most from, valued by `stakes`: each candidate denomination at the
+    lowest legal number and at each richer band's start, passing (the standing bid played as it stands),
+    doubling it, or redoubling the team's doubled contract; the rule bot's call unless another is
+    clearly better (`pimc_bot.AUCTION_EDGE` tables over the square root of the samples). Never
+    outbidding a partner is the rule bot's. None when not one sample was drawn."""
+    legal = view.legal_moves
+    high = view.high_bid
+    default = rule_bot.choose_call(view)
+    redoubling = REDOUBLE in legal
+    if high and view.team_of[high.seat] == view.team and not redoubling:
+        return default, 0
+    current = high.number if high is not None else 0
+    lowest = max(current + 1, MIN_BID)
+    reading = pimc_bot.auction_reading(view)
+    shape = rule_bot.table_shape(view)
+    suits = sorted(Suit, key=lambda suit: -rule_bot.estimate(view.hand, suit, shape))[
+        : pimc_bot.CANDIDATE_SUITS
+    ]
+    ours: list[Suit | None] = list(dict.fromkeys([*suits, None, *([default.suit] if default.is_bid else [])]))
+    if lowest > MAX_BID or redoubling:
+        ours = []
+    contracts = [(view.seat, denomination) for denomination in ours]
+    if high is not None:
+        contracts.append((high.seat, high.trump))  # the standing bid, as it would play if all passed
+    taken: list[list[int]] = [[] for _ in contracts]
+
+    def settled() -> bool:
+        return False  # an auction decision spends its allowance: there are few of them
+
+    drawn = 0
+    while contracts and budget.go_on(drawn, settled):
+        hands = pimc_bot.sampled_hands(view, rng, reading)
+        sample: list[int] = []
+        for declarer, trump in contracts:
+            if sample and time.perf_counter() >= budget.deadline:
+                break  # a sample must play every contract: this one is dropped
+            deal = pimc_bot.contracted(view, hands, declarer, trump)
+            pimc_bot.play_out(deal, view, view.voids)
+            sample.append(deal.points[view.team_of[declarer]])
+        else:
+            drawn += 1
+            for results, count in zip(taken, sample, strict=True):
+                results.append(count)
+    if not contracts or not drawn:
+        return None, drawn
+    points = dict(zip(ours, taken, strict=False))
+
+    def made_or_not(team: int, number: int, chance: float, doubling: int) -> float:
+        return chance * stakes.worth(team, number, True, doubling) + (1 - chance) * stakes.worth(
+            team, number, False, doubling
+        )
+
+    standing = 0.0
+    if high is not None:
+        standing = pimc_bot.chance_of(taken[-1], high.number)
+
+    def expected(call: Call) -> float:
+        if high is None and not call.is_bid:
+            return stakes.unchanged()  # as the PIMC bot: what others would bid instead is not searched
+        if call == REDOUBLE:
+            assert high is not None
+            return made_or_not(view.team_of[high.seat], high.number, standing, 4)
+        if call == DOUBLE:
+            assert high is not None
+            return made_or_not(view.team_of[high.seat], high.number, standing, 2)
+        if not call.is_bid:
+            assert high is not None
+            return made_or_not(view.team_of[high.seat], high.number, standing, view.doubling)
+        number = call.contract_number(current)
+        return made_or_not(view.team, number, pimc_bot.chance_of(points[call.suit], number), 1)
+
+    options: list[Call] = [default, PASS]
+    if DOUBLE in legal:
+        options.append(DOUBLE)
+    if redoubling:
+        options.append(REDOUBLE)
+    for denomination in () if lowest > MAX_BID else ours:
+        for number in (lowest, *(band for band in rule_bot.BAND_STARTS if band > lowest)):
+            options.append(rule_bot.bid_call(view, denomination, number, current, number))
+    candidates = [call for call in options if call in legal]
+    best = max(candidates, key=expected)
+    edge = pimc_bot.AUCTION_EDGE / math.sqrt(drawn)
+    if best in (DOUBLE, REDOUBLE):
+        edge += pimc_bot.DOUBLE_EDGE
+    if expected(best) > expected(default) + edge:
+        return best, drawn
+    return default, drawn
+
+
+# The bot.
+
+
+def decide(
+    view: View, allowance: Allowance, by_samples: bool, rng: random.Random, methods: Methods = Methods()
+) -> Move:
+    """The move for `view` within what `allowance` lets this decision spend (the rule bot's move when
+    it allows not one sample)."""
+    if not view.legal_moves:
+        raise ValueError(f"seat {view.seat} is not to act: there is no legal move to choose")
+    share = AUCTION_SHARE if view.phase is Phase.AUCTION else 1.0
+    least, most = allowance.limit(share)
+    if not methods.allowance:
+        least = most = allowance.per_decision * share
+    now = time.perf_counter()
+    clock_s = math.inf
+    if isinstance(view, BotView) and view.decision_ms > 0:
+        clock_s = view.decision_ms / 1000 * pimc_bot.CLOCK_SHARE - pimc_bot.CLOCK_MARGIN_S
+    deadline = now + (clock_s if by_samples else min(most, clock_s))
+    budget = Budget(by_samples, least, most, now, deadline)
+    stakes = Stakes.of(view, methods.stakes)
+    move: Move | None
+    if view.phase is Phase.AUCTION:
+        move, drawn = choose_call(view, budget, rng, stakes)
+    else:
+        move, drawn = choose_card(view, budget, rng, stakes, methods.inference)
+    if drawn:
+        allowance.spent(share, budget.used(drawn))
+    if move is None or move not in view.legal_moves:
+        return rule_bot.decide(view)
+    return move
+
+
+class StrongBot(Bot):
+    """Samples the unseen cards, weighs them by the play, values outcomes by the match (module doc)."""
+
+    name = "strong"
+    version = "1.0.0"
+    author = "fiftysix arena"
+
+    def __init__(
+        self,
+        budget_s: float = DEFAULT_BUDGET_S,
+        seed: int | None = None,
+        samples: int | None = None,
+        methods: Methods = Methods(),
+    ) -> None:
+        self.budget_s = budget_s
+        self.methods = methods
+        self.samples = samples
+        """Deals sampled a decision on average, within the budget: the same search whatever the load."""
+        self.rng = random.Random(seed)
+        self.allowance = Allowance(samples if samples is not None else budget_s)
+
+    def on_match_start(self, match: MatchInfo) -> None:
+        """Seed from the match and seat, so that the samples of a rerun start alike; a fresh allowance."""
+        self.rng.seed(f"{match.match_id}/{match.seat}")
+        self.allowance = Allowance(self.samples if self.samples is not None else self.budget_s)
+
+    def decide(self, view: BotView) -> Move:
+        """A call or card chosen by sampling; always one of `view.legal_moves`."""
+        return decide(view, self.allowance, self.samples is not None, self.rng, self.methods)
+
+
+def budget_options(parser: argparse.ArgumentParser) -> None:
+    """The bot's own command-line options: `--budget` seconds a decision, `--samples` deals."""
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=DEFAULT_BUDGET_S,
+        help=f"average seconds a decision (default {DEFAULT_BUDGET_S})",
+    )
+    parser.add_argument(
+        "--samples",
+        type=int,
+        help="deals sampled a decision on average, within the budget (default: by time)",
+    )
+
+
+if __name__ == "__main__":
+    run_bot(StrongBot, budget_options, lambda args: StrongBot(args.budget, samples=args.samples))

@@ -1,0 +1,159 @@
+"""The strong bot (sample_bots/strong_bot.py): legal moves in every kind of table, the same play for the
+same seed and sample count, its stakes, its reading of the play, its allowance, and the whole protocol
+through `arena check-bot` against the bot running as its own process. Its strength is measured by
+bench/strength.py, not here."""
+
+from __future__ import annotations
+
+import math
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bot_process import start_with_port_file
+
+from fiftysix.engine import Match, MatchRules, Move, Phase, Ruleset, sample_hands
+from fiftysix.wire import TimeControl
+from sample_bots import rule_bot
+from sample_bots.strong_bot import (
+    BANK_CAP,
+    MAX_SHARE,
+    MIN_SHARE,
+    PLAY_TRUST,
+    Allowance,
+    Methods,
+    Stakes,
+    StrongBot,
+    play_reading,
+)
+from sdk import BotView, MatchInfo
+
+SAMPLES = 3
+"""Enough to search: these tests check legality and sameness, not strength."""
+
+
+def play(match: Match, bots: dict[int, StrongBot], others: random.Random) -> list[Move]:
+    """Play `match` to its end, `bots` at their seats and random moves elsewhere; the moves made."""
+    for seat, bot in bots.items():
+        names = tuple("strong" if other in bots else "random" for other in range(match.rules.players))
+        bot.on_match_start(MatchInfo("m1", match.rules, seat, match.team_of, names, TimeControl()))
+    moves: list[Move] = []
+    while match.to_act is not None:
+        seat = match.to_act
+        view = match.view(seat)
+        # A roomy clock, so that the machine's load never cuts a decision short: the samples alone decide.
+        bot_view = BotView.from_view(view, decision_ms=600_000)
+        move = bots[seat].decide(bot_view) if seat in bots else others.choice(view.legal_moves)
+        assert move in view.legal_moves
+        match.apply(seat, move)
+        moves.append(move)
+    return moves
+
+
+@pytest.mark.parametrize(
+    ("players", "ruleset"),
+    [(4, Ruleset.PAIRS), (4, Ruleset.PARTNERSHIP), (6, Ruleset.PAIRS), (8, Ruleset.PARTNERSHIP)],
+)
+def test_plays_only_legal_moves(players: int, ruleset: Ruleset) -> None:
+    match = Match(MatchRules(players, ruleset, deal_cap=1), seed=players)
+    play(match, {seat: StrongBot(samples=SAMPLES) for seat in range(0, players, 2)}, random.Random(players))
+
+
+@pytest.mark.parametrize("methods", [Methods(), Methods(stakes=False, inference=False, allowance=False)])
+def test_the_same_seed_and_sample_count_play_the_same(methods: Methods) -> None:
+    def moves() -> list[Move]:
+        match = Match(MatchRules(4, deal_cap=2), seed=7)
+        bots = {seat: StrongBot(samples=SAMPLES, methods=methods) for seat in (0, 1)}
+        return play(match, bots, random.Random(7))
+
+    assert moves() == moves()
+
+
+def test_stakes_value_the_match_not_the_tables() -> None:
+    rules = MatchRules(4, deal_cap=8)
+    view = Match(rules, seed=1).view(0)
+    last = Stakes(view.team, (13, 12), (0, 1), 0, 1.0, True)
+    # At the last deal one table ahead: a contract of 28 made or lost by the team is a win or a loss...
+    assert last.worth(0, 28, True, 1) == 1.0
+    assert last.worth(0, 28, False, 1) == 0.0
+    # ...and five ahead, losing a doubled 28 (4 tables) loses the match, losing it undoubled (2) does not.
+    ahead = Stakes(view.team, (15, 10), (0, 1), 0, 1.0, True)
+    assert ahead.worth(0, 28, False, 1) == 1.0
+    assert ahead.worth(0, 28, False, 2) == 0.0
+    # With deals to come, a made contract is worth more than a lost one, and less than certain.
+    early = Stakes.of(view)
+    assert early.by_match
+    assert early.deals_left == 7
+    assert early.worth(0, 28, False, 1) < early.unchanged() < early.worth(0, 28, True, 1)
+    # Without a cap: the gambler's ruin, the team's share of the tables.
+    endless = Stakes(view.team, (13, 11), (0, 1), None, 1.0, True)
+    assert endless.worth(1, 28, True, 1) == pytest.approx(12 / 24)
+
+
+def test_stakes_in_tables_with_more_than_two_teams_or_the_method_off() -> None:
+    view = Match(MatchRules(6, Ruleset.PAIRS), seed=1).view(0)
+    stakes = Stakes.of(view)
+    assert not stakes.by_match
+    assert stakes.worth(view.team, 40, True, 1) == 2 * 2  # two paying teams, 2 tables each
+    assert stakes.worth(view.team, 28, False, 2) == -2 * 4
+    assert not Stakes.of(Match(MatchRules(4), seed=1).view(0), by_match=False).by_match
+
+
+@pytest.mark.parametrize(("players", "ruleset"), [(4, Ruleset.PAIRS), (6, Ruleset.PARTNERSHIP)])
+def test_the_real_hands_of_rule_bots_explain_their_play(players: int, ruleset: Ruleset) -> None:
+    """Rule bots' real hands explain every card they played (weight 1); random hands often do not."""
+    weighed = less = 0
+    for seed in range(6):
+        match = Match(MatchRules(players, ruleset, deal_cap=1), seed=seed)
+        rng = random.Random(seed)
+        while match.to_act is not None:
+            view = match.view(match.to_act)
+            weigh = play_reading(view)
+            if weigh is not None and view.phase is Phase.PLAY:
+                held = {seat: list(match.deal.hands[seat]) for seat in view.seats if seat != view.seat}
+                assert weigh(held) == 1.0
+                random_weight = weigh(sample_hands(view, rng))
+                unexplained = math.log(random_weight) / math.log(
+                    PLAY_TRUST
+                )  # cards the rule bot would not play
+                assert unexplained == pytest.approx(round(unexplained))
+                less += random_weight < 1
+                weighed += 1
+            match.apply(view.seat, rule_bot.decide(view))
+    assert weighed > 20
+    assert less > 0
+
+
+def test_the_allowance_saves_what_settled_decisions_leave_and_caps_a_close_one() -> None:
+    allowance = Allowance(10)
+    assert allowance.limit(1.0) == (10 * MIN_SHARE, 10)
+    allowance.spent(1.0, 4)  # settled early: 6 saved
+    assert allowance.limit(1.0) == (10 * MIN_SHARE, 16)
+    for _ in range(30):
+        allowance.spent(1.0, 0)
+    assert allowance.limit(1.0)[1] == 10 * MAX_SHARE
+    assert allowance.saved == 10 * BANK_CAP
+    allowance.spent(2.0, 70)  # an auction decision spent 50 more than its share
+    assert allowance.saved == 10 * BANK_CAP - 50
+    allowance.spent(1.0, 1000)
+    assert allowance.saved == 0
+
+
+def test_passes_arena_check_bot(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "sample_bots.strong_bot", "--budget", "0.01"]
+    bot = start_with_port_file(command, tmp_path / "strong.port", ())
+    try:
+        checked = subprocess.run(
+            [sys.executable, "-m", "arena.cli", "check-bot", bot.address],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert " 0 failed" in checked.stdout
+    finally:
+        bot.process.terminate()
+        bot.process.wait(10)

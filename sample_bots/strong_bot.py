@@ -39,10 +39,11 @@ import argparse
 import math
 import random
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Final
+from typing import Final, cast
 
 from fiftysix.engine import (
     DOUBLE,
@@ -50,6 +51,7 @@ from fiftysix.engine import (
     MIN_BID,
     PASS,
     REDOUBLE,
+    SUIT_BITS,
     Call,
     Card,
     Deal,
@@ -57,6 +59,7 @@ from fiftysix.engine import (
     Phase,
     Suit,
     View,
+    hand_size_for,
     table_amount,
 )
 from sample_bots import pimc_bot, rule_bot
@@ -177,6 +180,81 @@ class Stakes:
         return NormalDist().cdf((own - other) / (SPREAD_PER_DEAL * math.sqrt(self.deals_left)))
 
 
+# Play-outs.
+
+SUITS: Final = tuple(Suit)
+
+
+def play_out(deal: Deal, context: View, shown_out: Mapping[int, frozenset[Suit]]) -> None:
+    """`pimc_bot.play_out` (the rule bot's card play at every seat) with the cards each seat cannot see
+    counted as the play-out goes (`Count`), not rebuilt from the hands at every card. The cards chosen
+    are the same (tests/sample_bots/test_strong_bot.py checks it)."""
+    rules, tables, teams_out, number = context.rules, context.tables, context.teams_out, context.deal_number
+    voids = {seat: set(suits) for seat, suits in shown_out.items()}
+    hand_size = hand_size_for(len(deal.seats))
+    trump = deal.trump
+    count = Count(deal)
+    choose_lead, choose_follow = rule_bot.choose_lead, rule_bot.choose_follow
+    while deal.phase is Phase.PLAY:
+        legal = deal.legal_moves()
+        seat = deal.to_act
+        led = deal.led_suit
+        card = legal[0]
+        if len(legal) > 1:
+            view = deal.view(seat, rules, tables, teams_out, number)
+            knowledge = count.knowledge(deal, seat, trump, voids, hand_size)
+            cards = cast(list[Card], list(legal))
+            card = (
+                choose_lead(view, cards, knowledge) if led is None else choose_follow(view, cards, knowledge)
+            )
+        assert isinstance(card, Card)
+        if led is not None and card.suit is not led:
+            voids[seat].add(led)
+        count.played(seat, card)
+        deal.apply_trusted(card)
+
+
+class Count:
+    """Each seat's cards of each suit in a deal being played out, kept as cards are played: what
+    `rule_bot.know` counts for a seat is then the others' share (the PIMC bot rebuilt it from the hands at
+    every card, more than a quarter of a play-out's time)."""
+
+    __slots__ = ("by_seat", "total")
+
+    def __init__(self, deal: Deal) -> None:
+        self.by_seat: dict[int, list[int]] = {}
+        for seat in deal.seats:
+            held, twice = deal.card_sets(seat)
+            self.by_seat[seat] = [
+                (held & bits).bit_count() + (twice & bits).bit_count() for bits in SUIT_BITS
+            ]
+        self.total = [sum(counts[suit] for counts in self.by_seat.values()) for suit in SUITS]
+
+    def played(self, seat: int, card: Card) -> None:
+        """Take `card` out of `seat`'s count."""
+        self.by_seat[seat][card.suit] -= 1
+        self.total[card.suit] -= 1
+
+    def knowledge(
+        self, deal: Deal, seat: int, trump: Suit | None, voids: dict[int, set[Suit]], hand_size: int
+    ) -> rule_bot.Knowledge:
+        """`rule_bot.know` for `seat`, where the cards it cannot see are the other hands: each suit's top
+        card is the lowest bit of the others' set of cards (a suit's bits run from its highest rank)."""
+        union = 0
+        for other in deal.seats:
+            if other != seat:
+                union |= deal.card_sets(other)[0]
+        own = self.by_seat[seat]
+        unseen_count: Counter[Suit] = Counter()
+        top_unseen: dict[Suit, int] = {}
+        for suit, bits, total, mine in zip(SUITS, SUIT_BITS, self.total, own, strict=True):
+            if total > mine:
+                unseen_count[suit] = total - mine
+                out = union & bits
+                top_unseen[suit] = 7 - ((out & -out).bit_length() - 1 - 8 * suit)
+        return rule_bot.Knowledge(trump, unseen_count, top_unseen, voids, hand_size)
+
+
 # Inference from the play.
 
 
@@ -227,9 +305,10 @@ def _alike(chosen: Card, played: Card) -> bool:
 
 
 class Allowance:
-    """A match's thinking, counted in samples (`--samples`) or seconds: each decision may spend its
-    share, plus what earlier settled decisions saved (up to `MAX_SHARE` shares), and saves what it does
-    not spend."""
+    """A match's thinking, counted in play-outs (`--samples`: a sample of a decision costs one play-out
+    per card or contract compared, so what one decision saves buys the same time in another) or in
+    seconds: each decision may spend its share, plus what earlier settled decisions saved (up to
+    `MAX_SHARE` shares), and saves what it does not spend."""
 
     def __init__(self, per_decision: float) -> None:
         self.per_decision = per_decision
@@ -248,18 +327,41 @@ class Allowance:
 
 @dataclass
 class Budget:
-    """One decision's budget: at least `least` and at most `most` samples or seconds from `started`."""
+    """One decision's budget, from `allowance`: `share` allowances, at least `least` and at most `most`
+    play-outs (by samples) or seconds from `started`, set by `plan` once the decision knows what one
+    sample costs; with `fixed` (the method off) exactly its share."""
 
+    allowance: Allowance
+    share: float
     by_samples: bool
-    least: float
-    most: float
+    fixed: bool
     started: float
-    deadline: float
+    clock_s: float
+    """The arena's time for the decision, less what the answer's trip needs."""
+    per_sample: int = 1
+    least: float = 0.0
+    most: float = 0.0
+    deadline: float = math.inf
     """The wall-clock time after which it samples no more, whatever it counts."""
+
+    def plan(self, per_sample: int) -> None:
+        """Set the limits for samples of `per_sample` play-outs each."""
+        if self.by_samples:
+            self.share *= per_sample
+            self.per_sample = per_sample
+        self.least, self.most = self.allowance.limit(self.share)
+        if self.fixed:
+            self.least = self.most = self.allowance.per_decision * self.share
+        self.deadline = self.started + (self.clock_s if self.by_samples else min(self.most, self.clock_s))
 
     def used(self, samples: int) -> float:
         """What the decision has used after `samples`."""
-        return samples if self.by_samples else time.perf_counter() - self.started
+        return samples * self.per_sample if self.by_samples else time.perf_counter() - self.started
+
+    def book(self, samples: int) -> None:
+        """Book what the decision used in the allowance."""
+        if samples:
+            self.allowance.spent(self.share, self.used(samples))
 
     def go_on(self, samples: int, settled: Callable[[], bool]) -> bool:
         """Whether to draw another sample after `samples`: not past the most or the deadline; past the
@@ -304,6 +406,7 @@ def choose_card(
     if len(cards) == 1:
         return cards[0], 0
     default = _searched(rule_bot.choose_card(view), cards)
+    budget.plan(len(cards))
     values: dict[Card, list[float]] = {card: [] for card in cards}
     weights: list[float] = []
     reading = pimc_bot.auction_reading(view)
@@ -331,7 +434,7 @@ def choose_card(
                 break  # a sample must score every card: this one is dropped
             deal = root.copy()
             deal.apply_trusted(card)
-            pimc_bot.play_out(deal, view, shown_out[card])
+            play_out(deal, view, shown_out[card])
             sample.append(stakes.value(deal))
         else:
             for card, worth in zip(cards, sample, strict=True):
@@ -383,7 +486,8 @@ def _clearly_behind(chosen: list[float], other: list[float], weights: list[float
 
 def choose_call(view: View, budget: Budget, rng: random.Random, stakes: Stakes) -> tuple[Call | None, int]:
     """The call the samples expect most from, valued by `stakes`: each candidate denomination at the
-    lowest legal number and at each richer band's start, passing (the standing bid played as it stands),
+    lowest legal number and at each richer band's start (valued as if the opponents doubled it whenever
+    that is worse for the bidders), passing (the standing bid played as it stands),
     doubling it, or redoubling the team's doubled contract; the rule bot's call unless another is
     clearly better (`pimc_bot.AUCTION_EDGE` tables over the square root of the samples). Never
     outbidding a partner is the rule bot's. None when not one sample was drawn."""
@@ -407,6 +511,7 @@ def choose_call(view: View, budget: Budget, rng: random.Random, stakes: Stakes) 
     if high is not None:
         contracts.append((high.seat, high.trump))  # the standing bid, as it would play if all passed
     taken: list[list[int]] = [[] for _ in contracts]
+    budget.plan(len(contracts))
 
     def settled() -> bool:
         return False  # an auction decision spends its allowance: there are few of them
@@ -419,7 +524,7 @@ def choose_call(view: View, budget: Budget, rng: random.Random, stakes: Stakes) 
             if sample and time.perf_counter() >= budget.deadline:
                 break  # a sample must play every contract: this one is dropped
             deal = pimc_bot.contracted(view, hands, declarer, trump)
-            pimc_bot.play_out(deal, view, view.voids)
+            play_out(deal, view, view.voids)
             sample.append(deal.points[view.team_of[declarer]])
         else:
             drawn += 1
@@ -451,7 +556,10 @@ def choose_call(view: View, budget: Budget, rng: random.Random, stakes: Stakes) 
             assert high is not None
             return made_or_not(view.team_of[high.seat], high.number, standing, view.doubling)
         number = call.contract_number(current)
-        return made_or_not(view.team, number, pimc_bot.chance_of(points[call.suit], number), 1)
+        chance = pimc_bot.chance_of(points[call.suit], number)
+        # The opponents double a bid whenever that is worse for the bidders (they see as much as the
+        # samples): a bid is worth the lesser of the two.
+        return min(made_or_not(view.team, number, chance, 1), made_or_not(view.team, number, chance, 2))
 
     options: list[Call] = [default, PASS]
     if DOUBLE in legal:
@@ -482,23 +590,17 @@ def decide(
     if not view.legal_moves:
         raise ValueError(f"seat {view.seat} is not to act: there is no legal move to choose")
     share = AUCTION_SHARE if view.phase is Phase.AUCTION else 1.0
-    least, most = allowance.limit(share)
-    if not methods.allowance:
-        least = most = allowance.per_decision * share
-    now = time.perf_counter()
     clock_s = math.inf
     if isinstance(view, BotView) and view.decision_ms > 0:
         clock_s = view.decision_ms / 1000 * pimc_bot.CLOCK_SHARE - pimc_bot.CLOCK_MARGIN_S
-    deadline = now + (clock_s if by_samples else min(most, clock_s))
-    budget = Budget(by_samples, least, most, now, deadline)
+    budget = Budget(allowance, share, by_samples, not methods.allowance, time.perf_counter(), clock_s)
     stakes = Stakes.of(view, methods.stakes)
     move: Move | None
     if view.phase is Phase.AUCTION:
         move, drawn = choose_call(view, budget, rng, stakes)
     else:
         move, drawn = choose_card(view, budget, rng, stakes, methods.inference)
-    if drawn:
-        allowance.spent(share, budget.used(drawn))
+    budget.book(drawn)
     if move is None or move not in view.legal_moves:
         return rule_bot.decide(view)
     return move

@@ -3,7 +3,7 @@
 Start with `Match` (a whole match) or `Deal` (one deal); moves are `Card`s and `Call`s, parsed from
 canonical notation with `parse_card` and `parse_call`, or `parse_move` for whichever the phase calls for.
 Search bots start from `Deal.from_view(view, sample_hands(view, rng))` and play on with
-`Deal.apply_trusted`.
+`Deal.apply_trusted`; `Deal.card_sets` and `SUIT_BITS` count a hand's cards without building it.
 """
 
 from fiftysix.engine.calls import (
@@ -33,6 +33,7 @@ from fiftysix.engine.cards import (
 )
 from fiftysix.engine.deal import Deal
 from fiftysix.engine.errors import IllegalMoveError, MatchOverError, NotationError
+from fiftysix.engine.hands import SUIT_BITS
 from fiftysix.engine.match import (
     DealResult,
     DealSource,
@@ -71,6 +72,7 @@ __all__ = [
     "SEED_BITS",
     "SEED_RANGE",
     "STARTING_TABLES",
+    "SUIT_BITS",
     "Bid",
     "BidForm",
     "Call",

@@ -279,6 +279,11 @@ class Deal:
         held, twice = self._dealt
         return tuple(tuple(hand_of(*sets)) for sets in zip(held, twice, strict=True))
 
+    def card_sets(self, seat: int) -> tuple[int, int]:
+        """The cards `seat` holds and those it holds twice, as sets of `Card.bit`s: search code counts
+        cards with them (a suit's bits are `SUIT_BITS[suit]`) without building hands."""
+        return self._held[seat], self._twice[seat]
+
     @property
     def next_seat(self) -> tuple[int, ...]:
         """For each seat at the table, the next seat in playing order (-1 for seats not at the table)."""

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from bot_process import start_with_port_file
 
-from fiftysix.engine import Match, MatchRules, Move, Phase, Ruleset, sample_hands
+from fiftysix.engine import Deal, Match, MatchRules, Move, Phase, Ruleset, sample_hands
 from fiftysix.wire import TimeControl
-from sample_bots import rule_bot
+from sample_bots import pimc_bot, rule_bot
 from sample_bots.strong_bot import (
     BANK_CAP,
     MAX_SHARE,
@@ -26,6 +26,7 @@ from sample_bots.strong_bot import (
     Methods,
     Stakes,
     StrongBot,
+    play_out,
     play_reading,
 )
 from sdk import BotView, MatchInfo
@@ -157,3 +158,27 @@ def test_passes_arena_check_bot(tmp_path: Path) -> None:
     finally:
         bot.process.terminate()
         bot.process.wait(10)
+
+
+@pytest.mark.parametrize(
+    ("players", "ruleset"), [(4, Ruleset.PAIRS), (6, Ruleset.PAIRS), (8, Ruleset.PARTNERSHIP)]
+)
+def test_play_out_plays_the_pimc_bots_cards(players: int, ruleset: Ruleset) -> None:
+    """The counted play-out chooses the cards of the PIMC bot's (which are the rule bot's:
+    tests/sample_bots/test_pimc_bot.py), from odd positions with voids shown."""
+    compared = 0
+    for seed in range(6):
+        match = Match(MatchRules(players, ruleset, deal_cap=1), seed=seed)
+        rng = random.Random(seed)
+        while match.to_act is not None:
+            view = match.view(match.to_act)
+            if view.phase is Phase.PLAY and rng.random() < 0.3:
+                fast = Deal.from_view(view, sample_hands(view, rng))
+                slow = fast.copy()
+                play_out(fast, view, view.voids)
+                pimc_bot.play_out(slow, view, view.voids)
+                assert fast.tricks == slow.tricks
+                compared += 1
+            move = rng.choice(view.legal_moves) if view.phase is Phase.PLAY else rule_bot.decide(view)
+            match.apply(view.seat, move)
+    assert compared > 10

@@ -36,6 +36,7 @@ a given match and seat (the samples are seeded by them).
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import random
 import time
@@ -60,6 +61,7 @@ from fiftysix.engine import (
     Suit,
     View,
     hand_size_for,
+    pack_for,
     table_amount,
 )
 from sample_bots import pimc_bot, rule_bot
@@ -152,14 +154,6 @@ class Stakes:
         opponent = next(team for team in self.teams_in if team != self.team)
         return self.scale * self._win_chance(change[self.team], change[opponent], opponent)
 
-    def value(self, deal: Deal) -> float:
-        """What the finished `deal` is worth to `team`, with the PIMC bot's small bonus per card point
-        (so that a settled deal still prefers more points)."""
-        contract = deal.contract
-        assert contract is not None
-        worth = self.worth(contract.team, contract.number, deal.made, contract.doubling)
-        return worth + pimc_bot.POINT_BONUS * deal.points[self.team]
-
     def unchanged(self) -> float:
         """The value of the standing as it is (no tables moved)."""
         if not self.by_match:
@@ -185,10 +179,22 @@ class Stakes:
 SUITS: Final = tuple(Suit)
 
 
-def play_out(deal: Deal, context: View, shown_out: Mapping[int, frozenset[Suit]]) -> None:
+def play_out(
+    deal: Deal, context: View, shown_out: Mapping[int, frozenset[Suit]], until_decided: bool = False
+) -> bool | None:
     """`pimc_bot.play_out` (the rule bot's card play at every seat) with the cards each seat cannot see
     counted as the play-out goes (`Count`), not rebuilt from the hands at every card. The cards chosen
-    are the same (tests/sample_bots/test_strong_bot.py checks it)."""
+    are the same (tests/sample_bots/test_strong_bot.py checks it).
+
+    With `until_decided` it stops at the first trick after which the contract is made or can no longer
+    be (about a third of a play-out's cards are then left unplayed) and returns whether it is made;
+    otherwise it plays to the end and returns None."""
+    contract = deal.contract
+    assert contract is not None
+    need = contract.number
+    spare = total_points(len(deal.seats)) - need  # the points the contractors may lose and still make it
+    points = deal.points
+    team = contract.team
     rules, tables, teams_out, number = context.rules, context.tables, context.teams_out, context.deal_number
     voids = {seat: set(suits) for seat, suits in shown_out.items()}
     hand_size = hand_size_for(len(deal.seats))
@@ -212,6 +218,19 @@ def play_out(deal: Deal, context: View, shown_out: Mapping[int, frozenset[Suit]]
             voids[seat].add(led)
         count.played(seat, card)
         deal.apply_trusted(card)
+        if until_decided and not deal.trick:
+            taken = points[team]
+            if taken >= need:
+                return True
+            if sum(points) - taken > spare:
+                return False
+    return deal.made if until_decided else None
+
+
+@functools.cache
+def total_points(players: int) -> int:
+    """The card points of a deal at a table of `players`."""
+    return sum(card.points for card in pack_for(players))
 
 
 class Count:
@@ -407,6 +426,8 @@ def choose_card(
         return cards[0], 0
     default = _searched(rule_bot.choose_card(view), cards)
     budget.plan(len(cards))
+    contract = view.contract
+    assert contract is not None
     values: dict[Card, list[float]] = {card: [] for card in cards}
     weights: list[float] = []
     reading = pimc_bot.auction_reading(view)
@@ -434,8 +455,9 @@ def choose_card(
                 break  # a sample must score every card: this one is dropped
             deal = root.copy()
             deal.apply_trusted(card)
-            play_out(deal, view, shown_out[card])
-            sample.append(stakes.value(deal))
+            made = play_out(deal, view, shown_out[card], until_decided=True)
+            assert made is not None
+            sample.append(stakes.worth(contract.team, contract.number, made, contract.doubling))
         else:
             for card, worth in zip(cards, sample, strict=True):
                 values[card].append(worth)

@@ -166,7 +166,7 @@ def test_passes_arena_check_bot(tmp_path: Path) -> None:
 def test_play_out_plays_the_pimc_bots_cards(players: int, ruleset: Ruleset) -> None:
     """The counted play-out chooses the cards of the PIMC bot's (which are the rule bot's:
     tests/sample_bots/test_pimc_bot.py), from odd positions with voids shown."""
-    compared = 0
+    compared = stopped_early = 0
     for seed in range(6):
         match = Match(MatchRules(players, ruleset, deal_cap=1), seed=seed)
         rng = random.Random(seed)
@@ -175,10 +175,16 @@ def test_play_out_plays_the_pimc_bots_cards(players: int, ruleset: Ruleset) -> N
             if view.phase is Phase.PLAY and rng.random() < 0.3:
                 fast = Deal.from_view(view, sample_hands(view, rng))
                 slow = fast.copy()
+                short = fast.copy()
                 play_out(fast, view, view.voids)
                 pimc_bot.play_out(slow, view, view.voids)
                 assert fast.tricks == slow.tricks
+                # Stopped once the contract is decided, it tells the same outcome, sooner or as late.
+                assert play_out(short, view, view.voids, until_decided=True) == slow.made
+                assert short.tricks == slow.tricks[: len(short.tricks)]
+                stopped_early += short.phase is Phase.PLAY
                 compared += 1
             move = rng.choice(view.legal_moves) if view.phase is Phase.PLAY else rule_bot.decide(view)
             match.apply(view.seat, move)
     assert compared > 10
+    assert stopped_early > 0

@@ -284,7 +284,8 @@ def play_reading(view: View) -> Callable[[Mapping[int, list[Card]]], float] | No
     card of another seat that had a choice.
 
     The deal is replayed from its start with the sampled hands (each seat's hand now plus what it
-    played), asking the rule bot at every card another seat played."""
+    played), asking the rule bot at every card another seat played, with the cards counted as a
+    play-out counts them (`Count`)."""
     plays = [play for trick in view.tricks for play in trick.plays] + list(view.trick)
     if not any(play.seat != view.seat for play in plays):
         return None
@@ -292,6 +293,8 @@ def play_reading(view: View) -> Callable[[Mapping[int, list[Card]]], float] | No
     for play in plays:
         played[play.seat].append(play.card)
     rules, tables, teams_out, number = view.rules, view.tables, view.teams_out, view.deal_number
+    trump, hand_size = view.trump, hand_size_for(len(view.seats))
+    choose_lead, choose_follow = rule_bot.choose_lead, rule_bot.choose_follow
 
     def weight(hands: Mapping[int, list[Card]]) -> float:
         dealt = {seat: [*hands[seat], *played[seat]] for seat in hands}
@@ -299,15 +302,29 @@ def play_reading(view: View) -> Callable[[Mapping[int, list[Card]]], float] | No
         deal = Deal(view.seats, view.team_of, view.dealer, dealt)
         for made in view.calls:
             deal.apply_trusted(made.call)
+        count = Count(deal)
+        voids: dict[int, set[Suit]] = {seat: set() for seat in view.seats}
         result = 1.0
         for play in plays:
-            if play.seat != view.seat:
+            seat, card = play.seat, play.card
+            led = deal.led_suit
+            if seat != view.seat:
                 legal = deal.legal_moves()
                 if len(legal) > 1:
-                    chosen = rule_bot.choose_card(deal.view(play.seat, rules, tables, teams_out, number))
-                    if not _alike(chosen, play.card):
+                    seen = deal.view(seat, rules, tables, teams_out, number)
+                    knowledge = count.knowledge(deal, seat, trump, voids, hand_size)
+                    cards = cast(list[Card], list(legal))
+                    chosen = (
+                        choose_lead(seen, cards, knowledge)
+                        if led is None
+                        else choose_follow(seen, cards, knowledge)
+                    )
+                    if not _alike(chosen, card):
                         result *= PLAY_TRUST
-            deal.apply_trusted(play.card)
+            if led is not None and card.suit is not led:
+                voids[seat].add(led)
+            count.played(seat, card)
+            deal.apply_trusted(card)
         return result
 
     return weight

@@ -524,17 +524,22 @@ def _clearly_behind(chosen: list[float], other: list[float], weights: list[float
 
 
 def choose_call(view: View, budget: Budget, rng: random.Random, stakes: Stakes) -> tuple[Call | None, int]:
-    """The call the samples expect most from, valued by `stakes`: each candidate denomination at the
-    lowest legal number and at each richer band's start (valued as if the opponents doubled it whenever
-    that is worse for the bidders), passing (the standing bid played as it stands),
-    doubling it, or redoubling the team's doubled contract; the rule bot's call unless another is
-    clearly better (`pimc_bot.AUCTION_EDGE` tables over the square root of the samples). Never
-    outbidding a partner is the rule bot's. None when not one sample was drawn."""
+    """The PIMC bot's auction (`pimc_bot.choose_call`) valued by `stakes`, with a bid valued as if the
+    opponents doubled it whenever that is worse for the bidders: the rule bot's call unless the samples
+    expect clearly more (`pimc_bot.AUCTION_EDGE` tables over the square root of the samples) from a bid
+    at the lowest legal number in a candidate denomination or from passing (the standing bid played as
+    it stands); a double, or a redouble of the team's doubled contract, when it gains
+    `pimc_bot.DOUBLE_EDGE` on passing. The rule bot's doubles and redoubles, and passing when a partner
+    holds the bid, are kept. None when not one sample was drawn.
+
+    Bidding more freely (a richer band's start too, doubles whenever the samples favour them) made 62%
+    of its contracts against the PIMC bot's 84% and lost 3.4 tables a match (8 pairs at 10 samples):
+    with few samples, the best of many options is mostly the luckiest."""
     legal = view.legal_moves
     high = view.high_bid
     default = rule_bot.choose_call(view)
     redoubling = REDOUBLE in legal
-    if high and view.team_of[high.seat] == view.team and not redoubling:
+    if default in (DOUBLE, REDOUBLE) or (high and view.team_of[high.seat] == view.team and not redoubling):
         return default, 0
     current = high.number if high is not None else 0
     lowest = max(current + 1, MIN_BID)
@@ -600,19 +605,17 @@ def choose_call(view: View, budget: Budget, rng: random.Random, stakes: Stakes) 
         # samples): a bid is worth the lesser of the two.
         return min(made_or_not(view.team, number, chance, 1), made_or_not(view.team, number, chance, 2))
 
-    options: list[Call] = [default, PASS]
-    if DOUBLE in legal:
-        options.append(DOUBLE)
-    if redoubling:
-        options.append(REDOUBLE)
-    for denomination in () if lowest > MAX_BID else ours:
-        for number in (lowest, *(band for band in rule_bot.BAND_STARTS if band > lowest)):
-            options.append(rule_bot.bid_call(view, denomination, number, current, number))
-    candidates = [call for call in options if call in legal]
-    best = max(candidates, key=expected)
     edge = pimc_bot.AUCTION_EDGE / math.sqrt(drawn)
-    if best in (DOUBLE, REDOUBLE):
-        edge += pimc_bot.DOUBLE_EDGE
+    if redoubling:
+        gain = expected(REDOUBLE) - expected(PASS)
+        return (REDOUBLE if gain > pimc_bot.DOUBLE_EDGE + edge else default), drawn
+    options = [default] if lowest > MAX_BID else [default, PASS]
+    options += [rule_bot.bid_call(view, denomination, lowest, current, lowest) for denomination in ours]
+    best = max((call for call in options if call in legal), key=expected)
+    if DOUBLE in legal:
+        gain = expected(DOUBLE) - expected(PASS)
+        if gain > pimc_bot.DOUBLE_EDGE and expected(DOUBLE) > expected(best) + edge:
+            return DOUBLE, drawn
     if expected(best) > expected(default) + edge:
         return best, drawn
     return default, drawn

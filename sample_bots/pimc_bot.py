@@ -330,6 +330,51 @@ def distinct_cards(view: View) -> list[Card]:
     return kept
 
 
+def searched_card(card: Card, cards: list[Card]) -> Card:
+    """`card`, or the card of `distinct_cards` searched in its stead (the lowest of its equivalent run)."""
+    if card in cards:
+        return card
+    return max(
+        (
+            other
+            for other in cards
+            if other.suit is card.suit and other.points == card.points and other.rank <= card.rank
+        ),
+        key=lambda other: other.rank,
+    )
+
+
+def voids_after(view: View, cards: list[Card]) -> dict[Card, Mapping[int, frozenset[Suit]]]:
+    """The suits each seat has shown out of once each of `cards` is played (playing off the suit led
+    shows this seat out of it): where a play-out after that card starts."""
+    led = view.led_suit
+    return {
+        card: {**view.voids, view.seat: view.voids[view.seat] | {led}}
+        if led is not None and card.suit is not led
+        else view.voids
+        for card in cards
+    }
+
+
+def candidate_contracts(
+    view: View, default: Call, lowest: int, redoubling: bool
+) -> tuple[list[Suit | None], list[tuple[int, Suit | None]]]:
+    """The denominations the auction tries for this team (its `CANDIDATE_SUITS` best suits by the rule
+    bot's estimate, no trumps, and the rule bot's own bid's), none once 56 is bid or when redoubling; and
+    the contracts to play each sample out in: (declarer, denomination) for each of them, then the
+    standing bid as it would play if all passed."""
+    shape = rule_bot.table_shape(view)
+    suits = sorted(Suit, key=lambda suit: -rule_bot.estimate(view.hand, suit, shape))[:CANDIDATE_SUITS]
+    ours: list[Suit | None] = list(dict.fromkeys([*suits, None, *([default.suit] if default.is_bid else [])]))
+    if lowest > MAX_BID or redoubling:
+        ours = []
+    contracts = [(view.seat, denomination) for denomination in ours]
+    high = view.high_bid
+    if high is not None:
+        contracts.append((high.seat, high.trump))
+    return ours, contracts
+
+
 def _strength(card: Card) -> tuple[int, int]:
     return (card.suit, card.rank)
 
@@ -343,25 +388,10 @@ def choose_card(view: View, deadline: float, rng: random.Random, samples: int | 
     cards = distinct_cards(view)
     if len(cards) == 1:
         return cards[0]
-    default = rule_bot.choose_card(view)
-    if default not in cards:  # the lowest card of its equivalent run was searched in its stead
-        default = max(
-            (
-                card
-                for card in cards
-                if card.suit is default.suit and card.points == default.points and card.rank <= default.rank
-            ),
-            key=lambda card: card.rank,
-        )
+    default = searched_card(rule_bot.choose_card(view), cards)
     values: dict[Card, list[float]] = {card: [] for card in cards}
     reading = auction_reading(view)
-    led = view.led_suit
-    shown_out = {
-        card: {**view.voids, view.seat: view.voids[view.seat] | {led}}
-        if led is not None and card.suit is not led
-        else view.voids
-        for card in cards
-    }
+    shown_out = voids_after(view, cards)
     while time.perf_counter() < deadline and (samples is None or len(values[cards[0]]) < samples):
         root = sampled_deal(view, rng, reading)
         sample: list[float] = []
@@ -436,14 +466,7 @@ def choose_call(view: View, deadline: float, rng: random.Random, samples: int | 
     current = high.number if high is not None else 0
     lowest = max(current + 1, MIN_BID)
     reading = auction_reading(view)
-    shape = rule_bot.table_shape(view)
-    suits = sorted(Suit, key=lambda suit: -rule_bot.estimate(view.hand, suit, shape))[:CANDIDATE_SUITS]
-    ours: list[Suit | None] = list(dict.fromkeys([*suits, None, *([default.suit] if default.is_bid else [])]))
-    if lowest > MAX_BID or redoubling:
-        ours = []
-    contracts = [(view.seat, denomination) for denomination in ours]
-    if high is not None:
-        contracts.append((high.seat, high.trump))  # the standing bid, as it would play if all passed
+    ours, contracts = candidate_contracts(view, default, lowest, redoubling)
     taken: list[list[int]] = [[] for _ in contracts]
     while contracts and time.perf_counter() < deadline and (samples is None or len(taken[0]) < samples):
         hands = sampled_hands(view, rng, reading)

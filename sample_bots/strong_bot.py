@@ -441,7 +441,7 @@ def choose_card(
     cards = pimc_bot.distinct_cards(view)
     if len(cards) == 1:
         return cards[0], 0
-    default = _searched(rule_bot.choose_card(view), cards)
+    default = pimc_bot.searched_card(rule_bot.choose_card(view), cards)
     budget.plan(len(cards))
     contract = view.contract
     assert contract is not None
@@ -449,13 +449,7 @@ def choose_card(
     weights: list[float] = []
     reading = pimc_bot.auction_reading(view)
     weigh = play_reading(view) if inference else None
-    led = view.led_suit
-    shown_out = {
-        card: {**view.voids, view.seat: view.voids[view.seat] | {led}}
-        if led is not None and card.suit is not led
-        else view.voids
-        for card in cards
-    }
+    shown_out = pimc_bot.voids_after(view, cards)
 
     def settled() -> bool:
         chosen = _best(values, weights, default)
@@ -482,20 +476,6 @@ def choose_card(
     if not weights:
         return None, 0
     return _best(values, weights, default), len(weights)
-
-
-def _searched(card: Card, cards: list[Card]) -> Card:
-    """`card`, or the lowest card of its equivalent run that was searched in its stead."""
-    if card in cards:
-        return card
-    return max(
-        (
-            other
-            for other in cards
-            if other.suit is card.suit and other.points == card.points and other.rank <= card.rank
-        ),
-        key=lambda other: other.rank,
-    )
 
 
 def _best(values: dict[Card, list[float]], weights: list[float], default: Card) -> Card:
@@ -544,16 +524,7 @@ def choose_call(view: View, budget: Budget, rng: random.Random, stakes: Stakes) 
     current = high.number if high is not None else 0
     lowest = max(current + 1, MIN_BID)
     reading = pimc_bot.auction_reading(view)
-    shape = rule_bot.table_shape(view)
-    suits = sorted(Suit, key=lambda suit: -rule_bot.estimate(view.hand, suit, shape))[
-        : pimc_bot.CANDIDATE_SUITS
-    ]
-    ours: list[Suit | None] = list(dict.fromkeys([*suits, None, *([default.suit] if default.is_bid else [])]))
-    if lowest > MAX_BID or redoubling:
-        ours = []
-    contracts = [(view.seat, denomination) for denomination in ours]
-    if high is not None:
-        contracts.append((high.seat, high.trump))  # the standing bid, as it would play if all passed
+    ours, contracts = pimc_bot.candidate_contracts(view, default, lowest, redoubling)
     taken: list[list[int]] = [[] for _ in contracts]
     budget.plan(len(contracts))
 
@@ -600,10 +571,7 @@ def choose_call(view: View, budget: Budget, rng: random.Random, stakes: Stakes) 
             assert high is not None
             return made_or_not(view.team_of[high.seat], high.number, standing, view.doubling)
         number = call.contract_number(current)
-        chance = pimc_bot.chance_of(points[call.suit], number)
-        # The opponents double a bid whenever that is worse for the bidders (they see as much as the
-        # samples): a bid is worth the lesser of the two.
-        return min(made_or_not(view.team, number, chance, 1), made_or_not(view.team, number, chance, 2))
+        return made_or_not(view.team, number, pimc_bot.chance_of(points[call.suit], number), 1)
 
     edge = pimc_bot.AUCTION_EDGE / math.sqrt(drawn)
     if redoubling:

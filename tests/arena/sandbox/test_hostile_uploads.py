@@ -11,6 +11,7 @@ under CI (CI set), where they fail, so that CI never skips them silently. Small 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import shlex
@@ -129,8 +130,11 @@ async def _play(
 
 
 def _sandboxed_processes() -> list[int]:
-    """Processes running as one of the sandbox's user ids (an arena running as root)."""
+    """Processes running as one of the sandbox's user ids (an arena running as root), but those of another
+    pytest-xdist worker's tests, which may run sandboxed bots at the same time: whatever this test's arena
+    left, and whatever escaped any arena's tree, is found."""
     found = []
+    others = _other_workers()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
@@ -138,9 +142,40 @@ def _sandboxed_processes() -> list[int]:
             except OSError:
                 continue
             uid = int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
-            if uid in bubblewrap.SANDBOX_UIDS:
+            if uid in bubblewrap.SANDBOX_UIDS and not _of_another_worker(int(entry.name), others):
                 found.append(int(entry.name))
     return found
+
+
+def _other_workers() -> set[int]:
+    """The other pytest-xdist workers (this process's siblings), when this one is a worker."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return set()
+    siblings: set[int] = set()
+    for children in Path(f"/proc/{os.getppid()}/task").glob("*/children"):
+        with contextlib.suppress(OSError):
+            siblings.update(map(int, children.read_text().split()))
+    return siblings - {os.getpid()}
+
+
+def _parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def _of_another_worker(pid: int, workers: set[int]) -> bool:
+    """Whether `pid` runs below one of the other `workers`, or has ended since it was listed."""
+    if not workers:
+        return False
+    for _ in range(10):  # an ancestor that ends mid-walk hands its children to a reaper: walk again
+        try:
+            ancestor = _parent(pid)
+        except OSError:
+            return True
+        with contextlib.suppress(OSError):
+            while ancestor > 1 and ancestor not in workers:
+                ancestor = _parent(ancestor)
+            return ancestor in workers
+    return False
 
 
 DISCONNECTED: Final = FaultCause.DISCONNECTED

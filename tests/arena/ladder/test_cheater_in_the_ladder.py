@@ -84,11 +84,11 @@ def test_the_check_finds_the_leak_when_isolation_is_off(
     assert report.leaks > 0
 
 
-def test_the_cheater_scores_even_against_its_honest_twin_over_20_sets(tmp_path: Path) -> None:
+def test_the_cheater_scores_even_against_its_honest_twin_over_40_sets(tmp_path: Path) -> None:
     # The twin plays as the cheater would with nothing to remember: with no leak each duplicate set is
-    # level, whatever the number of sets (20 keep the suite within its time; issue 21 measured 16 matches).
-    report = run_cheater_ladder(tmp_path, "command", players=4, concurrency=2, sets=20, twin=True)
-    assert stored_matches(tmp_path) == 40
+    # level. 40 sets, as issue 21's criterion says (the suite's two workers make room for them).
+    report = run_cheater_ladder(tmp_path, "command", players=4, concurrency=2, sets=40, twin=True)
+    assert stored_matches(tmp_path) == 80
     assert report.total.claims == 0
     assert abs(cheater_set_score(tmp_path) - 0.5) <= 0.05
 

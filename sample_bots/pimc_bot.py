@@ -537,9 +537,15 @@ def budget_for(view: View, budget_s: float) -> float:
     decision."""
     if view.phase is Phase.AUCTION:
         budget_s *= AUCTION_SHARE
+    return min(budget_s, clock_for(view))
+
+
+def clock_for(view: View) -> float:
+    """The seconds the bot may think for within the arena's time per decision (`CLOCK_SHARE` of it less
+    `CLOCK_MARGIN_S`); infinite for a view that carries no clock."""
     if isinstance(view, BotView) and view.decision_ms > 0:
-        return min(budget_s, view.decision_ms / 1000 * CLOCK_SHARE - CLOCK_MARGIN_S)
-    return budget_s
+        return view.decision_ms / 1000 * CLOCK_SHARE - CLOCK_MARGIN_S
+    return math.inf
 
 
 def decide(view: View, budget_s: float, rng: random.Random, samples: int | None = None) -> Move:

@@ -183,7 +183,7 @@ def play_out(
     deal: Deal, context: View, shown_out: Mapping[int, frozenset[Suit]], until_decided: bool = False
 ) -> bool | None:
     """`pimc_bot.play_out` (the rule bot's card play at every seat) with the cards each seat cannot see
-    counted as the play-out goes (`Count`), not rebuilt from the hands at every card. The cards chosen
+    counted as the play-out goes (`RulePlay`), not rebuilt from the hands at every card. The cards chosen
     are the same (tests/sample_bots/test_strong_bot.py checks it).
 
     With `until_decided` it stops at the first trick after which the contract is made or can no longer
@@ -195,29 +195,12 @@ def play_out(
     spare = total_points(len(deal.seats)) - need  # the points the contractors may lose and still make it
     points = deal.points
     team = contract.team
-    rules, tables, teams_out, number = context.rules, context.tables, context.teams_out, context.deal_number
-    voids = {seat: set(suits) for seat, suits in shown_out.items()}
-    hand_size = hand_size_for(len(deal.seats))
-    trump = deal.trump
-    count = Count(deal)
-    choose_lead, choose_follow = rule_bot.choose_lead, rule_bot.choose_follow
+    rule_play = RulePlay(deal, context, shown_out)
     while deal.phase is Phase.PLAY:
         legal = deal.legal_moves()
-        seat = deal.to_act
-        led = deal.led_suit
-        card = legal[0]
-        if len(legal) > 1:
-            view = deal.view(seat, rules, tables, teams_out, number)
-            knowledge = count.knowledge(deal, seat, trump, voids, hand_size)
-            cards = cast(list[Card], list(legal))
-            card = (
-                choose_lead(view, cards, knowledge) if led is None else choose_follow(view, cards, knowledge)
-            )
+        card = legal[0] if len(legal) == 1 else rule_play.card(legal)
         assert isinstance(card, Card)
-        if led is not None and card.suit is not led:
-            voids[seat].add(led)
-        count.played(seat, card)
-        deal.apply_trusted(card)
+        rule_play.play(card)
         if until_decided and not deal.trick:
             taken = points[team]
             if taken >= need:
@@ -233,14 +216,19 @@ def total_points(players: int) -> int:
     return sum(card.points for card in pack_for(players))
 
 
-class Count:
-    """Each seat's cards of each suit in a deal being played out, kept as cards are played: what
-    `rule_bot.know` counts for a seat is then the others' share (the PIMC bot rebuilt it from the hands at
-    every card, more than a quarter of a play-out's time)."""
+class RulePlay:
+    """The rule bot's card play in a deal played on (a play-out, or a replay of the cards played), with
+    what `rule_bot.know` counts for each seat kept as cards are played rather than rebuilt at every card
+    (the PIMC bot's rebuild took more than a quarter of a play-out's time): each seat's cards of each
+    suit, and the suits each seat has shown out of."""
 
-    __slots__ = ("by_seat", "total")
+    __slots__ = ("by_seat", "context", "deal", "hand_size", "total", "voids")
 
-    def __init__(self, deal: Deal) -> None:
+    def __init__(self, deal: Deal, context: View, shown_out: Mapping[int, frozenset[Suit]]) -> None:
+        self.deal = deal
+        self.context = context
+        self.voids = {seat: set(suits) for seat, suits in shown_out.items()}
+        self.hand_size = hand_size_for(len(deal.seats))
         self.by_seat: dict[int, list[int]] = {}
         for seat in deal.seats:
             held, twice = deal.card_sets(seat)
@@ -249,16 +237,31 @@ class Count:
             ]
         self.total = [sum(counts[suit] for counts in self.by_seat.values()) for suit in SUITS]
 
-    def played(self, seat: int, card: Card) -> None:
-        """Take `card` out of `seat`'s count."""
+    def card(self, legal: Sequence[Move]) -> Card:
+        """The rule bot's card among `legal` (two or more) for the seat to act."""
+        deal, context = self.deal, self.context
+        seat = deal.to_act
+        view = deal.view(seat, context.rules, context.tables, context.teams_out, context.deal_number)
+        knowledge = self.knowledge(seat)
+        cards = cast(list[Card], list(legal))
+        if deal.led_suit is None:
+            return rule_bot.choose_lead(view, cards, knowledge)
+        return rule_bot.choose_follow(view, cards, knowledge)
+
+    def play(self, card: Card) -> None:
+        """Play `card` for the seat to act, and count it."""
+        deal = self.deal
+        seat, led = deal.to_act, deal.led_suit
+        if led is not None and card.suit is not led:
+            self.voids[seat].add(led)
         self.by_seat[seat][card.suit] -= 1
         self.total[card.suit] -= 1
+        deal.apply_trusted(card)
 
-    def knowledge(
-        self, deal: Deal, seat: int, trump: Suit | None, voids: dict[int, set[Suit]], hand_size: int
-    ) -> rule_bot.Knowledge:
+    def knowledge(self, seat: int) -> rule_bot.Knowledge:
         """`rule_bot.know` for `seat`, where the cards it cannot see are the other hands: each suit's top
         card is the lowest bit of the others' set of cards (a suit's bits run from its highest rank)."""
+        deal = self.deal
         union = 0
         for other in deal.seats:
             if other != seat:
@@ -271,7 +274,7 @@ class Count:
                 unseen_count[suit] = total - mine
                 out = union & bits
                 top_unseen[suit] = 7 - ((out & -out).bit_length() - 1 - 8 * suit)
-        return rule_bot.Knowledge(trump, unseen_count, top_unseen, voids, hand_size)
+        return rule_bot.Knowledge(deal.trump, unseen_count, top_unseen, self.voids, self.hand_size)
 
 
 # Inference from the play.
@@ -285,16 +288,13 @@ def play_reading(view: View) -> Callable[[Mapping[int, list[Card]]], float] | No
 
     The deal is replayed from its start with the sampled hands (each seat's hand now plus what it
     played), asking the rule bot at every card another seat played, with the cards counted as a
-    play-out counts them (`Count`)."""
+    play-out counts them (`RulePlay`)."""
     plays = [play for trick in view.tricks for play in trick.plays] + list(view.trick)
     if not any(play.seat != view.seat for play in plays):
         return None
     played: dict[int, list[Card]] = {seat: [] for seat in view.seats}
     for play in plays:
         played[play.seat].append(play.card)
-    rules, tables, teams_out, number = view.rules, view.tables, view.teams_out, view.deal_number
-    trump, hand_size = view.trump, hand_size_for(len(view.seats))
-    choose_lead, choose_follow = rule_bot.choose_lead, rule_bot.choose_follow
 
     def weight(hands: Mapping[int, list[Card]]) -> float:
         dealt = {seat: [*hands[seat], *played[seat]] for seat in hands}
@@ -302,29 +302,14 @@ def play_reading(view: View) -> Callable[[Mapping[int, list[Card]]], float] | No
         deal = Deal(view.seats, view.team_of, view.dealer, dealt)
         for made in view.calls:
             deal.apply_trusted(made.call)
-        count = Count(deal)
-        voids: dict[int, set[Suit]] = {seat: set() for seat in view.seats}
+        rule_play = RulePlay(deal, view, {seat: frozenset() for seat in view.seats})
         result = 1.0
         for play in plays:
-            seat, card = play.seat, play.card
-            led = deal.led_suit
-            if seat != view.seat:
+            if play.seat != view.seat:
                 legal = deal.legal_moves()
-                if len(legal) > 1:
-                    seen = deal.view(seat, rules, tables, teams_out, number)
-                    knowledge = count.knowledge(deal, seat, trump, voids, hand_size)
-                    cards = cast(list[Card], list(legal))
-                    chosen = (
-                        choose_lead(seen, cards, knowledge)
-                        if led is None
-                        else choose_follow(seen, cards, knowledge)
-                    )
-                    if not _alike(chosen, card):
-                        result *= PLAY_TRUST
-            if led is not None and card.suit is not led:
-                voids[seat].add(led)
-            count.played(seat, card)
-            deal.apply_trusted(card)
+                if len(legal) > 1 and not _alike(rule_play.card(legal), play.card):
+                    result *= PLAY_TRUST
+            rule_play.play(play.card)
         return result
 
     return weight
@@ -600,9 +585,7 @@ def decide(
     if not view.legal_moves:
         raise ValueError(f"seat {view.seat} is not to act: there is no legal move to choose")
     share = AUCTION_SHARE if view.phase is Phase.AUCTION else 1.0
-    clock_s = math.inf
-    if isinstance(view, BotView) and view.decision_ms > 0:
-        clock_s = view.decision_ms / 1000 * pimc_bot.CLOCK_SHARE - pimc_bot.CLOCK_MARGIN_S
+    clock_s = pimc_bot.clock_for(view)
     budget = Budget(allowance, share, by_samples, not methods.allowance, time.perf_counter(), clock_s)
     stakes = Stakes.of(view, methods.stakes)
     move: Move | None

@@ -100,14 +100,18 @@ def value(deal: Deal, team: int) -> float:
     """What a finished deal is worth to `team`: tables won (positive) or paid, plus the point bonus."""
     contract = deal.contract
     assert contract is not None
-    made = deal.made
-    amount = table_amount(contract.number, made, contract.doubling)
     payers = len({deal.team_of[seat] for seat in deal.seats}) - 1
-    if contract.team == team:
-        tables = amount * payers if made else -amount * payers
-    else:
-        tables = -amount if made else amount
+    tables = tables_won(team, contract.team, contract.number, deal.made, contract.doubling, payers)
     return tables + POINT_BONUS * deal.points[team]
+
+
+def tables_won(team: int, contract_team: int, number: int, made: bool, doubling: int, payers: int) -> int:
+    """The tables `team` wins (or pays, negative) when the contract of `contract_team` for `number`,
+    `doubling` 1, 2 or 4, is made or not, with `payers` other teams at the table."""
+    amount = table_amount(number, made, doubling)
+    if contract_team == team:
+        return amount * payers if made else -amount * payers
+    return -amount if made else amount
 
 
 def play_out(deal: Deal, context: View, shown_out: Mapping[int, frozenset[Suit]]) -> None:

@@ -137,13 +137,10 @@ class Stakes:
     def worth(self, contract_team: int, number: int, made: bool, doubling: int) -> float:
         """The value to `team` of this deal ending with the contract of `contract_team` for `number`
         made (or not), `doubling` 1, 2 or 4."""
-        amount = table_amount(number, made, doubling)
         others = [team for team in self.teams_in if team != contract_team]
         if not self.by_match:
-            paid = amount * len(others)
-            if contract_team == self.team:
-                return paid if made else -paid
-            return -amount if made else amount
+            return pimc_bot.tables_won(self.team, contract_team, number, made, doubling, len(others))
+        amount = table_amount(number, made, doubling)
         other = others[0]
         if made:
             moved = min(amount, self.tables[other])

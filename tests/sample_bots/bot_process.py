@@ -27,6 +27,15 @@ class BotProcess:
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
+    def logged(self, event: str, timeout: float = 5.0) -> list[str]:
+        """The lines that log `event`, once there is one (its stderr is read by a thread, so a line the
+        bot wrote may not be read yet); fails after `timeout` seconds without one."""
+        deadline = time.monotonic() + timeout
+        while not (found := [line for line in list(self.lines) if f'"{event}"' in line]):
+            assert time.monotonic() < deadline, f"the bot did not log {event} within {timeout} s"
+            time.sleep(0.01)
+        return found
+
     def errors(self) -> list[str]:
         """The error events the bot logged so far."""
         return [line for line in list(self.lines) if any(f'"{event}"' in line for event in self.error_events)]

@@ -309,10 +309,7 @@ def test_decision_before_match_start_is_rejected(js_bot: BotProcess) -> None:
             list(call)
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert js_bot.process.poll() is None
-    deadline = time.monotonic() + 5
-    while not any('"arena_message_rejected"' in line for line in list(js_bot.lines)):
-        assert time.monotonic() < deadline, "the JS bot did not log the rejected message"
-        time.sleep(0.01)
+    js_bot.logged("arena_message_rejected")
 
 
 def test_a_registered_command_and_an_uploaded_bundle_play_a_ladder(

@@ -44,6 +44,11 @@ def _without(method: str, budget: float, samples: int | None) -> Bot:
 BOTS: dict[str, Callable[[float, int | None], Bot]] = {
     "strong": lambda budget, samples: StrongBot(budget, samples=samples),
     **{f"strong-no-{method}": partial(_without, method) for method in ("stakes", "inference", "allowance")},
+    "strong-points": lambda budget, samples: StrongBot(budget, samples=samples, methods=Methods(points=True)),
+    "strong-smooth": lambda budget, samples: StrongBot(budget, samples=samples, methods=Methods(smooth=True)),
+    "strong-auction6": lambda budget, samples: StrongBot(
+        budget, samples=samples, methods=Methods(auction_share=6)
+    ),
     "pimc": lambda budget, samples: PimcBot(budget, samples=samples),
     "rules": lambda budget, samples: RuleBot(),
     "random": lambda budget, samples: RandomBot(),

@@ -4,7 +4,8 @@ back. The set player (set_play.py) keeps pairing, leases, storing and rating; a 
 `MatchOrder` holds all a match needs and nothing of the store, so that it can be pickled and played in
 another process (ray_play.py plays it on a Ray worker), and a `PlayedMatch` comes back, the outcome with
 what each bot process the arena started wrote during the match; `LocalMatches` plays it here, the
-default.
+default. A `MatchPlayer` also checks a set's bots before the set (`unreachable`), from where it plays
+their matches.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from arena.ladder.availability import reach
 from arena.ladder.bots import BotStartError, LocalBots
 from arena.ladder.store import BotEntry, SeatOutput, StoreError
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
@@ -54,6 +56,11 @@ class MatchPlayer(Protocol):
         on_event: Callable[[dict[str, Any]], None] | None,
     ) -> PlayedMatch | None:
         """Play `order` (see the class)."""
+        ...
+
+    async def unreachable(self, bot: BotEntry, seats: int, timeout_s: float) -> str | None:
+        """Why `bot` cannot be started or reached where this player plays its matches (None: it
+        answers): `availability.reach` there."""
         ...
 
 
@@ -133,3 +140,7 @@ class LocalMatches:
     ) -> PlayedMatch | None:
         """Play `order` here (see `play_order`)."""
         return await play_order(self.local_bots, order, not_started, on_event, self.stopping)
+
+    async def unreachable(self, bot: BotEntry, seats: int, timeout_s: float) -> str | None:
+        """Why `bot` cannot be started or reached from here (`availability.reach`)."""
+        return await reach(self.local_bots, bot, seats, timeout_s)

@@ -12,9 +12,10 @@ each Ray worker process keeps a `LocalBots` pool of its own across its matches, 
 in a thread of its own (the processes and channels belong to that loop); when the worker process ends,
 its bots' supervisors see the pipe close and stop them. So a worker machine needs the project installed
 (`pip install 'fiftysix-arena[cluster]'`, the same version as the runner's) and each command bot's files
-at the same paths as on the runner's machine (uploaded bots: the ladder's bundles folder at the same
-path). The runner still checks a set's bots when it starts, on its own machine. Matches played on Ray are
-not shown live on the site (they are once stored).
+at the same paths on every worker (uploaded bots: the ladder's bundles folder at the same path). The
+bots of a set are checked on a worker too (`RayMatches.unreachable`): a command bot is started there, a
+remote bot called from there, so the runner's machine needs neither the bots' files nor a way to them.
+Matches played on Ray are not shown live on the site (they are once stored).
 
 Ray is an optional dependency (the `cluster` extra), imported only here and only when used.
 """
@@ -33,13 +34,16 @@ from pathlib import Path
 from typing import Any, Final
 
 from arena.errors import ArenaError
+from arena.ladder.availability import reach
 from arena.ladder.bots import BotHost, BotStartError, Launch, LocalBots, local_bots, new_run_name
 from arena.ladder.match_play import MatchOrder, NotStarted, PlayedMatch, play_order
 from arena.ladder.store import BotEntry
 from arena.sandbox import bubblewrap
+from arena.untrusted import safe_text
 
 MATCH_RETRIES: Final = 3
-"""How many times Ray plays a match again after the worker process playing it died."""
+"""How many times Ray plays a match again after the worker process playing it died (and checks a bot
+again after the worker checking it died)."""
 
 
 REACH_TIMEOUT_S: Final = 5.0
@@ -129,6 +133,13 @@ class _WorkerPool:
         played = play_order(self.local_bots, order, lambda name, detail: not_started.append((name, detail)))
         return RemoteResult(asyncio.run_coroutine_threadsafe(played, self.loop).result(), tuple(not_started))
 
+    def check(self, bot: BotEntry, seats: int, timeout_s: float, launches: dict[str, Launch]) -> str | None:
+        """`availability.reach` on this worker's loop (a command bot's processes stay in its pool)."""
+        self.launches.update(launches)
+        return asyncio.run_coroutine_threadsafe(
+            reach(self.local_bots, bot, seats, timeout_s), self.loop
+        ).result()
+
     def stop(self) -> None:
         """Stop this worker's bots (the worker process is exiting)."""
         stopping = asyncio.run_coroutine_threadsafe(self.local_bots.stop_all(), self.loop)
@@ -140,13 +151,23 @@ _pool: _WorkerPool | None = None
 _pool_lock = threading.Lock()
 
 
-def play_on_worker(order: MatchOrder, settings: WorkerBots) -> RemoteResult:
-    """The Ray task: play one match in this worker process, with its pool of command bots."""
+def _worker_pool(settings: WorkerBots) -> _WorkerPool:
+    """This worker process's pool, made by its first task."""
     global _pool
     with _pool_lock:
         if _pool is None:
             _pool = _WorkerPool(settings)
-    return _pool.play(order, settings.launches)
+        return _pool
+
+
+def play_on_worker(order: MatchOrder, settings: WorkerBots) -> RemoteResult:
+    """The Ray task: play one match in this worker process, with its pool of command bots."""
+    return _worker_pool(settings).play(order, settings.launches)
+
+
+def check_on_worker(bot: BotEntry, seats: int, timeout_s: float, settings: WorkerBots) -> str | None:
+    """The Ray task: why `bot` cannot be started or reached from this worker process (None: it answers)."""
+    return _worker_pool(settings).check(bot, seats, timeout_s, settings.launches)
 
 
 def _import_ray() -> Any:
@@ -191,6 +212,15 @@ class RayMatches:
         except (ConnectionError, RuntimeError, ValueError) as error:
             raise RayUnavailableError(f"cannot join the Ray cluster at {address}: {error}") from None
         self.task = self.ray.remote(max_retries=MATCH_RETRIES, retry_exceptions=False)(play_on_worker)
+        self.check = self.ray.remote(max_retries=MATCH_RETRIES, retry_exceptions=False)(check_on_worker)
+        exceptions = self.ray.exceptions
+        self.worker_lost: tuple[type[Exception], ...] = (
+            exceptions.WorkerCrashedError,
+            exceptions.NodeDiedError,
+            exceptions.OutOfMemoryError,
+            exceptions.ObjectLostError,
+        )
+        """What Ray raises when the worker process playing a task, or its node, is gone."""
 
     async def play(
         self,
@@ -221,6 +251,22 @@ class RayMatches:
         for name, detail in result.not_started:
             not_started(name, detail)
         return result.played
+
+    async def unreachable(self, bot: BotEntry, seats: int, timeout_s: float) -> str | None:
+        """Why `bot` cannot be started or reached from a worker (None: it answers): its processes started
+        there (kept in that worker's pool), its addresses called from there; the runner's machine needs
+        neither the bot's files nor a way to it."""
+        settings = self.workers
+        if bot.command is not None:
+            try:
+                settings = dataclasses.replace(settings, launches={bot.name: self.local_bots.launch_of(bot)})
+            except BotStartError as error:
+                return f"did not start: {safe_text(error)}"
+        try:
+            reason: str | None = await self.check.remote(bot, seats, timeout_s, settings)
+        except self.worker_lost as error:
+            return f"not checked: the workers checking it died ({type(error).__name__})"
+        return reason
 
     def close(self) -> None:
         """Leave the cluster (a Ray instance of our own stops, its workers and their bots with it)."""

@@ -69,7 +69,6 @@ class SetPlayer:
         self.scheduled = scheduled
         self.on_match = on_match
         self.report = LadderReport()
-        self.availability = Availability(store, settings, local_bots, self.report)
         self.dropped = 0
         """Jobs handed to `play` and not played: their set was put back or made void before they began."""
         self.lost = 0
@@ -77,6 +76,7 @@ class SetPlayer:
         self.stopping = False
         """The run is stopping: a match not begun yet (its bots still starting) is not begun."""
         self.matches = matches if matches is not None else LocalMatches(local_bots, lambda: self.stopping)
+        self.availability = Availability(store, settings, self.matches.unreachable, self.report)
 
     async def play(self, job: Job) -> None:
         """Play one match of a set (once its bots answered when the set started), store it at once, and

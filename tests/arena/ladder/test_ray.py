@@ -1,5 +1,8 @@
 """The ladder on a real local Ray cluster: `ray start --head` in a temporary folder with two worker CPUs,
-for the whole module, stopped at the end. Skipped where Ray is not installed, except under CI."""
+for the whole module, stopped at the end. Skipped where Ray is not installed, except under CI.
+
+The cluster's processes (and so the command bots its workers start) can import a module that the runs
+joining it cannot (`WORKER_ONLY`): a bot whose files exist only where the workers run."""
 
 from __future__ import annotations
 
@@ -55,9 +58,15 @@ TOKEN = secrets.token_hex(32)
 made."""
 
 
-def _environment() -> dict[str, str]:
-    """The environment of the cluster and of the runs joining it: this checkout importable, the token."""
-    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+WORKER_ONLY = "worker_only_bot"
+"""A module only the cluster's processes import (the Ray test bot, from a folder of the cluster's own)."""
+
+
+def _environment(*more_paths: Path) -> dict[str, str]:
+    """The environment of the runs joining the cluster (and of the cluster, with `more_paths` importable
+    too): this checkout importable, the token."""
+    paths = [str(ROOT), *map(str, more_paths), os.environ.get("PYTHONPATH")]
+    path = os.pathsep.join(filter(None, paths))
     return {**os.environ, "PYTHONPATH": path, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": TOKEN}
 
 
@@ -67,6 +76,9 @@ def cluster() -> Iterator[str]:
     own (`ray start --block`), so that the end of the module stops exactly them."""
     ray = _ray_command()
     folder = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))  # Ray's socket paths must stay short
+    worker_only = folder / "worker-only"
+    worker_only.mkdir()
+    (worker_only / f"{WORKER_ONLY}.py").write_text("from tests.bots.ray_bot import main\n\nmain()\n")
     port = _free_port()
     head = subprocess.Popen(
         [
@@ -80,7 +92,7 @@ def cluster() -> Iterator[str]:
             "--include-dashboard=false",
             "--disable-usage-stats",
         ],
-        env=_environment(),
+        env=_environment(worker_only),
         stdout=subprocess.DEVNULL,
         stderr=(folder / "ray-start.log").open("wb"),
         start_new_session=True,
@@ -150,8 +162,10 @@ def test_a_ladder_on_ray_rates_every_set_once(cluster: str, servers: list[BotSer
         kept = [output.bot for output in store.outputs.of_match(match.id)]
         assert kept == (["started"] * 2 if "started" in match.team_bots else [])
     store.close()
-    # The command bot was started on a Ray worker (and checked on the runner when its sets started).
-    assert any(line.startswith("ray-worker") for line in trace.read_text().splitlines())
+    # The command bot was started on Ray workers only, for its checks as for its matches.
+    started = trace.read_text().splitlines()
+    assert started
+    assert all(line.startswith("ray-worker") for line in started), started
 
 
 def test_a_match_whose_worker_dies_is_played_again_and_stored_once(
@@ -285,6 +299,37 @@ def test_a_cheating_bot_on_ray_workers_learns_no_hidden_card(cluster: str, tmp_p
     # The cheater's processes ran on the workers, and their logs (where claims would be) were read.
     logs = list((tmp_path / "arena.db-logs").rglob("cheater-*.log"))
     assert logs
-    assert any(log.parent.name.startswith("worker-") for log in logs)  # the others: the runner's checks
+    assert all(log.parent.name.startswith("worker-") for log in logs)  # its checks ran there too
     assert report.total.claims == 0
     assert report.leaks == 0
+
+
+def test_a_command_bot_whose_files_are_only_on_the_workers_is_checked_and_played_there(
+    cluster: str, servers: list[BotServer], tmp_path: Path
+) -> None:
+    trace = tmp_path / "trace"
+    command = f"python -m {WORKER_ONLY} --port-file {{port_file}} --trace {trace}"
+    # The runner's machine (here: the runs' environment) cannot start it.
+    where = subprocess.run(
+        ["python", "-m", WORKER_ONLY], env=_environment(), capture_output=True, text=True, check=False
+    )
+    assert f"No module named {WORKER_ONLY}" in where.stderr
+    path = tmp_path / "ladder.db"
+    store = LadderStore(path)
+    store.registry.add_bot("remote0", address=f"127.0.0.1:{servers[0].port}")
+    store.registry.add_bot("onworkers", command=command)
+    store.close()
+    out = _run_ladder(path, cluster, matches=2, concurrency=2, seed=3)
+    assert "Played 2 matches (1 sets rated, 0 faults)" in out, out
+    assert "marked down" not in out
+    assert "put back" not in out  # its check passed the first time
+    assert "void" not in out
+    started = trace.read_text().splitlines()
+    assert started
+    assert all(line.startswith("ray-worker") for line in started), started
+    store = LadderStore(path)
+    try:
+        assert_ladder_invariants(store)
+        assert not store.registry.down_bots()
+    finally:
+        store.close()

@@ -24,8 +24,10 @@ import pytest
 from arena.cli import main
 from arena.ladder.ray_play import MATCH_RETRIES
 from arena.ladder.store import LadderStore
-from sdk import BotServer
+from sample_bots.rule_bot import RuleBot
+from sdk import BotServer, start
 from tests.arena.ladder.ladder_support import assert_ladder_invariants
+from tests.arena.ladder.live_timeline import Timeline, assert_live_was_fair
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 ROOT = Path(__file__).resolve().parents[3]
@@ -331,5 +333,66 @@ def test_a_command_bot_whose_files_are_only_on_the_workers_is_checked_and_played
     try:
         assert_ladder_invariants(store)
         assert not store.registry.down_bots()
+    finally:
+        store.close()
+
+
+def test_matches_on_ray_are_live_behind_the_gate_and_a_lost_match_is_played_again_or_its_set_void(
+    cluster: str, tmp_path: Path
+) -> None:
+    """Two sets between a remote rule bot and a command rule bot (matches of more than a deal) that kills
+    its worker twice: at its first decision
+    (nothing of the set shown yet: the match is played again, under a new id) and, in the same set, past
+    the first deal once the set has been shown (the set is made void). Every event of every match came
+    back to the runner in order and went through the gate: what was written to the live table is what
+    the matches played, each match's rows once and in order, no move before every rotation ended its
+    deal (live_timeline.py)."""
+    once, shown = tmp_path / "killed-once", tmp_path / "killed-when-shown"
+    path = tmp_path / "ladder.db"
+    remote = start(RuleBot)
+    try:
+        store = LadderStore(path)
+        store.registry.add_bot("remote", address=f"127.0.0.1:{remote.port}")
+        flags = ("--kill-worker-once", str(once), "--kill-worker-when-shown", str(shown))
+        command = _command(tmp_path / "trace", *flags, "--ladder", str(path), "--rules")
+        store.registry.add_bot("killer", command=command)
+        store.close()
+        timeline_file = tmp_path / "timeline.json"
+        runner = [sys.executable, "-m", "tests.arena.ladder.ray_live_runner", str(path), cluster]
+        finished = subprocess.run(
+            [*runner, str(timeline_file), "--matches", "4", "--seed", "26", "--decision-ms", "20000"],
+            env=_environment(),
+            capture_output=True,
+            text=True,
+            timeout=240,
+            check=False,
+        )
+    finally:
+        remote.stop(0)
+    assert finished.returncode == 0, finished.stderr[-3000:]
+    for marker in (once, shown):
+        assert not Path(f"/proc/{marker.read_text()}").exists()  # a worker was killed each time
+    timeline = Timeline.read(timeline_file)
+    store = LadderStore(path)
+    try:
+        assert store.sets.void_reason(1) is not None
+        assert store.sets.void_reason(1).endswith(": WorkerCrashedError")  # lost after it was shown
+        assert store.sets.rated_sets() == {2}
+        assert store.sets.unfinished_sets() == []
+        assert sorted(match.rotation for match in store.matches.finished(2)) == [0, 1]
+        assert assert_live_was_fair(timeline, store) > 0
+        # The match lost before its set was shown was played again under a new id; what its first
+        # attempt had shown (who sits where) was deleted with it, never written again under its id.
+        by_rotation: dict[str, list[str]] = {}
+        for _began, _seed, rotation, match_id in timeline.attempts:
+            by_rotation.setdefault(rotation, []).append(match_id)
+        replayed = [attempts for attempts in by_rotation.values() if len(attempts) > 1]
+        assert replayed
+        for attempts in replayed:
+            first = [
+                event["type"] for _at, match_id, _seq, event in timeline.written if match_id == attempts[0]
+            ]
+            assert first in ([], ["match_start"])
+        assert store.live.live_matches(fresh_s=3600.0) == []  # every match's rows deleted or stored
     finally:
         store.close()

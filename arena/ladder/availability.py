@@ -6,13 +6,17 @@ skipped, and checked again now and then until it answers.
 A bot whose address a participant gave is checked against the host's address policy first, each time
 (address_policy.py): an address the policy refuses now (a name that resolves elsewhere since it was
 registered) is never connected to, and the bot counts as not reached. `pinned` is that check, for the
-set player's matches too."""
+set player's matches too.
+
+The policy is applied by the runner, which holds the register; the reaching itself (`reach`: the command
+started, the handshake) is done where the matches are played (the run's `MatchPlayer`: here, or on a Ray
+worker), so that a command bot is started, and a remote bot called, from where its matches will be."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 import structlog
 
@@ -26,6 +30,10 @@ from arena.untrusted import safe_text
 from fiftysix.wire import FaultCause
 
 log = structlog.get_logger("ladder")
+
+Reach = Callable[[BotEntry, int, float], Awaitable[str | None]]
+"""Why a bot cannot be started or reached where the matches are played (None: it answers): the bot (its
+addresses as the policy pinned them), the seats to start processes for, the handshake's timeout."""
 
 
 async def pinned(bot: BotEntry, policy: AddressPolicy) -> BotEntry:
@@ -47,11 +55,12 @@ class Availability:
     """The checks of one run, and what they record in the store and the run's report."""
 
     def __init__(
-        self, store: LadderStore, settings: LadderSettings, local_bots: LocalBots, report: LadderReport
+        self, store: LadderStore, settings: LadderSettings, reach: Reach, report: LadderReport
     ) -> None:
+        """`reach`: the run's `MatchPlayer.unreachable`, which checks a bot where its matches are played."""
         self.store = store
         self.settings = settings
-        self.local_bots = local_bots
+        self.reach = reach
         self.report = report
 
     async def check(
@@ -89,33 +98,39 @@ class Availability:
                 log.info("bot_back_up", bot=bot.name)
 
     async def unreachable(self, bot: BotEntry, seats: int) -> str | None:
-        """Why the host cannot reach or start `bot` now (None: it answers). A remote bot must answer the
-        handshake on each of its addresses (an answer that is wrong is the bot's own fault, for its
-        match to record), once its addresses pass the host's policy (a participant's); a command bot must
-        start (its processes are kept for the match)."""
-        if bot.address is None:
-            try:
-                where = await self.local_bots.acquire(bot, seats)
-            except BotStartError as error:
-                return f"did not start: {safe_text(error)}"
-            self.local_bots.release(where)
-            return None
+        """Why the host cannot reach or start `bot` now (None: it answers): a participant's addresses must
+        pass the host's policy, then the bot is reached where the matches are played (`reach`)."""
         try:
             bot = await pinned(bot, self.store.access.address_policy())
         except AddressRefusedError as error:
             return f"its address is not allowed by the host's address policy ({error.reason})"
-        assert bot.address is not None
-        reasons = await asyncio.gather(
-            *(self._address_unreachable(address) for address in split_addresses(bot.address))
-        )
-        return next((reason for reason in reasons if reason is not None), None)
+        return await self.reach(bot, seats, self.settings.check_timeout_s)
 
-    async def _address_unreachable(self, address: str) -> str | None:
-        channel = open_channel(address)
+
+async def reach(local_bots: LocalBots, bot: BotEntry, seats: int, timeout_s: float) -> str | None:
+    """Why `bot` cannot be started or reached from this process (None: it answers). A command bot must
+    start `seats` processes in `local_bots` (kept there, idle, for the matches); a remote bot must answer
+    the handshake within `timeout_s` on each of its addresses (an answer that is wrong is the bot's own
+    fault, for its match to record)."""
+    if bot.address is None:
         try:
-            await handshake(channel, address, self.settings.check_timeout_s, attempts=None, first_delay=0.05)
-        except HandshakeError as error:
-            return safe_text(error.detail) if error.cause is FaultCause.UNREACHABLE else None
-        finally:
-            await channel.close(grace=None)
+            where = await local_bots.acquire(bot, seats)
+        except BotStartError as error:
+            return f"did not start: {safe_text(error)}"
+        local_bots.release(where)
         return None
+    reasons = await asyncio.gather(
+        *(_address_unreachable(address, timeout_s) for address in split_addresses(bot.address))
+    )
+    return next((reason for reason in reasons if reason is not None), None)
+
+
+async def _address_unreachable(address: str, timeout_s: float) -> str | None:
+    channel = open_channel(address)
+    try:
+        await handshake(channel, address, timeout_s, attempts=None, first_delay=0.05)
+    except HandshakeError as error:
+        return safe_text(error.detail) if error.cause is FaultCause.UNREACHABLE else None
+    finally:
+        await channel.close(grace=None)
+    return None

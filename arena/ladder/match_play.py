@@ -4,16 +4,19 @@ back. The set player (set_play.py) keeps pairing, leases, storing and rating; a 
 `MatchOrder` holds all a match needs and nothing of the store, so that it can be pickled and played in
 another process (ray_play.py plays it on a Ray worker), and a `PlayedMatch` comes back, the outcome with
 what each bot process the arena started wrote during the match; `LocalMatches` plays it here, the
-default.
+default. A `MatchPlayer` also checks a set's bots before the set (`unreachable`), from where it plays
+their matches.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
+from arena.ladder.availability import reach
 from arena.ladder.bots import BotStartError, LocalBots
+from arena.ladder.live_gate import Publish
 from arena.ladder.store import BotEntry, SeatOutput, StoreError
 from arena.runner import BotAddress, MatchOutcome, MatchSettings, run_match, seats_for_teams
 from arena.untrusted import safe_text
@@ -43,6 +46,11 @@ class PlayedMatch:
 NotStarted = Callable[[str, str], None]
 """Called with a bot's name and why when it does not start: the set is then made void."""
 
+Replay = Callable[[str], Publish | None]
+"""Called when a match is lost before its end (the process playing it died) and about to be played again
+from its seed under the new match id given: where the new attempt's events go (what the lost one sent is
+forgotten), or None when it must not be played again (its set's deals were shown live)."""
+
 
 class MatchPlayer(Protocol):
     """Plays one match and returns it played; None when the run began to stop before it began."""
@@ -51,9 +59,15 @@ class MatchPlayer(Protocol):
         self,
         order: MatchOrder,
         not_started: NotStarted,
-        on_event: Callable[[dict[str, Any]], None] | None,
+        on_event: Publish | None,
+        replay: Replay | None = None,
     ) -> PlayedMatch | None:
-        """Play `order` (see the class)."""
+        """Play `order` (see the class); `replay` is asked before a lost match is played again."""
+        ...
+
+    async def unreachable(self, bot: BotEntry, seats: int, timeout_s: float) -> str | None:
+        """Why `bot` cannot be started or reached where this player plays its matches (None: it
+        answers): `availability.reach` there."""
         ...
 
 
@@ -61,7 +75,7 @@ async def play_order(
     local_bots: LocalBots,
     order: MatchOrder,
     not_started: NotStarted,
-    on_event: Callable[[dict[str, Any]], None] | None = None,
+    on_event: Publish | None = None,
     stopping: Callable[[], bool] = lambda: False,
 ) -> PlayedMatch | None:
     """Start or find every team's bot in `local_bots`, play the match, read what each process the arena
@@ -129,7 +143,13 @@ class LocalMatches:
         self,
         order: MatchOrder,
         not_started: NotStarted,
-        on_event: Callable[[dict[str, Any]], None] | None,
+        on_event: Publish | None,
+        replay: Replay | None = None,
     ) -> PlayedMatch | None:
-        """Play `order` here (see `play_order`)."""
+        """Play `order` here (see `play_order`); a match played in this process is never played again
+        (`replay` unused): if this process dies, so does the run."""
         return await play_order(self.local_bots, order, not_started, on_event, self.stopping)
+
+    async def unreachable(self, bot: BotEntry, seats: int, timeout_s: float) -> str | None:
+        """Why `bot` cannot be started or reached from here (`availability.reach`)."""
+        return await reach(self.local_bots, bot, seats, timeout_s)

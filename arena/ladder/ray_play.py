@@ -1,20 +1,29 @@
 """Playing a ladder's matches on a Ray cluster (`arena ladder run --ray [ADDRESS]`).
 
-The runner keeps pairing, leases, the store and the ratings; only the playing of a match (its bots
-started or found, `run_match`) is a Ray task on a worker, and the outcome, with what each command bot
-wrote during the match, comes back pickled to the runner, which stores and rates it exactly as in
-process. A task whose worker process dies is retried by Ray (`MATCH_RETRIES`) and the match played again
-from its seed, so on the same deals; nothing of the lost attempt was stored, since only the runner
-stores. A set is still rated once, by the runner.
+The runner keeps pairing, leases, the store, the ratings and the live gate; only the playing of a match
+(its bots started or found, `run_match`) is a Ray task on a worker, a streaming generator: the match's
+public events come back while it plays, in batches and in order, and the runner gives each to its set's
+live gate (live_gate.py), so a match on a worker is live on the site under the same fair-play rules as
+one played in process; then the outcome, with what each command bot wrote during the match, comes back
+pickled, and the runner stores and rates it exactly as in process. A set is still rated once, by the
+runner.
 
-Remote bots are called from the worker that plays the match. Command bots are started on that worker:
-each Ray worker process keeps a `LocalBots` pool of its own across its matches, served by an event loop
-in a thread of its own (the processes and channels belong to that loop); when the worker process ends,
-its bots' supervisors see the pipe close and stop them. So a worker machine needs the project installed
-(`pip install 'fiftysix-arena[cluster]'`, the same version as the runner's) and each command bot's files
-at the same paths as on the runner's machine (uploaded bots: the ladder's bundles folder at the same
-path). The runner still checks a set's bots when it starts, on its own machine. Matches played on Ray are
-not shown live on the site (they are once stored).
+A match whose worker process (or node) died is played again by the runner, not by Ray, from its seed,
+so on the same deals, under a new match id (`MATCH_RETRIES` times at most): what the lost attempt sent
+is forgotten (its live events deleted, its held events dropped), so no spectator sees an event twice or
+out of order, and nothing of it was stored, since only the runner stores. Only while its set has shown
+nothing live, though: once a move of the set was shown, its deals are public and the set is made void
+instead (set_play.py), as for a match lost in process.
+
+The bots of a set are checked on a worker too (`RayMatches.unreachable`): a command bot is started
+there, a remote bot called from there, so the runner's machine needs neither the bots' files nor a way
+to them. Remote bots are called from the worker that plays the match. Command bots are started on that
+worker: each Ray worker process keeps a `LocalBots` pool of its own across its matches and checks,
+served by an event loop in a thread of its own (the processes and channels belong to that loop); when
+the worker process ends, its bots' supervisors see the pipe close and stop them. So a worker machine
+needs the project installed (`pip install 'fiftysix-arena[cluster]'`, the same version as the runner's)
+and each command bot's files at the same paths on every worker (uploaded bots: the ladder's bundles
+folder at the same path).
 
 Ray is an optional dependency (the `cluster` extra), imported only here and only when used.
 """
@@ -25,21 +34,32 @@ import asyncio
 import atexit
 import contextlib
 import dataclasses
+import itertools
+import queue
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+import structlog
+
 from arena.errors import ArenaError
+from arena.ladder.availability import reach
 from arena.ladder.bots import BotHost, BotStartError, Launch, LocalBots, local_bots, new_run_name
-from arena.ladder.match_play import MatchOrder, NotStarted, PlayedMatch, play_order
+from arena.ladder.live_gate import Publish
+from arena.ladder.match_play import MatchOrder, NotStarted, PlayedMatch, Replay, play_order
 from arena.ladder.store import BotEntry
+from arena.runner import new_match_id
 from arena.sandbox import bubblewrap
+from arena.untrusted import safe_text
+
+log = structlog.get_logger("ladder")
 
 MATCH_RETRIES: Final = 3
-"""How many times Ray plays a match again after the worker process playing it died."""
+"""How many times the runner plays a match again after the worker process playing it died (while its
+set has shown nothing live), and Ray checks a bot again after the worker checking it died."""
 
 
 REACH_TIMEOUT_S: Final = 5.0
@@ -122,12 +142,45 @@ class _WorkerPool:
             raise BotStartError(f"the runner sent no command for {bot.name}")
         return launch
 
-    def play(self, order: MatchOrder, launches: dict[str, Launch]) -> RemoteResult:
-        """Play `order` on this worker's loop and wait for it."""
+    def play(
+        self, order: MatchOrder, launches: dict[str, Launch]
+    ) -> Iterator[list[dict[str, Any]] | RemoteResult]:
+        """Play `order` on this worker's loop, yielding its public events in the order made (each batch
+        what gathered while the last was sent), then the match played."""
         self.launches.update(launches)
         not_started: list[tuple[str, str]] = []
-        played = play_order(self.local_bots, order, lambda name, detail: not_started.append((name, detail)))
-        return RemoteResult(asyncio.run_coroutine_threadsafe(played, self.loop).result(), tuple(not_started))
+        events: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()  # None: the match ended
+        played = asyncio.run_coroutine_threadsafe(
+            play_order(
+                self.local_bots, order, lambda name, detail: not_started.append((name, detail)), events.put
+            ),
+            self.loop,
+        )
+        played.add_done_callback(lambda _played: events.put(None))
+        try:
+            while True:
+                event = events.get()
+                batch: list[dict[str, Any]] = []
+                while event is not None:
+                    batch.append(event)
+                    try:
+                        event = events.get_nowait()
+                    except queue.Empty:
+                        break
+                if batch:
+                    yield batch
+                if event is None:
+                    break
+            yield RemoteResult(played.result(), tuple(not_started))
+        finally:
+            played.cancel()  # the runner gave the match up: its bots' processes are given back
+
+    def check(self, bot: BotEntry, seats: int, timeout_s: float, launches: dict[str, Launch]) -> str | None:
+        """`availability.reach` on this worker's loop (a command bot's processes stay in its pool)."""
+        self.launches.update(launches)
+        return asyncio.run_coroutine_threadsafe(
+            reach(self.local_bots, bot, seats, timeout_s), self.loop
+        ).result()
 
     def stop(self) -> None:
         """Stop this worker's bots (the worker process is exiting)."""
@@ -140,13 +193,24 @@ _pool: _WorkerPool | None = None
 _pool_lock = threading.Lock()
 
 
-def play_on_worker(order: MatchOrder, settings: WorkerBots) -> RemoteResult:
-    """The Ray task: play one match in this worker process, with its pool of command bots."""
+def _worker_pool(settings: WorkerBots) -> _WorkerPool:
+    """This worker process's pool, made by its first task."""
     global _pool
     with _pool_lock:
         if _pool is None:
             _pool = _WorkerPool(settings)
-    return _pool.play(order, settings.launches)
+        return _pool
+
+
+def play_on_worker(order: MatchOrder, settings: WorkerBots) -> Iterator[list[dict[str, Any]] | RemoteResult]:
+    """The Ray task (a streaming generator): play one match in this worker process, with its pool of
+    command bots, yielding its public events as they come, then the match played."""
+    yield from _worker_pool(settings).play(order, settings.launches)
+
+
+def check_on_worker(bot: BotEntry, seats: int, timeout_s: float, settings: WorkerBots) -> str | None:
+    """The Ray task: why `bot` cannot be started or reached from this worker process (None: it answers)."""
+    return _worker_pool(settings).check(bot, seats, timeout_s, settings.launches)
 
 
 def _import_ray() -> Any:
@@ -190,16 +254,30 @@ class RayMatches:
             self.ray.init(address=address, log_to_driver=False, configure_logging=False, **own)
         except (ConnectionError, RuntimeError, ValueError) as error:
             raise RayUnavailableError(f"cannot join the Ray cluster at {address}: {error}") from None
-        self.task = self.ray.remote(max_retries=MATCH_RETRIES, retry_exceptions=False)(play_on_worker)
+        # Played again by `play`, not by Ray: a match's events already sent must not come twice.
+        self.task = self.ray.remote(num_returns="streaming", max_retries=0)(play_on_worker)
+        self.check = self.ray.remote(max_retries=MATCH_RETRIES, retry_exceptions=False)(check_on_worker)
+        exceptions = self.ray.exceptions
+        self.worker_lost: tuple[type[Exception], ...] = (
+            exceptions.WorkerCrashedError,
+            exceptions.NodeDiedError,
+            exceptions.OutOfMemoryError,
+            exceptions.ObjectLostError,
+        )
+        """What Ray raises when the worker process playing a task, or its node, is gone."""
 
     async def play(
         self,
         order: MatchOrder,
         not_started: NotStarted,
-        on_event: Callable[[dict[str, Any]], None] | None,
+        on_event: Publish | None,
+        replay: Replay | None = None,
     ) -> PlayedMatch | None:
-        """Play `order` on a worker (its live events are not sent back: `on_event` is not called); what
-        its bots wrote comes back with the outcome (their logs stay on the worker's disk)."""
+        """Play `order` on a worker, its public events sent back as they come and given to `on_event`
+        in order; what its bots wrote comes back with the outcome (their logs stay on the worker's disk).
+        A match whose worker died is played again from its seed, under a new match id (at most
+        `MATCH_RETRIES` times), when `replay` allows it; else Ray's error is raised (the worker is lost).
+        """
         launches: dict[str, Launch] = {}
         bots: list[BotEntry | str] = []
         for bot in order.bots:
@@ -212,15 +290,61 @@ class RayMatches:
             bots.append(sent)
         order = MatchOrder(order.settings, tuple(bots), order.names)
         settings = dataclasses.replace(self.workers, launches=launches)
-        reference = self.task.remote(order, settings)
-        try:
-            result: RemoteResult = await reference
-        except asyncio.CancelledError:
-            self.ray.cancel(reference, force=True)  # the worker's bots go with its process
-            raise
+        for attempt in itertools.count(1):
+            try:
+                result = await self._attempt(order, settings, on_event)
+                break
+            except self.worker_lost as error:
+                match_id, new_id = order.settings.match_id, new_match_id()
+                reason = f"lost {attempt} times" if attempt > MATCH_RETRIES else None
+                if reason is None and replay is not None:
+                    on_event = replay(new_id)
+                    reason = "its set's deals were shown live" if on_event is None else None
+                lost = {"match_id": match_id, "error": type(error).__name__}
+                if reason is not None:
+                    log.warning("ray_match_lost", **lost, reason=reason)
+                    raise
+                log.warning("ray_match_replayed", **lost, new_match_id=new_id)
+                order = dataclasses.replace(
+                    order, settings=dataclasses.replace(order.settings, match_id=new_id)
+                )
         for name, detail in result.not_started:
             not_started(name, detail)
         return result.played
+
+    async def _attempt(
+        self, order: MatchOrder, settings: WorkerBots, on_event: Publish | None
+    ) -> RemoteResult:
+        """Play `order` once on a worker, its events given to `on_event` as they come back."""
+        stream = self.task.remote(order, settings)
+        try:
+            async for reference in stream:
+                item: list[dict[str, Any]] | RemoteResult = await reference
+                if isinstance(item, RemoteResult):
+                    return item
+                if on_event is not None:
+                    for event in item:
+                        on_event(event)
+        except asyncio.CancelledError:
+            self.ray.cancel(stream, force=True)  # the worker's bots go with its process
+            raise
+        raise ArenaError("the worker's stream of the match ended without its outcome")
+
+    async def unreachable(self, bot: BotEntry, seats: int, timeout_s: float) -> str | None:
+        """Why `bot` cannot be started or reached from a worker (None: it answers): its processes started
+        there (kept in that worker's pool), its addresses called from there; the runner's machine needs
+        neither the bot's files nor a way to it."""
+        settings = self.workers
+        if bot.command is not None:
+            try:
+                settings = dataclasses.replace(settings, launches={bot.name: self.local_bots.launch_of(bot)})
+            except BotStartError as error:
+                return f"did not start: {safe_text(error)}"
+        try:
+            reason: str | None = await self.check.remote(bot, seats, timeout_s, settings)
+        except self.worker_lost as error:
+            return f"not checked: the workers checking it died ({type(error).__name__})"
+        return reason
 
     def close(self) -> None:
         """Leave the cluster (a Ray instance of our own stops, its workers and their bots with it)."""

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Any
 
 import structlog
 
@@ -29,7 +28,8 @@ from arena.ladder.availability import Availability, pinned
 from arena.ladder.bots import LocalBots
 from arena.ladder.held_sets import HeldSets, Job, SetInPlay
 from arena.ladder.live_feed import LiveFeed
-from arena.ladder.match_play import LocalMatches, MatchOrder, MatchPlayer, PlayedMatch
+from arena.ladder.live_gate import Publish
+from arena.ladder.match_play import LocalMatches, MatchOrder, MatchPlayer, PlayedMatch, Replay
 from arena.ladder.probation import probation_reason
 from arena.ladder.ratings import rate_set, store_match
 from arena.ladder.run_settings import VOIDED_SETS_KEPT, LadderReport, LadderSettings
@@ -69,7 +69,6 @@ class SetPlayer:
         self.scheduled = scheduled
         self.on_match = on_match
         self.report = LadderReport()
-        self.availability = Availability(store, settings, local_bots, self.report)
         self.dropped = 0
         """Jobs handed to `play` and not played: their set was put back or made void before they began."""
         self.lost = 0
@@ -77,6 +76,7 @@ class SetPlayer:
         self.stopping = False
         """The run is stopping: a match not begun yet (its bots still starting) is not begun."""
         self.matches = matches if matches is not None else LocalMatches(local_bots, lambda: self.stopping)
+        self.availability = Availability(store, settings, self.matches.unreachable, self.report)
 
     async def play(self, job: Job) -> None:
         """Play one match of a set (once its bots answered when the set started), store it at once, and
@@ -151,8 +151,20 @@ class SetPlayer:
         gate = job.set_in_play.gate
         on_event = gate.attach(job.rotation, feed.publish)
         stored = False
+
+        def replay(new_id: str) -> Publish | None:
+            # The match was lost mid-way: what it sent is forgotten, and unless its set was shown it starts
+            # again under a new id, so that no spectator sees a match's events twice.
+            nonlocal feed
+            gate.stop(job.rotation)
+            feed.discard()
+            if gate.shown:
+                return None
+            feed = LiveFeed(self.store.live, new_id)
+            return gate.attach(job.rotation, feed.publish)
+
         try:
-            played = await self._play_match(job, team_bots, match_id, on_event)
+            played = await self._play_match(job, team_bots, match_id, on_event, replay)
             if played is None:
                 return False
             outcome = played.outcome
@@ -234,13 +246,14 @@ class SetPlayer:
         job: Job,
         team_bots: tuple[str, ...],
         match_id: str,
-        on_event: Callable[[dict[str, Any]], None],
+        on_event: Publish,
+        replay: Replay,
     ) -> PlayedMatch | None:
         """Play the match with the run's `MatchPlayer`, each participant's address checked by the host's
         policy again and connected to as checked. A bot that does not start now (it did when the set
         started), or whose address the policy refuses now, forfeits at once, and its set is made void.
         None: the run began to stop while the bots started, so the match is not begun (its set stays
-        unfinished)."""
+        unfinished). `replay`: asked by a player that plays a lost match again (ray_play.py)."""
         duplicate = job.duplicate
         rules = MatchRules(duplicate.players, Ruleset.parse(duplicate.ruleset), duplicate.deal_cap)
         settings = MatchSettings(
@@ -265,7 +278,7 @@ class SetPlayer:
             self.void(job.set_in_play, f"{name} did not start")
 
         order = MatchOrder(settings, tuple(bots), team_bots)
-        played = await self.matches.play(order, not_started, on_event)
+        played = await self.matches.play(order, not_started, on_event, replay)
         if played is None:
             log.info("ladder_match_not_begun", set_id=duplicate.id, rotation=job.rotation)
         return played

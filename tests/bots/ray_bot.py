@@ -4,20 +4,28 @@ kill that worker once, mid-match.
 `python ray_bot.py --port-file F --trace FILE` appends a line to FILE when it starts: `ray-worker PID` when
 a Ray worker process is among its ancestors (the arena started it on a worker), else `no-worker`. With
 `--kill-worker-once MARKER`, at its first decision it creates MARKER and SIGKILLs that worker (unless
-MARKER is there already), so the match dies with the worker and Ray plays it again. With
+MARKER is there already), so the match dies with the worker and the runner plays it again. With
 `--kill-worker-always MARKER` it does so in every attempt (appending each worker's pid to MARKER), so
-that Ray's retries run out.
+that the retries run out. With `--kill-worker-when-shown MARKER --ladder FILE`, at its first decision
+past the first deal it waits until a set of the ladder in FILE (SQLite) has been shown live, then kills
+its worker, unless a process of the bot made MARKER first (only one does): a match lost after its set
+was shown. With `--rules` it plays as the rule bot (whose matches last more than a deal), not the
+random bot.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
+import sqlite3
+import time
 from pathlib import Path
 
 from sample_bots.random_bot import RandomBot
-from sdk import BotView, Move, serve
+from sample_bots.rule_bot import RuleBot
+from sdk import Bot, BotView, Move, serve
 
 
 def ray_worker_ancestor() -> int | None:
@@ -35,20 +43,48 @@ def ray_worker_ancestor() -> int | None:
     return None
 
 
-def killer(marker: Path, always: bool = False) -> type[RandomBot]:
-    """The random bot, which kills its Ray worker at its first decision unless `marker` exists (or,
-    `always`, in any case, noting each worker killed in `marker`)."""
+def killer(
+    marker: Path | None,
+    always: bool = False,
+    when_shown: tuple[Path, Path] | None = None,
+    base: type[Bot] = RandomBot,
+) -> type[Bot]:
+    """`base`, which kills its Ray worker at its first decision unless `marker` exists (or,
+    `always`, in any case, noting each worker killed in `marker`); and, with `when_shown` (a marker and
+    a ladder's file), once past the first deal and once a set was shown live, unless that marker exists."""
 
-    class WorkerKiller(RandomBot):
+    class WorkerKiller(base):  # type: ignore[valid-type,misc]
         def decide(self, view: BotView) -> Move:
             worker = ray_worker_ancestor()
-            if worker is not None and (always or not marker.exists()):
+            if worker is not None and marker is not None and (always or not marker.exists()):
                 with marker.open("a", encoding="utf-8") as noted:
                     noted.write(f"{worker}\n" if always else str(worker))
                 os.kill(worker, signal.SIGKILL)
+            elif worker is not None and when_shown is not None and view.deal_number >= 2:
+                shown_marker, ladder = when_shown
+                if not shown_marker.exists() and wait_until_shown(ladder):
+                    try:
+                        made = os.open(shown_marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+                    except FileExistsError:
+                        pass  # the bot's process in the other rotation was first
+                    else:
+                        os.write(made, str(worker).encode())
+                        os.close(made)
+                        os.kill(worker, signal.SIGKILL)
             return super().decide(view)
 
     return WorkerKiller
+
+
+def wait_until_shown(ladder: Path, timeout_s: float = 60.0) -> bool:
+    """Whether a set of the ladder in `ladder` is noted as shown live within `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with contextlib.closing(sqlite3.connect(f"file:{ladder}?mode=ro", uri=True)) as connection:
+            if connection.execute("SELECT 1 FROM sets WHERE shown_at IS NOT NULL").fetchone():
+                return True
+        time.sleep(0.05)
+    return False
 
 
 def main() -> None:
@@ -58,15 +94,22 @@ def main() -> None:
     parser.add_argument("--trace", required=True)
     parser.add_argument("--kill-worker-once", default=None)
     parser.add_argument("--kill-worker-always", default=None)
+    parser.add_argument("--kill-worker-when-shown", default=None)
+    parser.add_argument("--ladder", default=None)
+    parser.add_argument("--rules", action="store_true")
     args = parser.parse_args()
     worker = ray_worker_ancestor()
     with open(args.trace, "a", encoding="utf-8") as trace:
         trace.write(f"ray-worker {worker}\n" if worker is not None else "no-worker\n")
-    bot: type[RandomBot] = RandomBot
-    if args.kill_worker_once is not None:
-        bot = killer(Path(args.kill_worker_once))
-    elif args.kill_worker_always is not None:
-        bot = killer(Path(args.kill_worker_always), always=True)
+    bot: type[Bot] = RuleBot if args.rules else RandomBot
+    when_shown = None
+    if args.kill_worker_when_shown is not None:
+        when_shown = (Path(args.kill_worker_when_shown), Path(args.ladder))
+    if args.kill_worker_always is not None:
+        bot = killer(Path(args.kill_worker_always), always=True, base=bot)
+    elif args.kill_worker_once is not None or when_shown is not None:
+        once = None if args.kill_worker_once is None else Path(args.kill_worker_once)
+        bot = killer(once, when_shown=when_shown, base=bot)
     serve(bot, port=0, port_file=args.port_file)
 
 

@@ -1,17 +1,13 @@
 """Fair play on the live page: a move of a duplicate set reaches the live table only once every rotation
 of the set has ended that deal, checked against the real timeline of a ladder run (every event as the
-matches made it, every write to the live table, the stored records)."""
+matches made it, every write to the live table, the stored records: live_timeline.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import sys
-import time
-from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -19,24 +15,16 @@ from sqlalchemy import select
 from arena.ladder import Ladder, LadderSettings, set_play
 from arena.ladder.bots import LocalBots
 from arena.ladder.live_feed import LiveFeed
-from arena.ladder.match_play import LocalMatches, MatchOrder, NotStarted
+from arena.ladder.live_gate import Publish
+from arena.ladder.match_play import LocalMatches, MatchOrder, NotStarted, PlayedMatch, Replay
 from arena.ladder.store import LadderStore, relations
-from arena.runner import MatchOutcome
 from tests.arena.ladder.ladder_support import FAST
+from tests.arena.ladder.live_timeline import Timeline, assert_live_was_fair, watched_store
 from tests.arena.ladder.match_support import save_match
-from tests.arena.site.live_check import check_public_stream
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the supervisor's guarantees need Linux")
 
 RANDOM = "python -m sample_bots.random_bot --port 0 --port-file {port_file}"
-
-
-class Timeline:
-    """What happened when: each match's events as made (`made`) and each write to the live table."""
-
-    def __init__(self) -> None:
-        self.made: list[tuple[float, str, dict[str, Any]]] = []
-        self.written: list[tuple[float, str, int, dict[str, Any]]] = []
 
 
 class WatchedMatches(LocalMatches):
@@ -50,29 +38,11 @@ class WatchedMatches(LocalMatches):
         self,
         order: MatchOrder,
         not_started: NotStarted,
-        on_event: Callable[[dict[str, Any]], None] | None,
-    ) -> MatchOutcome | None:
-        match_id = order.settings.match_id
-
-        def noted(event: dict[str, Any]) -> None:
-            self.timeline.made.append((time.monotonic(), match_id, event))
-            if on_event is not None:
-                on_event(event)
-
-        return await super().play(order, not_started, noted)
-
-
-def watched_store(path: Path, timeline: Timeline) -> LadderStore:
-    store = LadderStore(path)
-    write = store.live.add_live_events
-
-    def noted(match_id: str, events: Sequence[tuple[int, float, str]]) -> None:
-        for seq, _at, text in events:
-            timeline.written.append((time.monotonic(), match_id, seq, json.loads(text)))
-        write(match_id, events)
-
-    store.live.add_live_events = noted  # type: ignore[method-assign]
-    return store
+        on_event: Publish | None,
+        replay: Replay | None = None,
+    ) -> PlayedMatch | None:
+        noted, replayed = self.timeline.watch(order, on_event, replay)
+        return await super().play(order, not_started, noted, replayed)
 
 
 def test_no_move_is_live_before_every_rotation_has_ended_its_deal(
@@ -95,44 +65,9 @@ def test_no_move_is_live_before_every_rotation_has_ended_its_deal(
             await local_bots.stop_all()
 
     asyncio.run(run())
-    where = {
-        match.id: (set_id, match.rotation)
-        for set_id in store.sets.rated_sets()
-        for match in store.matches.finished(set_id)
-    }
-    assert len(where) == 6
-    rotations_of: dict[int, list[str]] = {}
-    for match_id, (set_id, _rotation) in where.items():
-        rotations_of.setdefault(set_id, []).append(match_id)
-    ended: dict[tuple[str, int], float] = {}  # (match, deal) -> when that deal ended
-    over: dict[str, float] = {}
-    for at, match_id, event in timeline.made:
-        if event["type"] == "deal_end":
-            ended[match_id, event["deal"]] = at
-        elif event["type"] == "match_end":
-            over[match_id] = at
-    moves = 0
-    for at, match_id, _seq, event in timeline.written:
-        deal = event.get("deal")
-        if event["type"] not in ("call", "card", "deal_end") or not isinstance(deal, int):
-            continue
-        moves += 1
-        set_id, _rotation = where[match_id]
-        for other in rotations_of[set_id]:
-            finished = ended.get((other, deal), over.get(other))
-            assert finished is not None, (match_id, other, event)
-            assert finished <= at, (match_id, other, event)
-    assert moves > 0  # matches were shown live, only later than they were played
-    # What was shown is what was played, in order: every written stream checks against its record.
-    by_match: dict[str, list[dict[str, Any]]] = {}
-    for _at, match_id, _seq, event in sorted(timeline.written, key=lambda entry: (entry[1], entry[2])):
-        by_match.setdefault(match_id, []).append(event)
-    for match_id, events in by_match.items():
-        document = store.browse.match_record(match_id)
-        shown_deals = {event["deal"] for event in events if event["type"] == "deal_end"}
-        document["deals"] = [deal for deal in document["deals"] if deal["number"] in shown_deals]
-        if shown_deals:
-            check_public_stream(events, document)
+    assert len(store.matches.finished()) == 6
+    assert len(timeline.attempts) == 6  # none played again
+    assert assert_live_was_fair(timeline, store) > 0  # matches were shown live, only later than played
 
 
 def run_ladder(store: LadderStore, settings: LadderSettings, logs: Path) -> None:

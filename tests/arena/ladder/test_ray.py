@@ -1,5 +1,8 @@
 """The ladder on a real local Ray cluster: `ray start --head` in a temporary folder with two worker CPUs,
-for the whole module, stopped at the end. Skipped where Ray is not installed, except under CI."""
+for the whole module, stopped at the end. Skipped where Ray is not installed, except under CI.
+
+The cluster's processes (and so the command bots its workers start) can import a module that the runs
+joining it cannot (`WORKER_ONLY`): a bot whose files exist only where the workers run."""
 
 from __future__ import annotations
 
@@ -21,8 +24,10 @@ import pytest
 from arena.cli import main
 from arena.ladder.ray_play import MATCH_RETRIES
 from arena.ladder.store import LadderStore
-from sdk import BotServer
+from sample_bots.rule_bot import RuleBot
+from sdk import BotServer, start
 from tests.arena.ladder.ladder_support import assert_ladder_invariants
+from tests.arena.ladder.live_timeline import Timeline, assert_live_was_fair
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 ROOT = Path(__file__).resolve().parents[3]
@@ -55,9 +60,15 @@ TOKEN = secrets.token_hex(32)
 made."""
 
 
-def _environment() -> dict[str, str]:
-    """The environment of the cluster and of the runs joining it: this checkout importable, the token."""
-    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+WORKER_ONLY = "worker_only_bot"
+"""A module only the cluster's processes import (the Ray test bot, from a folder of the cluster's own)."""
+
+
+def _environment(*more_paths: Path) -> dict[str, str]:
+    """The environment of the runs joining the cluster (and of the cluster, with `more_paths` importable
+    too): this checkout importable, the token."""
+    paths = [str(ROOT), *map(str, more_paths), os.environ.get("PYTHONPATH")]
+    path = os.pathsep.join(filter(None, paths))
     return {**os.environ, "PYTHONPATH": path, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": TOKEN}
 
 
@@ -67,6 +78,9 @@ def cluster() -> Iterator[str]:
     own (`ray start --block`), so that the end of the module stops exactly them."""
     ray = _ray_command()
     folder = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))  # Ray's socket paths must stay short
+    worker_only = folder / "worker-only"
+    worker_only.mkdir()
+    (worker_only / f"{WORKER_ONLY}.py").write_text("from tests.bots.ray_bot import main\n\nmain()\n")
     port = _free_port()
     head = subprocess.Popen(
         [
@@ -80,7 +94,7 @@ def cluster() -> Iterator[str]:
             "--include-dashboard=false",
             "--disable-usage-stats",
         ],
-        env=_environment(),
+        env=_environment(worker_only),
         stdout=subprocess.DEVNULL,
         stderr=(folder / "ray-start.log").open("wb"),
         start_new_session=True,
@@ -150,8 +164,10 @@ def test_a_ladder_on_ray_rates_every_set_once(cluster: str, servers: list[BotSer
         kept = [output.bot for output in store.outputs.of_match(match.id)]
         assert kept == (["started"] * 2 if "started" in match.team_bots else [])
     store.close()
-    # The command bot was started on a Ray worker (and checked on the runner when its sets started).
-    assert any(line.startswith("ray-worker") for line in trace.read_text().splitlines())
+    # The command bot was started on Ray workers only, for its checks as for its matches.
+    started = trace.read_text().splitlines()
+    assert started
+    assert all(line.startswith("ray-worker") for line in started), started
 
 
 def test_a_match_whose_worker_dies_is_played_again_and_stored_once(
@@ -285,6 +301,98 @@ def test_a_cheating_bot_on_ray_workers_learns_no_hidden_card(cluster: str, tmp_p
     # The cheater's processes ran on the workers, and their logs (where claims would be) were read.
     logs = list((tmp_path / "arena.db-logs").rglob("cheater-*.log"))
     assert logs
-    assert any(log.parent.name.startswith("worker-") for log in logs)  # the others: the runner's checks
+    assert all(log.parent.name.startswith("worker-") for log in logs)  # its checks ran there too
     assert report.total.claims == 0
     assert report.leaks == 0
+
+
+def test_a_command_bot_whose_files_are_only_on_the_workers_is_checked_and_played_there(
+    cluster: str, servers: list[BotServer], tmp_path: Path
+) -> None:
+    trace = tmp_path / "trace"
+    command = f"python -m {WORKER_ONLY} --port-file {{port_file}} --trace {trace}"
+    # The runner's machine (here: the runs' environment) cannot start it.
+    where = subprocess.run(
+        ["python", "-m", WORKER_ONLY], env=_environment(), capture_output=True, text=True, check=False
+    )
+    assert f"No module named {WORKER_ONLY}" in where.stderr
+    path = tmp_path / "ladder.db"
+    store = LadderStore(path)
+    store.registry.add_bot("remote0", address=f"127.0.0.1:{servers[0].port}")
+    store.registry.add_bot("onworkers", command=command)
+    store.close()
+    out = _run_ladder(path, cluster, matches=2, concurrency=2, seed=3)
+    assert "Played 2 matches (1 sets rated, 0 faults)" in out, out
+    assert "marked down" not in out
+    assert "put back" not in out  # its check passed the first time
+    assert "void" not in out
+    started = trace.read_text().splitlines()
+    assert started
+    assert all(line.startswith("ray-worker") for line in started), started
+    store = LadderStore(path)
+    try:
+        assert_ladder_invariants(store)
+        assert not store.registry.down_bots()
+    finally:
+        store.close()
+
+
+def test_matches_on_ray_are_live_behind_the_gate_and_a_lost_match_is_played_again_or_its_set_void(
+    cluster: str, tmp_path: Path
+) -> None:
+    """Two sets between a remote rule bot and a command rule bot (matches of more than a deal) that kills
+    its worker twice: at its first decision
+    (nothing of the set shown yet: the match is played again, under a new id) and, in the same set, past
+    the first deal once the set has been shown (the set is made void). Every event of every match came
+    back to the runner in order and went through the gate: what was written to the live table is what
+    the matches played, each match's rows once and in order, no move before every rotation ended its
+    deal (live_timeline.py)."""
+    once, shown = tmp_path / "killed-once", tmp_path / "killed-when-shown"
+    path = tmp_path / "ladder.db"
+    remote = start(RuleBot)
+    try:
+        store = LadderStore(path)
+        store.registry.add_bot("remote", address=f"127.0.0.1:{remote.port}")
+        flags = ("--kill-worker-once", str(once), "--kill-worker-when-shown", str(shown))
+        command = _command(tmp_path / "trace", *flags, "--ladder", str(path), "--rules")
+        store.registry.add_bot("killer", command=command)
+        store.close()
+        timeline_file = tmp_path / "timeline.json"
+        runner = [sys.executable, "-m", "tests.arena.ladder.ray_live_runner", str(path), cluster]
+        finished = subprocess.run(
+            [*runner, str(timeline_file), "--matches", "4", "--seed", "26", "--decision-ms", "20000"],
+            env=_environment(),
+            capture_output=True,
+            text=True,
+            timeout=240,
+            check=False,
+        )
+    finally:
+        remote.stop(0)
+    assert finished.returncode == 0, finished.stderr[-3000:]
+    for marker in (once, shown):
+        assert not Path(f"/proc/{marker.read_text()}").exists()  # a worker was killed each time
+    timeline = Timeline.read(timeline_file)
+    store = LadderStore(path)
+    try:
+        assert store.sets.void_reason(1) is not None
+        assert store.sets.void_reason(1).endswith(": WorkerCrashedError")  # lost after it was shown
+        assert store.sets.rated_sets() == {2}
+        assert store.sets.unfinished_sets() == []
+        assert sorted(match.rotation for match in store.matches.finished(2)) == [0, 1]
+        assert assert_live_was_fair(timeline, store) > 0
+        # The match lost before its set was shown was played again under a new id; what its first
+        # attempt had shown (who sits where) was deleted with it, never written again under its id.
+        by_rotation: dict[str, list[str]] = {}
+        for _began, _seed, rotation, match_id in timeline.attempts:
+            by_rotation.setdefault(rotation, []).append(match_id)
+        replayed = [attempts for attempts in by_rotation.values() if len(attempts) > 1]
+        assert replayed
+        for attempts in replayed:
+            first = [
+                event["type"] for _at, match_id, _seq, event in timeline.written if match_id == attempts[0]
+            ]
+            assert first in ([], ["match_start"])
+        assert store.live.live_matches(fresh_s=3600.0) == []  # every match's rows deleted or stored
+    finally:
+        store.close()

@@ -132,12 +132,6 @@ class LadderOnNodes:
     def stored_on(self, node: RayNode) -> int:
         return list(self.played_on().values()).count(str(node.folder))
 
-    def next_begun_after_one_stored(self, node: RayNode) -> bool:
-        """Whether a match played on `node` is stored and another has begun there since."""
-        starts = self.seat_starts_on(node)  # before the store: a match that ends meanwhile is not missed
-        stored = self.stored_on(node)
-        return stored > 0 and starts > PLAYERS * stored
-
     def kill_node(self, node: RayNode) -> None:
         """Kill `node`'s whole session at once, mid-run (its raylet, workers and their bots, its agents),
         noting what was stored and begun by then."""
@@ -201,28 +195,25 @@ def run(two_nodes: RayCluster, postgres: PostgresServer, tmp_path: Path) -> Iter
 def test_a_ladder_on_two_nodes_goes_on_on_the_head_when_the_second_node_dies(run: LadderOnNodes) -> None:
     head, second = run.cluster.nodes
     run.register("north", "south", "east")
-    run.start(matches=12, seed=26)
+    run.start(matches=8, seed=26)
 
-    # Killed once a match of the second node is stored and the next has begun there: mid-match, most
-    # often (a match lasts seconds, a poll a third of one).
-    run.wait_for(
-        "match stored from the second node and the next begun",
-        lambda: run.next_begun_after_one_stored(second),
-    )
+    # Killed once a match played on the second node is stored: early in the run, often mid-match.
+    run.wait_for("match stored from the second node", lambda: run.stored_on(second) > 0)
     run.kill_node(second)
     out = run.finish()
 
-    assert "Played 12 matches (6 sets rated, 0 faults)" in out, out
+    assert "Played 8 matches (4 sets rated, 0 faults)" in out, out
     assert "void" not in out
     run.assert_invariants()
-    # Matches really ran on the second node before it died ...
+    # Matches really ran on the second node before it died, mid-run ...
     assert str(second.folder) in run.stored_at_kill.values()
+    assert len(run.stored_at_kill) < 8
     # ... none begun there after (a match in play there when it died was played again on the head, from
     # its seed; one whose outcome had reached the runner was stored) ...
     assert run.stored_on(second) <= run.begun_at_kill
     # ... and the run went on on the head.
     head_at_kill = list(run.stored_at_kill.values()).count(str(head.folder))
-    assert run.stored_on(head) == 12 - run.stored_on(second) > head_at_kill
+    assert run.stored_on(head) == 8 - run.stored_on(second) > head_at_kill
     # The second node's bots went with it (their supervisors stop them once their worker is gone, within
     # a grace period).
     lost = run.bots_started_on(second)

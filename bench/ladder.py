@@ -24,12 +24,13 @@ two rates.
 
 With `--ray` (the `cluster` extra), instead: matches per minute against instant bots
 (bench/arena_overhead.py's, two processes reached by address, so that the bots cost next to nothing and
-the arena's own work shows) played in process and on a local Ray cluster (`ray start --head` in a
-temporary folder, stopped at the end) by 1 and by 2 workers at once (`--concurrency` 1 and 2 on a
-cluster of 2 CPUs), alternating in rounds, the medians and their ratios to the in-process runner; and
-the runner's own time per match (storing and rating each match), which bounds the rate of one runner
-however many workers play. `--db URL` keeps the ladders in that PostgreSQL database instead of SQLite
-files (each run empties it first).
+the arena's own work shows) played in process and on local Ray clusters (tests/ray_cluster.py's: `ray
+start` sessions in temporary folders, stopped at the end) of the same 2 CPUs, as one node of 2 CPUs and
+as two nodes of 1 (`--nodes 1` or `--nodes 2` for one of them), by 1 and by 2 workers at once
+(`--concurrency` 1 and 2), alternating in rounds; the medians, their ratios to the in-process runner and
+those of 2 nodes to 1; and the runner's own time per match (storing and rating each match), which bounds
+the rate of one runner however many workers play. `--db URL` keeps the ladders in that PostgreSQL
+database instead of SQLite files (each run empties it first).
 """
 
 from __future__ import annotations
@@ -38,15 +39,10 @@ import argparse
 import asyncio
 import contextlib
 import os
-import secrets
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
@@ -58,6 +54,8 @@ from arena.ladder.bots import LocalBots, idle_limit_for
 from arena.ladder.match_play import MatchPlayer
 from arena.ladder.store import LadderStore
 
+ROOT: Final = Path(__file__).resolve().parents[1]
+"""The checkout, whose tests/ray_cluster.py starts the local clusters of `--ray`."""
 INSTANT_BOT: Final = [arena_overhead.__file__, "--serve-instant-bot"]
 """The command line of bench/arena_overhead.py's instant bot (run by this interpreter)."""
 SAMPLES = {
@@ -177,76 +175,83 @@ async def instant_run(
         store.close()
 
 
-@contextlib.contextmanager
-def ray_cluster(cpus: int) -> Iterator[str]:
-    """A local Ray cluster of `cpus` CPUs (`ray start --head --block` in a temporary folder, with its own
-    authentication token); its address, and the cluster stopped at the end."""
-    folder = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))  # Ray's socket paths must stay short
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = int(probe.getsockname()[1])
-    os.environ.update({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)})
-    head = subprocess.Popen(
-        [
-            str(Path(sys.executable).with_name("ray")),
-            *("start", "--head", "--block", f"--temp-dir={folder}", f"--port={port}", f"--num-cpus={cpus}"),
-            *("--include-dashboard=false", "--disable-usage-stats"),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
-            if head.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("ray start did not start")
-            time.sleep(0.2)
-        yield f"127.0.0.1:{port}"
-    finally:
-        head.send_signal(signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            head.wait(timeout=30)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(head.pid, signal.SIGKILL)
+RAY_ROWS: Final = {1: "Ray 1 node", 2: "Ray 2 nodes"}
+"""How each cluster of `ray_comparison` shows in its table."""
 
 
-def ray_comparison(matches: int, rounds: int, db: str | None) -> None:
-    """Matches per minute in process and on Ray with 1 and 2 workers, alternating; the runner's cost."""
+def ray_comparison(matches: int, rounds: int, db: str | None, nodes: list[int]) -> None:
+    """Matches per minute in process and on Ray clusters of 1 and of 2 nodes (the same 2 CPUs: one node
+    of 2, or two of 1) with 1 and 2 matches at once, alternating in rounds; the runner's cost."""
     from arena.ladder.ray_play import RayMatches  # the cluster extra's
+
+    # The tests' local clusters (tests/ray_cluster.py): every port of every node its own, so that this
+    # benchmark runs beside the tests.
+    sys.path.insert(0, str(ROOT))
+    from tests.ray_cluster import NodeSpec, environment, ray_cluster
 
     bots = [arena_overhead.start_bot_process(INSTANT_BOT) for _ in range(2)]
     ports = [port for _process, port in bots]
-    configurations = (("in process", 1, False), ("in process", 2, False), ("Ray", 1, True), ("Ray", 2, True))
-    rates: dict[tuple[str, int], list[float]] = {(label, workers): [] for label, workers, _ in configurations}
+    shapes = {1: [NodeSpec(cpus=2)], 2: [NodeSpec(cpus=1), NodeSpec(cpus=1)]}
+    rows = ["in process", *(RAY_ROWS[count] for count in nodes)]
+    rates: dict[tuple[str, int], list[float]] = {(row, workers): [] for row in rows for workers in (1, 2)}
     runner_ms: dict[tuple[str, int], list[float]] = {key: [] for key in rates}
+    # One token for every cluster and for this process, their driver.
+    cluster_environment = environment()
+    os.environ.update({key: cluster_environment[key] for key in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN")})
     try:
-        with tempfile.TemporaryDirectory() as folder, ray_cluster(2) as address:
+        with contextlib.ExitStack() as clusters, tempfile.TemporaryDirectory() as folder:
+            addresses = {
+                RAY_ROWS[count]: clusters.enter_context(
+                    ray_cluster(shapes[count], cluster_environment)
+                ).address
+                for count in nodes
+            }
             logs = Path(folder) / "logs"
-            on_ray = RayMatches(address, LocalBots(logs, idle_limit=0))
-            try:
-                for number in range(rounds + 1):  # round 0 warms up: Ray starts its worker processes
-                    for label, workers, ray in configurations:
-                        where = db or str(Path(folder) / f"ladder-{number}-{label}-{workers}.db")
-                        player = on_ray if ray else None
-                        report, wall = asyncio.run(instant_run(where, ports, matches, workers, player, logs))
-                        if number:
-                            rates[label, workers].append(report.matches / wall * 60)
-                            runner = report.storage_seconds / report.matches * 1e3
-                            runner_ms[label, workers].append(runner)
-            finally:
-                on_ray.close()
+            runs = 0
+
+            def measure(row: str, player: MatchPlayer | None, workers: int, kept: bool = True) -> None:
+                nonlocal runs
+                runs += 1
+                where = db or str(Path(folder) / f"ladder-{runs}.db")
+                report, wall = asyncio.run(instant_run(where, ports, matches, workers, player, logs))
+                if kept:
+                    rates[row, workers].append(report.matches / wall * 60)
+                    runner_ms[row, workers].append(report.storage_seconds / report.matches * 1e3)
+
+            for _round in range(rounds):
+                for row in rows:
+                    if row not in addresses:
+                        for workers in (1, 2):
+                            measure(row, None, workers)
+                        continue
+                    # One driver joins one cluster at a time: each round joins anew, and a run not
+                    # counted starts the new job's worker processes on every node.
+                    on_ray = RayMatches(addresses[row], LocalBots(logs, idle_limit=0))
+                    try:
+                        measure(row, on_ray, 2, kept=False)
+                        for workers in (1, 2):
+                            measure(row, on_ray, workers)
+                    finally:
+                        on_ray.close()
     finally:
         for process, _port in bots:
             process.kill()
             process.wait()
     print(f"Two instant bots, {matches} 4-player matches a run, medians of {rounds} alternating rounds")
-    print(f"{'played':>10}  {'at once':>7}  {'matches/min':>11}  {'ratio':>5}  {'storing ms/match':>16}")
-    for (label, workers), values in rates.items():
+    print("(Ray: the same 2 CPUs, one node of 2 or two nodes of 1; ratio: to in process at as many at once)")
+    print(
+        f"{'played':>11}  {'at once':>7}  {'matches/min':>11}  {'ratio':>5}  {'to 1 node':>9}"
+        f"  {'storing ms/match':>16}"
+    )
+    for (row, workers), values in rates.items():
         rate = statistics.median(values)
         base = statistics.median(rates["in process", workers])
-        runner = statistics.median(runner_ms[label, workers])
-        print(f"{label:>10}  {workers:>7}  {rate:>11.0f}  {rate / base:>5.2f}  {runner:>16.2f}")
+        one_node = rates.get((RAY_ROWS[1], workers))
+        to_one_node = f"{rate / statistics.median(one_node):.2f}" if one_node and row != "in process" else "-"
+        runner = statistics.median(runner_ms[row, workers])
+        print(
+            f"{row:>11}  {workers:>7}  {rate:>11.0f}  {rate / base:>5.2f}  {to_one_node:>9}  {runner:>16.2f}"
+        )
 
 
 def main() -> None:
@@ -257,12 +262,20 @@ def main() -> None:
     parser.add_argument("--ray", action="store_true", help="compare in-process and Ray runners (see above)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds with --ray (default 3)")
     parser.add_argument("--db", help="with --ray: a PostgreSQL URL to keep the ladders in, emptied each run")
+    parser.add_argument(
+        "--nodes",
+        type=int,
+        nargs="+",
+        choices=(1, 2),
+        default=[1, 2],
+        help="with --ray: the clusters, of 1 node and of 2 (default: both, side by side)",
+    )
     parser.add_argument("--isolation", action="store_true", help="end with fair play's cost (see above)")
     parser.add_argument("--isolation-only", action="store_true", help="only fair play's cost")
     args = parser.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))
     if args.ray:
-        ray_comparison(args.matches, args.rounds, args.db)
+        ray_comparison(args.matches, args.rounds, args.db, sorted(set(args.nodes)))
         return
     if args.isolation_only:
         isolation_comparison(args.matches, args.rounds)

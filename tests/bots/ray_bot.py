@@ -1,16 +1,19 @@
-"""A command bot for the Ray tests: the random bot, which notes whether a Ray worker started it and can
-kill that worker once, mid-match.
+"""A command bot for the Ray tests: the random bot (or the rule bot), which notes whether a Ray worker
+started it, and on which node, and can kill that worker, mid-match.
 
-`python ray_bot.py --port-file F --trace FILE` appends a line to FILE when it starts: `ray-worker PID` when
-a Ray worker process is among its ancestors (the arena started it on a worker), else `no-worker`. With
-`--kill-worker-once MARKER`, at its first decision it creates MARKER and SIGKILLs that worker (unless
-MARKER is there already), so the match dies with the worker and the runner plays it again. With
-`--kill-worker-always MARKER` it does so in every attempt (appending each worker's pid to MARKER), so
-that the retries run out. With `--kill-worker-when-shown MARKER --ladder FILE`, at its first decision
-past the first deal it waits until a set of the ladder in FILE (SQLite) has been shown live, then kills
-its worker, unless a process of the bot made MARKER first (only one does): a match lost after its set
-was shown. With `--rules` it plays as the rule bot (whose matches last more than a deal), not the
-random bot.
+`python ray_bot.py --port-file F --trace FILE` appends a line to FILE when it starts: `ray-worker PID
+FOLDER BOT` when a Ray worker process, PID, is among its ancestors (the arena started it on a worker),
+FOLDER being the Ray temporary folder of that worker's node (its raylet's: one a node in
+tests/ray_cluster.py's clusters) and BOT its own pid; else `no-worker`. At each match's start it writes
+`ray node FOLDER` (or `ray node none`) to its standard output, which the arena stores with the match:
+where the match was played. With `--kill-worker-once MARKER`, at its first decision it creates MARKER
+and SIGKILLs that worker (unless MARKER is there already), so the match dies with the worker and the
+runner plays it again. With `--kill-worker-always MARKER` it does so in every attempt (appending each
+worker's pid to MARKER), so that the retries run out. With `--kill-worker-when-shown MARKER --ladder
+FILE`, at its first decision past the first deal it waits until a set of the ladder in FILE (SQLite) has
+been shown live, then kills its worker, unless a process of the bot made MARKER first (only one does): a
+match lost after its set was shown. With `--rules` it plays as the rule bot (whose matches last more
+than a deal), not the random bot.
 """
 
 from __future__ import annotations
@@ -25,7 +28,12 @@ from pathlib import Path
 
 from sample_bots.random_bot import RandomBot
 from sample_bots.rule_bot import RuleBot
-from sdk import Bot, BotView, Move, serve
+from sdk import Bot, BotView, MatchInfo, Move, serve
+
+
+def _parent(pid: int) -> int:
+    """The parent of process `pid`: the fourth field of its stat, after the command in parentheses."""
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
 def ray_worker_ancestor() -> int | None:
@@ -34,13 +42,37 @@ def ray_worker_ancestor() -> int | None:
     while pid > 1:
         try:
             command = Path(f"/proc/{pid}/cmdline").read_bytes()
-            stat = Path(f"/proc/{pid}/stat").read_text()
+            if command.startswith(b"ray::") or b"default_worker.py" in command:
+                return pid
+            pid = _parent(pid)
         except OSError:
             return None
-        if command.startswith(b"ray::") or b"default_worker.py" in command:
-            return pid
-        pid = int(stat.rsplit(")", 1)[1].split()[1])
     return None
+
+
+def ray_node_folder(worker: int) -> str | None:
+    """The Ray temporary folder of the node of `worker`, read from its parent, the node's raylet (whose
+    sockets lie in FOLDER/session_*/sockets)."""
+    try:
+        command = Path(f"/proc/{_parent(worker)}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return None
+    for argument in command:
+        name, _, value = argument.decode(errors="replace").partition("=")
+        if name == "--raylet_socket_name":
+            return value.split("/session_", 1)[0]
+    return None
+
+
+def node_noting(base: type[Bot], node: str | None) -> type[Bot]:
+    """`base`, which writes at each match's start the Ray node it runs on."""
+
+    class NodeNoting(base):  # type: ignore[valid-type,misc]
+        def on_match_start(self, match: MatchInfo) -> None:
+            super().on_match_start(match)
+            print(f"ray node {node or 'none'}", flush=True)
+
+    return NodeNoting
 
 
 def killer(
@@ -99,9 +131,10 @@ def main() -> None:
     parser.add_argument("--rules", action="store_true")
     args = parser.parse_args()
     worker = ray_worker_ancestor()
+    node = None if worker is None else ray_node_folder(worker)
     with open(args.trace, "a", encoding="utf-8") as trace:
-        trace.write(f"ray-worker {worker}\n" if worker is not None else "no-worker\n")
-    bot: type[Bot] = RuleBot if args.rules else RandomBot
+        trace.write(f"ray-worker {worker} {node} {os.getpid()}\n" if worker is not None else "no-worker\n")
+    bot = node_noting(RuleBot if args.rules else RandomBot, node)
     when_shown = None
     if args.kill_worker_when_shown is not None:
         when_shown = (Path(args.kill_worker_when_shown), Path(args.ladder))

@@ -1,21 +1,18 @@
 """The ladder on a real local Ray cluster: `ray start --head` in a temporary folder with two worker CPUs,
-for the whole module, stopped at the end. Skipped where Ray is not installed, except under CI.
+every port its own (tests/ray_cluster.py), for the whole module, stopped at the end. Skipped where Ray is
+not installed, except under CI.
 
 The cluster's processes (and so the command bots its workers start) can import a module that the runs
 joining it cannot (`WORKER_ONLY`): a bot whose files exist only where the workers run."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,31 +25,9 @@ from sample_bots.rule_bot import RuleBot
 from sdk import BotServer, start
 from tests.arena.ladder.ladder_support import assert_ladder_invariants
 from tests.arena.ladder.live_timeline import Timeline, assert_live_was_fair
+from tests.ray_cluster import NodeSpec, RayClusterError, environment, free_port, ray_cluster, require_ray
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def _ray_command() -> Path:
-    """The `ray` command of this interpreter's environment; skipped (failed under CI) without Ray."""
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail("Ray is not installed; CI installs the dev extra, which includes it")
-        pytest.skip("Ray is not installed (pip install -e '.[cluster]')")
-    beside = Path(sys.executable).with_name("ray")
-    if beside.exists():
-        return beside
-    # A virtualenv made with --system-site-packages imports Ray from the system, whose command is there.
-    found = shutil.which("ray")
-    return beside if found is None else Path(found)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 TOKEN = secrets.token_hex(32)
@@ -67,55 +42,25 @@ WORKER_ONLY = "worker_only_bot"
 def _environment(*more_paths: Path) -> dict[str, str]:
     """The environment of the runs joining the cluster (and of the cluster, with `more_paths` importable
     too): this checkout importable, the token."""
-    paths = [str(ROOT), *map(str, more_paths), os.environ.get("PYTHONPATH")]
-    path = os.pathsep.join(filter(None, paths))
-    return {**os.environ, "PYTHONPATH": path, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": TOKEN}
+    joining = environment(TOKEN)
+    paths = [joining["PYTHONPATH"], *map(str, more_paths)]
+    return {**joining, "PYTHONPATH": os.pathsep.join(paths)}
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
-    """The address of a Ray cluster of this test module's own: its processes run in a session of their
-    own (`ray start --block`), so that the end of the module stops exactly them."""
-    ray = _ray_command()
-    folder = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))  # Ray's socket paths must stay short
-    worker_only = folder / "worker-only"
-    worker_only.mkdir()
+    """The address of a Ray cluster of this test module's own: one node of two CPUs, in a session of its
+    own (tests/ray_cluster.py), stopped at the end of the module; its processes import `WORKER_ONLY`."""
+    command = require_ray()
+    worker_only = Path(tempfile.mkdtemp(prefix="ray-worker-only-", dir="/tmp"))
     (worker_only / f"{WORKER_ONLY}.py").write_text("from tests.bots.ray_bot import main\n\nmain()\n")
-    port = _free_port()
-    head = subprocess.Popen(
-        [
-            str(ray),
-            "start",
-            "--head",
-            "--block",
-            f"--temp-dir={folder}",
-            f"--port={port}",
-            "--num-cpus=2",
-            "--include-dashboard=false",
-            "--disable-usage-stats",
-        ],
-        env=_environment(worker_only),
-        stdout=subprocess.DEVNULL,
-        stderr=(folder / "ray-start.log").open("wb"),
-        start_new_session=True,
-    )
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            if head.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"ray start did not start: {(folder / 'ray-start.log').read_text()[-2000:]}")
-            time.sleep(0.2)
-        yield f"127.0.0.1:{port}"
+        with ray_cluster([NodeSpec(cpus=2)], _environment(worker_only), command) as running:
+            yield running.address
+    except RayClusterError as error:
+        pytest.fail(str(error))
     finally:
-        head.send_signal(signal.SIGTERM)  # `ray start --block` stops the processes it started
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            head.wait(timeout=30)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(head.pid, signal.SIGKILL)  # whatever of the cluster's session is left
-        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(worker_only, ignore_errors=True)
 
 
 def _arena(*args: str, cwd: Path | None = None) -> str:
@@ -278,8 +223,8 @@ def test_ladder_run_on_ray_fails_in_one_line_without_ray(
 def test_ladder_run_on_ray_fails_in_one_line_when_nobody_listens(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _ray_command()
-    address = f"127.0.0.1:{_free_port()}"
+    require_ray()
+    address = f"127.0.0.1:{free_port()}"
     assert main(["ladder", "run", "--db", str(tmp_path / "ladder.db"), "--ray", address]) == 1
     error = capsys.readouterr().err
     assert error.count("\n") == 1

@@ -43,7 +43,10 @@ def _without(method: str, budget: float, samples: int | None) -> Bot:
 
 BOTS: dict[str, Callable[[float, int | None], Bot]] = {
     "strong": lambda budget, samples: StrongBot(budget, samples=samples),
-    **{f"strong-no-{method}": partial(_without, method) for method in ("stakes", "inference", "allowance")},
+    **{f"strong-no-{method}": partial(_without, method) for method in ("stakes", "allowance")},
+    "strong-inference": lambda budget, samples: StrongBot(
+        budget, samples=samples, methods=Methods(inference=True)
+    ),
     "strong-points": lambda budget, samples: StrongBot(budget, samples=samples, methods=Methods(points=True)),
     "strong-smooth": lambda budget, samples: StrongBot(budget, samples=samples, methods=Methods(smooth=True)),
     "strong-auction6": lambda budget, samples: StrongBot(

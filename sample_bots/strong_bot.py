@@ -95,11 +95,14 @@ MIN_SLOPE: Final = 0.01
 
 @dataclass(frozen=True, slots=True)
 class Methods:
-    """Which of the methods on top of the PIMC bot's search the bot uses (all of them, but for
-    measuring each one's share: `bench/strength.py` names the variants)."""
+    """Which of the methods on top of the PIMC bot's search the bot uses (the defaults are those that
+    paid; the others are kept for measuring: `bench/strength.py` names the variants)."""
 
     stakes: bool = True
-    inference: bool = True
+    inference: bool = False
+    """Weigh the samples by the play (`play_reading`). Off: against the PIMC bot it cost 52 Elo over 60
+    pairs at 10 samples (+3 with it, +55 without), the weights leaving about 4 of 10 samples' worth and
+    the rule bot's play a poor model of the PIMC bot's."""
     allowance: bool = True
     points: bool = False
     """Play each card's play-outs to the end and add `pimc_bot.POINT_BONUS` per point taken (the PIMC

@@ -62,7 +62,10 @@ def test_plays_only_legal_moves(players: int, ruleset: Ruleset) -> None:
     play(match, {seat: StrongBot(samples=SAMPLES) for seat in range(0, players, 2)}, random.Random(players))
 
 
-@pytest.mark.parametrize("methods", [Methods(), Methods(stakes=False, inference=False, allowance=False)])
+@pytest.mark.parametrize(
+    "methods",
+    [Methods(), Methods(inference=True, points=True, smooth=True), Methods(stakes=False, allowance=False)],
+)
 def test_the_same_seed_and_sample_count_play_the_same(methods: Methods) -> None:
     def moves() -> list[Move]:
         match = Match(MatchRules(4, deal_cap=2), seed=7)

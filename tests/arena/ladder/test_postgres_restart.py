@@ -1,8 +1,8 @@
 """The ladder riding out a PostgreSQL restart (outages.py): a `ladder run` whose server is restarted
 mid-run goes on by itself, losing and duplicating nothing; one whose server stays away past
 `--store-wait` stops in one line, and the next run finishes its sets; a runner cut off past its leases
-finds its sets taken over; a connection cut right after a COMMIT reached the server stores nothing
-twice."""
+finds its sets taken over; the site answers 503 while the server is away and its pages and live streams
+as soon as it is back; a connection cut right after a COMMIT reached the server stores nothing twice."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 
+import httpx2
 import pytest
 from postgres_support import PostgresServer
 from sqlalchemy import func, select
@@ -31,9 +32,13 @@ from arena.ladder.store import (
     FinishedMatch,
     LadderStore,
     StoreUnreachableError,
+    event_text,
     relations,
 )
+from arena.site.app import SiteSettings, create_app
+from arena.site.stream_limits import StreamLimits
 from tests.arena.ladder.ladder_support import assert_ladder_invariants
+from tests.arena.site.site_support import served
 
 SHORT = ("--sample-bots", "--deal-cap", "2", "--decision-ms", "2000")
 """Quick matches of the sample bots (two deals at most), with room on the clock for a loaded machine."""
@@ -285,6 +290,75 @@ def test_a_run_whose_server_stays_away_stops_in_one_line_and_the_next_finishes(
         assert set(reasons) <= {"interrupted after its deals were shown live"}
     finally:
         store.close()
+
+
+def publish(database: str, match_id: str, seqs: range) -> None:
+    """Write events of a match in play, as the runner's live feed does."""
+    store = LadderStore(database)
+    try:
+        card = {"type": "card", "deal": 1, "seat": 0}
+        store.live.add_live_events(match_id, [(seq, time.time(), event_text(card)) for seq in seqs])
+    finally:
+        store.close()
+
+
+def test_the_site_answers_503_while_the_server_is_away_then_pages_and_streams_again(
+    postgres: PostgresServer,
+) -> None:
+    database = postgres.new_database()
+    publish(database, "m1", range(10))
+    limits = StreamLimits(poll_s=0.05, keepalive_s=0.3)
+    app = create_app(SiteSettings(database, streams=limits, store_wait_s=60.0))
+
+    async def visit(site: str) -> None:
+        async with httpx2.AsyncClient(timeout=30) as http:
+            assert (await http.get(f"{site}/api/pools")).status_code == 200
+            seqs: list[int] = []
+            keepalives = 0
+
+            async def watch() -> None:
+                nonlocal keepalives
+                async with http.stream("GET", f"{site}/api/live/m1/events") as response:
+                    assert response.status_code == 200
+                    async for line in response.aiter_lines():
+                        if line.startswith("id: "):
+                            seqs.append(int(line[4:]))
+                        elif line == ": keep-alive":
+                            keepalives += 1
+
+            stream = asyncio.create_task(watch())
+            await until_async(lambda: seqs == list(range(10)), "the backlog")
+            await asyncio.to_thread(postgres.stop)
+            try:
+                for path in ("/api/pools", "/", "/api/live"):
+                    away = await http.get(f"{site}{path}")
+                    assert away.status_code == 503, path
+                    assert away.headers["Retry-After"] == "10"
+                api = (await http.get(f"{site}/api/standings")).json()
+                assert api == {"error": "the ladder cannot be read now; try again soon"}
+                before = keepalives
+                await until_async(lambda: keepalives >= before + 2, "keep-alives while the server is away")
+                assert not stream.done()  # the stream waits for the server
+            finally:
+                await asyncio.to_thread(postgres.start)
+            back = await http.get(f"{site}/api/pools")
+            assert back.status_code == 200, back.text  # no restart of the site
+            assert (await http.get(f"{site}/")).status_code == 200
+            await asyncio.to_thread(publish, database, "m1", range(10, 20))
+            await until_async(lambda: seqs == list(range(20)), "the events written after")
+            assert not stream.done()  # the same stream went on, nothing missed or twice
+            stream.cancel()
+            await asyncio.gather(stream, return_exceptions=True)
+
+    with served(app) as site:
+        asyncio.run(visit(site))
+
+
+async def until_async(condition: Callable[[], bool], what: str, timeout_s: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.02)
 
 
 def test_a_runner_cut_off_past_its_leases_finds_its_sets_taken_over(

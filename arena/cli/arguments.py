@@ -140,6 +140,8 @@ class Duration:
 
     def __call__(self, text: str) -> float:
         expected = f"expected a duration such as 90s, 30m, 2h or 1h30m, from {self.range}"
+        if self.low_s == 0 and text.strip() == "0":
+            return 0.0
         found = re.fullmatch(r"(?:(\d{1,7})h)?(?:(\d{1,7})m)?(?:(\d{1,7})s)?", text.strip().lower())
         if found is None or not any(found.groups()):
             raise argparse.ArgumentTypeError(f"{expected}; got {_shown(text)}")
@@ -171,6 +173,8 @@ check_timeout: Final = Duration(1, 600)
 """How long a bot has to answer the check when its set starts: a second to ten minutes."""
 wait: Final = Duration(1, 24 * 3600)
 """How long a ladder waits before it tries again (a set put back, a bot that is down): up to a day."""
+store_wait: Final = Duration(0, 24 * 3600)
+"""How long a run or the site waits for a store server that went away: 0 (stop at once) to a day."""
 
 
 def players(text: str) -> int:

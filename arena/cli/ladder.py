@@ -341,7 +341,7 @@ def run_ladder(args: argparse.Namespace) -> int:
     """Play rated matches with a progress line on standard error; then print the report and standings.
     Returns 0, or 128 + the signal's number (130 for Ctrl-C) when a second signal stopped the run at
     once (after the report and standings of what finished)."""
-    with open_store(args, writes=True) as store:
+    with open_store(args, writes=True, wait_s=args.store_wait) as store:
         return _run(args, store)
 
 

@@ -8,6 +8,7 @@ every block once per parser.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,6 +18,7 @@ from typing import TypeAlias
 
 from arena.cli import arguments
 from arena.errors import ArenaError
+from arena.ladder.outages import DEFAULT_STORE_WAIT_S, StoreWait
 from arena.ladder.store import DEFAULT_DB, LadderStore, is_server_url
 from arena.untrusted import safe_text
 from fiftysix.engine import MatchRules, Ruleset
@@ -141,6 +143,22 @@ def concurrency() -> argparse.ArgumentParser:
     return block
 
 
+def store_wait() -> argparse.ArgumentParser:
+    """`--store-wait`: how long a run (`ladder run`, `sprt`, `tournament`) or the site (`serve`) waits for
+    a PostgreSQL server that went away before it gives up."""
+    block = _block()
+    block.add_argument(
+        "--store-wait",
+        type=arguments.store_wait,
+        default=DEFAULT_STORE_WAIT_S,
+        metavar="TIME",
+        help="when the PostgreSQL server cannot be reached (restarted, the network cut), try it again "
+        "with backoff for up to TIME, logging each attempt, then go on where it was "
+        f"({arguments.store_wait.range}; default {arguments.span(DEFAULT_STORE_WAIT_S)}; 0 stops at once)",
+    )
+    return block
+
+
 def _combined(*blocks: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return argparse.ArgumentParser(add_help=False, parents=list(blocks))
 
@@ -160,8 +178,8 @@ class Parents:
     and logging at info: `match`."""
     ladder_match: argparse.ArgumentParser
     """The same options for the ladder's matches, but the seed is drawn unless given and logging defaults
-    to warning (a progress line is drawn on the terminal), and `--concurrency`: `ladder run`, `sprt`,
-    `tournament`."""
+    to warning (a progress line is drawn on the terminal), and `--concurrency` and `--store-wait`:
+    `ladder run`, `sprt`, `tournament`."""
     record_output: argparse.ArgumentParser
     """`--save`, `--brief`: `play` and `match`."""
 
@@ -175,7 +193,12 @@ class Parents:
             match_settings=settings,
             bot_match=_combined(settings, clock, policy, logging_options(level="info")),
             ladder_match=_combined(
-                match_settings(seed=None), clock, policy, logging_options(level="warning"), concurrency()
+                match_settings(seed=None),
+                clock,
+                policy,
+                logging_options(level="warning"),
+                concurrency(),
+                store_wait(),
             ),
             record_output=record_output(),
         )
@@ -200,17 +223,22 @@ def configure_logging_from(args: argparse.Namespace) -> None:
 
 
 @contextmanager
-def open_store(args: argparse.Namespace, *, writes: bool) -> Iterator[LadderStore]:
+def open_store(args: argparse.Namespace, *, writes: bool, wait_s: float = 0.0) -> Iterator[LadderStore]:
     """The ladder's file that `--db` names, closed at the end. A command that only reads opens it so that
     it works on a read-only file; a StoreError at any point (opening, a query, a write, closing) is the
     command's error. A command that only reads never creates the file: a typo in --db is said, not
-    answered with an empty ladder left behind."""
+    answered with an empty ladder left behind. With `wait_s` (`--store-wait`), a server that cannot be
+    reached is tried again for that long before the command gives up (outages.py)."""
     path = Path(args.db)
     if not writes and not is_server_url(args.db) and not path.exists() and path.parent.is_dir():
         raise ArenaError(
             f"no ladder at {safe_text(args.db)}: register a bot (arena bots add) or give --db / $ARENA_DB"
         )
-    store = LadderStore(args.db, read_only=False if writes else None)
+
+    def opened() -> LadderStore:
+        return LadderStore(args.db, read_only=False if writes else None)
+
+    store = asyncio.run(StoreWait(wait_s).call(opened)) if wait_s > 0 else opened()
     try:
         yield store
     finally:

@@ -70,6 +70,7 @@ def settings_of(args: argparse.Namespace) -> LadderSettings:
         seed=args.seed,
         strikes=args.strikes,
         isolated_only=args.isolated_only,
+        store_wait_s=args.store_wait,
     )
 
 

@@ -30,7 +30,7 @@ def register(commands: Commands, parents: Parents) -> None:
         help="serve the competition site (leaderboard, replays, live matches, JSON API)",
         description="Serve the ladder's site over HTTP: everything public is read-only; writes need a token "
         "(arena tokens add). Put it behind a TLS proxy to serve it beyond this machine.",
-        parents=[parents.group_database, options.logging_options(level="info")],
+        parents=[parents.group_database, options.logging_options(level="info"), options.store_wait()],
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument(
@@ -108,7 +108,7 @@ def serve_site(args: argparse.Namespace) -> int:
     from arena.site.app import SiteSettings, create_app
 
     sandbox = sandbox_of(args)
-    with open_store(args, writes=False) as store:
+    with open_store(args, writes=False, wait_s=args.store_wait) as store:
         where = store.name  # the file exists and is a ladder: said now in one line, not on every request
         bot_host(store, sandbox).check()  # an upload's check may not show its bot the ladder's files
     try:
@@ -122,7 +122,9 @@ def serve_site(args: argparse.Namespace) -> int:
     uploads = UploadLimits(
         at_once=args.uploads_at_once, per_hour=args.uploads_per_hour, kept_bytes=args.upload_quota * MIB
     )
-    app = create_app(SiteSettings(args.db, float(args.live_delay), limits, uploads, sandbox))
+    app = create_app(
+        SiteSettings(args.db, float(args.live_delay), limits, uploads, sandbox, store_wait_s=args.store_wait)
+    )
     config = uvicorn.Config(
         app,
         host=args.host,
@@ -140,7 +142,7 @@ def serve_site(args: argparse.Namespace) -> int:
     except OSError as error:
         reason = "the port is in use" if error.errno == errno.EADDRINUSE else error.strerror
         raise ArenaError(f"cannot listen on {safe_text(args.host, 100)}:{args.port}: {reason}") from None
-    with open_store(args, writes=False) as store:
+    with open_store(args, writes=False, wait_s=args.store_wait) as store:
         if store.access.address_policy() != args.allow_addresses:  # a read-only file can still be served
             store.access.set_address_policy(args.allow_addresses, COMMAND_LINE)
     print(f"Serving {safe_text(where)} at http://{safe_text(args.host, 100)}:{args.port}/ (Ctrl-C stops)")

@@ -163,7 +163,7 @@ def run_sprt(args: argparse.Namespace) -> int:
         )
     options.configure_logging_from(args)
     event = args.event or runs.new_event("sprt")
-    with open_store(args, writes=True) as store:
+    with open_store(args, writes=True, wait_s=args.store_wait) as store:
         ladder_settings = dataclasses.replace(runs.settings_of(args), matches=None, event=event)
         progress = SprtProgress(store, settings, ladder_settings.pool, args.first, args.second)
         progress.max_sets = args.max_sets

@@ -85,7 +85,7 @@ def run_tournament(args: argparse.Namespace) -> int:
         raise UsageError(f"{len(plan):,} sets planned: at most {MAX_SETS:,} (fewer bots or rounds)")
     options.configure_logging_from(args)
     event = args.event or runs.new_event("tournament")
-    with open_store(args, writes=True) as store:
+    with open_store(args, writes=True, wait_s=args.store_wait) as store:
         settings = dataclasses.replace(runs.settings_of(args), matches=None, event=event)
         pairing = EventPairing(store, settings, args.bots, iter(plan))
         local_bots = ladder_bots(

@@ -17,10 +17,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 
 import structlog
 
 from arena.ladder.bots import BotStartError, LocalBots
+from arena.ladder.outages import StoreWait
 from arena.ladder.run_settings import LadderReport, LadderSettings
 from arena.ladder.store import BotEntry, DuplicateSet, LadderStore
 from arena.runner import split_addresses
@@ -52,16 +54,23 @@ async def pinned(bot: BotEntry, policy: AddressPolicy) -> BotEntry:
 
 
 class Availability:
-    """The checks of one run, and what they record in the store and the run's report."""
+    """The checks of one run, and what they record in the store and the run's report (through the run's
+    waits for a store that went away)."""
 
     def __init__(
-        self, store: LadderStore, settings: LadderSettings, reach: Reach, report: LadderReport
+        self,
+        store: LadderStore,
+        settings: LadderSettings,
+        reach: Reach,
+        report: LadderReport,
+        store_wait: StoreWait | None = None,
     ) -> None:
         """`reach`: the run's `MatchPlayer.unreachable`, which checks a bot where its matches are played."""
         self.store = store
         self.settings = settings
         self.reach = reach
         self.report = report
+        self.store_wait = store_wait or StoreWait(settings.store_wait_s)
 
     async def check(
         self, bots: Sequence[BotEntry], duplicate: DuplicateSet, rotations: int = 1
@@ -73,15 +82,16 @@ class Availability:
         seats = duplicate.players // len(duplicate.bots) * rotations
         reasons = await asyncio.gather(*(self.unreachable(bot, seats) for bot in bots))
         failed = {bot.name: reason for bot, reason in zip(bots, reasons, strict=True) if reason is not None}
+        call, registry = self.store_wait.call, self.store.registry
         for bot in bots:
             name = bot.name
             if name not in failed:
-                if self.store.registry.record_host_success(name):
+                if await call(partial(registry.record_host_success, name)):
                     self.report.bots_back.append(name)
                     log.info("bot_back_up", bot=name)
                 continue
             log.warning("bot_not_reached", bot=name, set_id=duplicate.id, detail=failed[name])
-            if self.store.registry.record_host_failure(name, self.settings.down_after):
+            if await call(partial(registry.record_host_failure, name, self.settings.down_after)):
                 reason = f"not reached {self.settings.down_after} times in a row (last: {failed[name]})"
                 self.report.bots_down.append((name, reason))
                 log.warning("bot_marked_down", bot=name, reason=reason)
@@ -89,22 +99,25 @@ class Availability:
 
     async def recheck_down(self) -> None:
         """Check every bot marked down (and not on probation); one that answers is down no more."""
-        down = self.store.registry.down_bots()
-        bots = [bot for bot in self.store.registry.bots() if bot.name in down and bot.probation is None]
+        call, registry = self.store_wait.call, self.store.registry
+        down = await call(registry.down_bots)
+        bots = [bot for bot in await call(registry.bots) if bot.name in down and bot.probation is None]
         reasons = await asyncio.gather(*(self.unreachable(bot, 1) for bot in bots))
         for bot, reason in zip(bots, reasons, strict=True):
-            if reason is None and self.store.registry.record_host_success(bot.name):
+            if reason is None and await call(partial(registry.record_host_success, bot.name)):
                 self.report.bots_back.append(bot.name)
                 log.info("bot_back_up", bot=bot.name)
 
     async def unreachable(self, bot: BotEntry, seats: int) -> str | None:
         """Why the host cannot reach or start `bot` now (None: it answers): a participant's addresses must
-        pass the host's policy, then the bot is reached where the matches are played (`reach`)."""
+        pass the host's policy, then the bot is reached where the matches are played (`reach`; a command
+        bot's launch is read from the store before anything starts, so a store that went away is waited
+        for and the reach tried again)."""
         try:
-            bot = await pinned(bot, self.store.access.address_policy())
+            bot = await pinned(bot, await self.store_wait.call(self.store.access.address_policy))
         except AddressRefusedError as error:
             return f"its address is not allowed by the host's address policy ({error.reason})"
-        return await self.reach(bot, seats, self.settings.check_timeout_s)
+        return await self.store_wait.run(partial(self.reach, bot, seats, self.settings.check_timeout_s))
 
 
 async def reach(local_bots: LocalBots, bot: BotEntry, seats: int, timeout_s: float) -> str | None:

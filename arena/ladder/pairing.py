@@ -172,6 +172,9 @@ class EventPairing:
         self.go_on = go_on
         self.down: list[str] = []
         """The bots marked down that stopped the event (the host could not reach or start them)."""
+        self._taken: list[str] | None = None
+        """The plan's next set, taken from it but not returned yet (the store failed to say which bots
+        are down): a call made again returns it, so that no set of the plan is skipped."""
 
     def check(self) -> None:
         """Refuse an event with a bot that is not registered or is on probation, or too few bots."""
@@ -196,13 +199,16 @@ class EventPairing:
     def next_bots(self) -> list[str] | None:
         """The next set of the plan, or None when the plan is done, `go_on()` says stop, or a bot of the
         set is marked down (then `down` names them: an event plays its plan as planned, or stops)."""
-        if not self.go_on():
-            return None
-        bots = next(self.plan, None)
+        if self._taken is None:
+            if not self.go_on():
+                return None
+            self._taken = next(self.plan, None)
+        bots = self._taken
         if bots is not None:
             self.down = sorted(set(bots) & self.store.registry.down_bots().keys())
             if self.down:
                 return None
+        self._taken = None
         return bots
 
     def may_resume(self, duplicate: DuplicateSet) -> bool:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from arena.errors import ArenaError
+from arena.ladder.outages import DEFAULT_STORE_WAIT_S
 from arena.ladder.store import pool_name
 from fiftysix.engine import MatchRules, Ruleset
 from fiftysix.wire import TimeControl
@@ -14,7 +15,7 @@ from fiftysix.wire import TimeControl
 
 class LadderError(ArenaError, ValueError):
     """A ladder that cannot run as asked (too few bots off probation), or a run stopped because its
-    store cannot be written."""
+    store cannot be written (or its server stayed away past `store_wait_s`)."""
 
 
 @dataclass
@@ -55,6 +56,9 @@ class LadderSettings:
     isolated_only: bool = False
     """Take only bots the arena starts itself (isolated: isolation.py); remote bots are skipped, and an
     event with one is refused."""
+    store_wait_s: float = DEFAULT_STORE_WAIT_S
+    """How long the run waits for a store server that went away (restarted, the network cut), trying it
+    again with backoff, before it stops as it does at once with 0 (outages.py)."""
     event: str | None = None
     """The event whose sets the run plays (an SPRT, a tournament: rated in a pool of their own); None for
     the ladder."""

@@ -22,6 +22,14 @@ many free workers as it has rotations, up to `concurrency`), so that its live ev
 counts, never the matches, so a run's memory does not grow with its length. Only a StoreError (a file
 that cannot be written, or that does not hold what the arena wrote) stops a run, after the matches in
 progress end, with a `LadderError` that says why.
+
+A store server that goes away (a PostgreSQL restart, a network cut) does not stop the run at once: every
+store call of the run waits for it with backoff (outages.py), up to `store_wait_s`, and goes on where
+it was; a match finished meanwhile is stored when the server is back. Leases may expire meanwhile: they
+are renewed as soon as the server answers, before anything else, and a set another runner took over is
+dropped as usual (a match of it already played is stored, or refused when the other runner stored that
+rotation first). A lease given up or a live event written while the server is away is let go or kept
+(held_sets.py, live_feed.py).
 """
 
 from __future__ import annotations
@@ -33,7 +41,8 @@ import itertools
 import random
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from functools import partial
 from typing import Final
 
 import structlog
@@ -41,10 +50,11 @@ import structlog
 from arena.ladder.bots import LocalBots
 from arena.ladder.held_sets import HeldSets, Job
 from arena.ladder.match_play import MatchPlayer
+from arena.ladder.outages import StoreWait
 from arena.ladder.pairing import Pairing, RatingPairing, active_bots
 from arena.ladder.run_settings import LadderError, LadderReport, LadderSettings
 from arena.ladder.set_play import SetPlayer
-from arena.ladder.store import LadderStore, StoreError, isolated
+from arena.ladder.store import DuplicateSet, LadderStore, StoreError, isolated
 from arena.runner import MatchOutcome
 from fiftysix.engine import SEED_BITS
 from fiftysix.engine.seeds import seed_key
@@ -106,8 +116,14 @@ class Ladder:
         self.pairing = pairing or RatingPairing(store, settings, self.rng, self.scheduled)
         self.sets_held = HeldSets(store, settings, local_bots.run)
         """The sets this run holds a lease of, owned under the run's name (its bots' logs folder's too)."""
+        self.store_wait = StoreWait(settings.store_wait_s)
+        """The run's waits for a store server that went away, shared by all its store calls."""
+        self.renew_now: asyncio.Event | None = None
+        """Set, while `run` runs, when the leases could not be renewed as the store came back after an
+        outage: the keeper renews them at once."""
+        self.store_wait.on_back.append(self._store_back)
         self.player = SetPlayer(
-            store, settings, local_bots, self.sets_held, self.scheduled, on_match, matches
+            store, settings, local_bots, self.sets_held, self.scheduled, on_match, matches, self.store_wait
         )
         self.report = self.player.report
         self.stopping = False
@@ -120,33 +136,45 @@ class Ladder:
         self._wake: Callable[[], None] | None = None
         """Wakes the workers waiting for a job (while `run` runs)."""
         self._skipped: set[int] = set()
+        self._out_of_sets = False
 
-    def sets(self) -> Iterator[list[Job]]:
-        """The matches to play, a set at a time, each set claimed: an unfinished set that may be claimed
-        first, else a new set."""
-        while True:
-            resumed = self._claim_unfinished()
-            if resumed is not None:
-                yield resumed
-                continue
-            bots = self.pairing.next_bots()
-            if bots is None:
-                log.info("ladder_out_of_sets", reason="no more sets to start (too few bots up, or done)")
-                return
-            rules = self.settings.rules
-            registered = {bot.name: bot for bot in self.store.registry.bots()}
-            entries = [registered[name] for name in bots if name in registered]  # one removed: voided
-            duplicate = self.store.sets.create_set(
-                rules.players,
-                rules.ruleset.value,
-                rules.deal_cap,
-                self.new_seed(),
-                bots,
-                lease=(self.sets_held.owner, self.settings.lease_s),
-                event=self.settings.event,
-                isolated=len(entries) == len(bots) and isolated(entries),
-            )
-            yield self.sets_held.hold(duplicate, range(duplicate.rotations))
+    async def next_set(self) -> list[Job]:
+        """The matches of the next set to play, claimed: an unfinished set that may be claimed first,
+        else a new set; none when no more sets start (then never again in this run)."""
+        if self._out_of_sets:
+            return []
+        call = self.store_wait.call
+        resumed = await call(self._claim_unfinished)
+        if resumed is not None:
+            return resumed
+        bots = await call(self.pairing.next_bots)
+        if bots is None:
+            self._out_of_sets = True
+            log.info("ladder_out_of_sets", reason="no more sets to start (too few bots up, or done)")
+            return []
+        registered = {bot.name: bot for bot in await call(self.store.registry.bots)}
+        entries = [registered[name] for name in bots if name in registered]  # one removed: voided
+        rules = self.settings.rules
+        seed = self.new_seed()
+        create = partial(
+            self.store.sets.create_set,
+            rules.players,
+            rules.ruleset.value,
+            rules.deal_cap,
+            seed,
+            bots,
+            lease=(self.sets_held.owner, self.settings.lease_s),
+            event=self.settings.event,
+            isolated=len(entries) == len(bots) and isolated(entries),
+        )
+
+        def again() -> DuplicateSet:
+            # The connection may have been lost after the set was created: its seed (128 random bits)
+            # finds it, so that the run does not leave a second set behind.
+            return self.store.sets.set_with_seed(seed) or create()
+
+        duplicate = await call(create, again)
+        return self.sets_held.hold(duplicate, range(duplicate.rotations))
 
     def _claim_unfinished(self) -> list[Job] | None:
         """Claim the first unfinished set that nobody holds, whose bots are all active, and return its
@@ -180,11 +208,25 @@ class Ladder:
             return self.sets_held.hold(duplicate, missing)
         return None
 
+    def _store_back(self) -> None:
+        """The store answers again after an outage: renew the leases now, before the calls that waited go
+        on, so that a set another runner took over meanwhile is dropped first (as the lease keeper drops
+        one); when that fails, the keeper tries at once."""
+        try:
+            self.sets_held.renew()
+        except StoreError:
+            if self.renew_now is not None:
+                self.renew_now.set()
+
     async def _keep_leases(self) -> None:
+        renew_now = self.renew_now = asyncio.Event()
         while True:
-            await asyncio.sleep(self.settings.lease_s / 3)
+            with contextlib.suppress(TimeoutError):
+                # Every third of a lease, or at once when that failed as the store came back.
+                await asyncio.wait_for(renew_now.wait(), self.settings.lease_s / 3)
+            renew_now.clear()
             try:
-                self.sets_held.renew()
+                await self.store_wait.call(self.sets_held.renew)
             except StoreError as error:
                 log.error("ladder_store_failed", error=str(error))
                 self.store_failure = self.store_failure or error
@@ -218,12 +260,12 @@ class Ladder:
     async def run(self) -> LadderReport:
         """Play until the number of matches is reached or the time is up (rounded up to whole sets), or
         `stop()` is called."""
-        self.pairing.check()
+        call = self.store_wait.call
+        await call(self.pairing.check)
         # The live events of matches whose runner died an hour ago or more: nobody will delete them.
-        self.store.live.prune_live_events(STALE_LIVE_S)
+        await call(partial(self.store.live.prune_live_events, STALE_LIVE_S))
         started = time.perf_counter()
         deadline = None if self.settings.duration_s is None else started + self.settings.duration_s
-        sets = self.sets()
         target = self.settings.matches
         current: list[Job] = []
         # A new set starts only when a worker is free for each of its rotations (up to all of them), so
@@ -253,14 +295,14 @@ class Ladder:
             async with changed:
                 idle += 1
                 try:
-                    while isinstance(job := take_job(idle >= min(needed, alive)), _Wait):
+                    while isinstance(job := await take_job(idle >= min(needed, alive)), _Wait):
                         await changed.wait()
                     changed.notify_all()  # the rest of a set just taken, for the others waiting
                     return job
                 finally:
                     idle -= 1
 
-        def take_job(may_start_a_set: bool) -> Job | _Wait | None:
+        async def take_job(may_start_a_set: bool) -> Job | _Wait | None:
             # A set once started is played to its end, so a run ends on whole sets.
             nonlocal current
             if self.stopping:
@@ -281,8 +323,12 @@ class Ladder:
                     return None
                 if not may_start_a_set:
                     return WAIT
-                current = next(sets, [])
+                current = await self.next_set()
                 if not current:
+                    return None
+                if self.stopping:  # while the store was read: the set's lease is given up at the end
+                    current = []
+                    self.queued = 0
                     return None
             job = current.pop(0)
             self.launched += 1
@@ -328,6 +374,7 @@ class Ladder:
                 self.sets_held.release(in_play)  # sets left unfinished: any runner may take them now
             self._workers = []
             self._wake = None
+            self.renew_now = None
             self.report.seconds = time.perf_counter() - started
         for task in workers:
             if not task.cancelled():

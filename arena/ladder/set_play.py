@@ -14,13 +14,20 @@ fails for a reason nobody foresaw (an error of the arena's own) is stored with r
 logged with its traceback, and its set made void; the run goes on. A rotation that another runner on the
 same file stored first (after taking over a lease this runner lost) is skipped. Only a StoreError (a
 file that cannot be written, or that does not hold what the arena wrote) is raised, for the run to stop.
+
+A store server that goes away is waited for (outages.py): every store call here goes through the
+run's `StoreWait`, so a match that finishes while the server is away is kept in memory and stored when it
+is back (once: storing is idempotent by match id), and a set's check, its match's bots and its rating
+go on where they were. Only past the wait's bound does the StoreError stop the run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
+from functools import partial
 
 import structlog
 
@@ -30,6 +37,7 @@ from arena.ladder.held_sets import HeldSets, Job, SetInPlay
 from arena.ladder.live_feed import LiveFeed
 from arena.ladder.live_gate import Publish
 from arena.ladder.match_play import LocalMatches, MatchOrder, MatchPlayer, PlayedMatch, Replay
+from arena.ladder.outages import StoreWait
 from arena.ladder.probation import probation_reason
 from arena.ladder.ratings import rate_set, store_match
 from arena.ladder.run_settings import VOIDED_SETS_KEPT, LadderReport, LadderSettings
@@ -40,6 +48,7 @@ from arena.ladder.store import (
     FinishedMatch,
     LadderStore,
     StoreError,
+    StoreUnreachableError,
 )
 from arena.runner import MatchOutcome, MatchSettings, new_match_id
 from arena.runner.address_policy import AddressRefusedError
@@ -60,10 +69,13 @@ class SetPlayer:
         scheduled: dict[str, int],
         on_match: Callable[[MatchOutcome, LadderReport], None] | None = None,
         matches: MatchPlayer | None = None,
+        store_wait: StoreWait | None = None,
     ) -> None:
-        """`matches`: where matches are played (default: here, with `local_bots`)."""
+        """`matches`: where matches are played (default: here, with `local_bots`); `store_wait`: the run's
+        waits for its store (default: one of `settings.store_wait_s`)."""
         self.store = store
         self.settings = settings
+        self.store_wait = store_wait or StoreWait(settings.store_wait_s)
         self.local_bots = local_bots
         self.sets_held = sets_held
         self.scheduled = scheduled
@@ -76,7 +88,9 @@ class SetPlayer:
         self.stopping = False
         """The run is stopping: a match not begun yet (its bots still starting) is not begun."""
         self.matches = matches if matches is not None else LocalMatches(local_bots, lambda: self.stopping)
-        self.availability = Availability(store, settings, self.matches.unreachable, self.report)
+        self.availability = Availability(
+            store, settings, self.matches.unreachable, self.report, self.store_wait
+        )
 
     async def play(self, job: Job) -> None:
         """Play one match of a set (once its bots answered when the set started), store it at once, and
@@ -103,18 +117,23 @@ class SetPlayer:
             log.info("set_rated", set_id=duplicate.id, changes=changes)
 
     def void(self, set_in_play: SetInPlay, reason: str) -> None:
-        """Make a set void: never rated, never resumed; the rest of its matches are not played."""
+        """Make a set void: never rated, never resumed; the rest of its matches are not played. Marked
+        once written, so that a call the store failed may be made again."""
         if set_in_play.void:
             return
-        set_in_play.void = True
         self.void_set(set_in_play.duplicate.id, reason)
+        set_in_play.void = True
+
+    async def void_waiting(self, set_in_play: SetInPlay, reason: str) -> None:
+        """`void`, waiting for a store that went away."""
+        await self.store_wait.call(partial(self.void, set_in_play, reason))
 
     def void_set(self, set_id: int, reason: str) -> None:
         """Make a set void in the store, count it in the report and log it."""
+        self.store.sets.void_set(set_id, reason)
         self.report.sets_voided += 1
         if len(self.report.voided_sets) < VOIDED_SETS_KEPT:
             self.report.voided_sets.append((set_id, reason))
-        self.store.sets.void_set(set_id, reason)
         log.warning("set_voided", set_id=set_id, reason=reason)
 
     async def _start_set(self, in_play: SetInPlay) -> bool:
@@ -128,10 +147,10 @@ class SetPlayer:
 
     async def _check_bots(self, in_play: SetInPlay) -> None:
         duplicate = in_play.duplicate
-        registered = {bot.name: bot for bot in self.store.registry.bots()}
+        registered = {bot.name: bot for bot in await self.store_wait.call(self.store.registry.bots)}
         absent = [name for name in duplicate.bots if name not in registered]
         if absent:
-            self.void(in_play, f"{absent[0]} is not registered")
+            await self.void_waiting(in_play, f"{absent[0]} is not registered")
             return
         bots = [registered[name] for name in duplicate.bots]
         failed = await self.availability.check(bots, duplicate, in_play.jobs)
@@ -147,10 +166,10 @@ class SetPlayer:
         duplicate = job.duplicate
         team_bots = duplicate.team_bots(job.rotation)
         match_id = new_match_id()  # random: a bot is told it, so it says nothing of the set or rotation
-        feed = LiveFeed(self.store.live, match_id)
+        feed = LiveFeed(self.store.live, match_id, store_wait=self.store_wait)
         gate = job.set_in_play.gate
         on_event = gate.attach(job.rotation, feed.publish)
-        stored = False
+        stored = cancelled = False
 
         def replay(new_id: str) -> Publish | None:
             # The match was lost mid-way: what it sent is forgotten, and unless its set was shown it starts
@@ -160,7 +179,7 @@ class SetPlayer:
             feed.discard()
             if gate.shown:
                 return None
-            feed = LiveFeed(self.store.live, new_id)
+            feed = LiveFeed(self.store.live, new_id, store_wait=self.store_wait)
             return gate.attach(job.rotation, feed.publish)
 
         try:
@@ -168,11 +187,13 @@ class SetPlayer:
             if played is None:
                 return False
             outcome = played.outcome
-            stored = self._store(job, played)
+            feed.close()  # the match is over: nothing of it is written live while it is being stored
+            stored = await self._store(job, played)
         except StoreError:
             raise
         except asyncio.CancelledError:
             # Stopped at once: run_match has closed its streams; nothing of the match is stored.
+            cancelled = True
             self.report.matches_cancelled += 1
             self.lost += 1
             log.info("ladder_match_cancelled", set_id=duplicate.id, rotation=job.rotation)
@@ -181,7 +202,8 @@ class SetPlayer:
             log.exception("ladder_match_failed", set_id=duplicate.id, rotation=job.rotation)
             self.report.arena_errors += 1
             self.lost += 1
-            self.void(job.set_in_play, f"arena error in rotation {job.rotation}: {type(error).__name__}")
+            reason = f"arena error in rotation {job.rotation}: {type(error).__name__}"
+            await self.void_waiting(job.set_in_play, reason)
             return True
         finally:
             for name in team_bots:
@@ -193,20 +215,27 @@ class SetPlayer:
                 gate.stop(job.rotation)
                 feed.discard()
                 if gate.shown and not job.set_in_play.lease_lost:
-                    # Its deals were public: playing them again would show them to the next players.
+                    # Its deals were public: playing them again would show them to the next players (the
+                    # store knows they were shown: a runner that claims the set makes it void).
                     reason = f"rotation {job.rotation} not finished after its deals were shown"
-                    self.void(job.set_in_play, reason)
+                    if cancelled:  # stopping now: no wait for a store that went away
+                        with contextlib.suppress(StoreError):
+                            self.void(job.set_in_play, reason)
+                    else:
+                        await self.void_waiting(job.set_in_play, reason)
         if stored:
+            call = self.store_wait.call
             for name in team_bots:
-                self.check_probation(name)
-            self.rate(duplicate)
-            if self.on_match is not None:
-                self.on_match(outcome, self.report)
+                await call(partial(self.check_probation, name))
+            await call(partial(self.rate, duplicate))
+            on_match = self.on_match
+            if on_match is not None:
+                await call(partial(on_match, outcome, self.report))  # an SPRT reads the store
         return True
 
-    def _store(self, job: Job, played: PlayedMatch) -> bool:
-        """Store a match with its bots' outputs and add it to the report; False when another runner stored
-        its rotation first."""
+    async def _store(self, job: Job, played: PlayedMatch) -> bool:
+        """Store a match with its bots' outputs and add it to the report, once the store answers (the
+        match is kept meanwhile); False when another runner stored its rotation first."""
         duplicate = job.duplicate
         outcome = played.outcome
         started = time.perf_counter()
@@ -223,7 +252,7 @@ class SetPlayer:
                 outcome.elapsed,
                 played.outputs,
             )
-            store_match(self.store.matches, finished)
+            await self.store_wait.call(partial(store_match, self.store.matches, finished))
         except DuplicateMatchError as error:
             log.warning("match_not_stored", set_id=duplicate.id, rotation=job.rotation, reason=str(error))
             self.lost += 1
@@ -238,7 +267,8 @@ class SetPlayer:
         report.waited_seconds += outcome.waited_seconds
         if outcome.reason is EndReason.ARENA_ERROR:
             report.arena_errors += 1
-            self.void(job.set_in_play, f"arena error in rotation {job.rotation}: {outcome.arena_error}")
+            reason = f"arena error in rotation {job.rotation}: {outcome.arena_error}"
+            await self.void_waiting(job.set_in_play, reason)
         return True
 
     async def _play_match(
@@ -264,21 +294,30 @@ class SetPlayer:
             strikes=self.settings.strikes,
         )
         bots: list[BotEntry | str] = []
-        policy = self.store.access.address_policy()
+        call = self.store_wait.call
+        policy = await call(self.store.access.address_policy)
         for name in team_bots:
             try:
-                bots.append(await pinned(self.store.registry.bot(name), policy))
+                bots.append(await pinned(await call(partial(self.store.registry.bot, name)), policy))
+            except StoreUnreachableError:
+                raise
             except StoreError as error:  # removed meanwhile
                 bots.append(str(error))
             except AddressRefusedError as error:  # a participant's name resolves elsewhere since the check
                 bots.append(str(error))
+        unwritten: list[str] = []
 
         def not_started(name: str, detail: str) -> None:
             log.warning("bot_not_started", bot=name, set_id=duplicate.id, detail=detail)
-            self.void(job.set_in_play, f"{name} did not start")
+            try:
+                self.void(job.set_in_play, f"{name} did not start")
+            except StoreError:  # written once the match is over (the store went away meanwhile)
+                unwritten.append(f"{name} did not start")
 
         order = MatchOrder(settings, tuple(bots), team_bots)
         played = await self.matches.play(order, not_started, on_event, replay)
+        for reason in unwritten:
+            await self.void_waiting(job.set_in_play, reason)
         if played is None:
             log.info("ladder_match_not_begun", set_id=duplicate.id, rotation=job.rotation)
         return played

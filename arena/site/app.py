@@ -3,7 +3,8 @@ checked by params.py) and data.py (reads), management.py (writes) or live.py (th
 signed-in pages' (account.py); pages rendered by render.py. Every failure a request can cause is a 4xx
 with a message (JSON under /api/, a page elsewhere), and a client gone mid-body one log line; the
 ladder file is opened read-only for each read, so the site never holds a lock a running ladder waits
-for."""
+for. A ladder that cannot be read now (a locked file, a database server away) is a one-line 503 with
+Retry-After, and the next request that finds it readable is served as usual: nothing is to restart."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from arena.ladder.outages import DEFAULT_STORE_WAIT_S, StoreWait
 from arena.ladder.registration import Registration
 from arena.ladder.store import LadderStore, StoreError
 from arena.sandbox.bubblewrap import Sandbox
@@ -54,6 +56,9 @@ class SiteSettings:
     """The limits of the sandbox an upload is checked in (`arena serve --bot-memory ...`)."""
     sign_in: SignInLimits = field(default_factory=SignInLimits)
     """How long the signed-in pages' sessions last, and how often a client may try to sign in."""
+    store_wait_s: float = DEFAULT_STORE_WAIT_S
+    """How long the live streams wait for a store server that went away before they end (a page asked
+    for meanwhile is a 503 at once, and served again as soon as the server is back)."""
 
 
 def _pool(request: Request) -> str | None:
@@ -92,7 +97,7 @@ def create_app(settings: SiteSettings) -> Starlette:
         return await run_in_threadpool(run)
 
     links = render.Links()
-    hub = LiveHub(read, settings.streams, settings.live_delay_s)
+    hub = LiveHub(read, settings.streams, settings.live_delay_s, StoreWait(settings.store_wait_s))
     gate = uploading.UploadGate(settings.uploads)
     unpacker = uploading.Unpacker(settings.uploads.at_once)
 

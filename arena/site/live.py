@@ -15,6 +15,12 @@ Streams are counted as they are asked for, the count checked and taken with no a
 cannot slip past the cap), and given back however the stream ends (the client gone, an error, the server
 stopping): at most `max_streams` in all (503 past that) and `per_client` from one client (429), a client
 being an IPv4 address or an IPv6 /64 (what one host is usually given).
+
+A database server that goes away (restarted, the network cut) does not end the streams: the poller and
+the backlogs wait for it with backoff (outages.py; the streams send keep-alives meanwhile), the time it
+was away does not count against a match's freshness, and the feeds go on from where they were once it is
+back. Only past the wait's bound are the streams ended (the browser reconnects, answered with a 503 until
+the server is back).
 """
 
 from __future__ import annotations
@@ -34,7 +40,8 @@ import structlog
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from arena.ladder.store import LadderStore, StoreError
+from arena.ladder.outages import StoreWait
+from arena.ladder.store import LadderStore, StoreError, StoreUnreachableError
 from arena.runner.public_events import public_only
 from arena.site.data import LIVE_FRESH_S, SiteError
 from arena.site.stream_limits import StreamLimits
@@ -174,11 +181,15 @@ class LiveResponse(StreamingResponse):
 class LiveHub:
     """The live streams of one site: their count, the feeds of the matches watched, the poller."""
 
-    def __init__(self, read: Reader, limits: StreamLimits, delay_s: float) -> None:
+    def __init__(
+        self, read: Reader, limits: StreamLimits, delay_s: float, store_wait: StoreWait | None = None
+    ) -> None:
         self.read = read
         self.limits = limits
         self.delay_s = delay_s
         """Spectators see events this many seconds after they happened."""
+        self.store_wait = store_wait or StoreWait(0.0)
+        """How the streams wait for a database server that went away (default: not at all)."""
         self.open = 0
         self.by_client: Counter[str] = Counter()
         self.feeds: dict[str, Feed] = {}
@@ -230,8 +241,11 @@ class LiveHub:
                     break
                 fanned_out = None if feed is None else feed.cursor
                 before = time.time() - self.delay_s
-                page = await self.read(
-                    partial(_backlog, subscriber.match_id, subscriber.last, before, limits.page_events)
+                page = await self.store_wait.run(
+                    partial(
+                        self.read,
+                        partial(_backlog, subscriber.match_id, subscriber.last, before, limits.page_events),
+                    )
                 )
                 if not page and fanned_out is not None:
                     yield end  # what the feed sent is gone from the table: the match was stored
@@ -295,15 +309,23 @@ class LiveHub:
                 feeds = dict(self.feeds)
                 cursors = {match_id: feed.cursor for match_id, feed in feeds.items()}
                 before = time.time() - self.delay_s
+                outages = self.store_wait.outages
                 try:
-                    messages, in_play = await self.read(
-                        partial(_updates, cursors, before, self.limits.page_events)
+                    messages, in_play = await self.store_wait.run(
+                        partial(self.read, partial(_updates, cursors, before, self.limits.page_events))
                     )
+                except StoreUnreachableError as error:
+                    # Away past the wait's bound: the streams end (their clients reconnect later).
+                    log.warning("live_feed_given_up", reason=str(error))
+                    self._drop_all()
+                    return
                 except StoreError as error:
                     if not unreadable:
                         log.warning("live_feed_unreadable", reason=str(error))
                     unreadable = True
                     continue
+                if unreadable or self.store_wait.outages != outages:
+                    self._forgive_silence()
                 unreadable = False
                 self._fan_out(feeds, messages, in_play)
         except Exception:
@@ -314,6 +336,13 @@ class LiveHub:
             raise
         finally:
             self.poller = None
+
+    def _forgive_silence(self) -> None:
+        """The ladder could not be read for a while: no match fell silent meanwhile as far as the site can
+        tell, so each feed's freshness starts again now."""
+        now = time.monotonic()
+        for feed in self.feeds.values():
+            feed.last_event = now
 
     def _drop_all(self) -> None:
         for feed in self.feeds.values():

@@ -37,7 +37,12 @@ from arena.ladder.store.entries import (
     pool_rules,
     shared_owner,
 )
-from arena.ladder.store.file import DuplicateMatchError, RatingsChangedError, StoreError
+from arena.ladder.store.file import (
+    DuplicateMatchError,
+    RatingsChangedError,
+    StoreError,
+    StoreUnreachableError,
+)
 from arena.ladder.store.ladder_store import LadderStore
 from arena.ladder.store.leases import LeaseStore
 from arena.ladder.store.live import LiveStore, event_text
@@ -81,6 +86,7 @@ __all__ = [
     "SessionStore",
     "SetStore",
     "StoreError",
+    "StoreUnreachableError",
     "StoredMatch",
     "TokenHolder",
     "Upload",

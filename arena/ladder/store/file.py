@@ -62,6 +62,11 @@ class StoreError(ArenaError, ValueError):
     damaged, read-only, locked); the message is one line that names the file."""
 
 
+class StoreUnreachableError(StoreError):
+    """A server database that cannot be reached now (restarted, the network cut, shutting down): the one
+    StoreError worth waiting out (outages.py); a SQLite file's errors never are."""
+
+
 class DuplicateMatchError(StoreError):
     """A match of a set's rotation that is stored already (another runner played it)."""
 
@@ -299,6 +304,8 @@ class StoreFile:
         if isinstance(error, DBAPIError):
             if isinstance(error.orig, sqlite3.Error):
                 return StoreError(self._explain(error.orig))
+            if _unreachable(error):
+                return StoreUnreachableError(self._explain_server(error))
             return StoreError(self._explain_server(error))
         if isinstance(error, sqlite3.Error):
             return StoreError(self._explain(error))
@@ -328,7 +335,7 @@ class StoreFile:
         """One line for a PostgreSQL error (psycopg's, through SQLAlchemy)."""
         lines = str(error.orig).strip().splitlines()
         detail = lines[0] if lines else type(error.orig).__name__
-        if isinstance(error, OperationalError):
+        if _unreachable(error):
             return f"cannot reach {self.name} ({detail})"
         return f"{self.name}: database error: {detail}"
 
@@ -394,6 +401,12 @@ class StorePart:
 
     def _forget_lost_connection(self) -> None:
         self._file._forget_lost_connection()
+
+
+def _unreachable(error: DBAPIError) -> bool:
+    """Whether a server's error says it cannot be reached now (refused, gone, restarting, the connection
+    dropped), rather than that it refused what was asked."""
+    return isinstance(error, OperationalError) or error.connection_invalidated
 
 
 def _file_name(text: str) -> str:

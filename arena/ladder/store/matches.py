@@ -34,7 +34,10 @@ class MatchStore(MatchRows):
         in its set's pool (`tallies`, one a bot: rating.match_tallies of the match) and its bots' outputs
         (outputs.py); its live events are deleted in the same transaction.
 
-        :raises DuplicateMatchError: when this rotation of the set is stored already.
+        Storing the same match again changes nothing: a retry after a connection lost during COMMIT
+        (which may have committed) finds it stored under its id, as it was given, and counts it stored.
+
+        :raises DuplicateMatchError: when this rotation of the set is stored already, as another match.
         """
         duplicate, match_id = finished.duplicate, finished.id
         faults = [fault.to_json() for fault in finished.faults]
@@ -77,9 +80,29 @@ class MatchStore(MatchRows):
                     )
                 )
         except IntegrityError:
+            if self._stored_already(finished):
+                return
             raise DuplicateMatchError(
                 f"set {duplicate.id} rotation {finished.rotation} is stored already (by another runner?)"
             ) from None
+
+    def _stored_already(self, finished: FinishedMatch) -> bool:
+        """Whether `finished` itself is stored: its id (random, so ours) with what it was given."""
+        row = self._conn.execute(match_columns().where(relations.matches.c.id == finished.id)).first()
+        if row is None:
+            return False
+        stored = self._stored_match(row)
+        return (stored.set_id, stored.rotation, stored.team_bots, stored.reason, stored.ranking) == (
+            finished.duplicate.id,
+            finished.rotation,
+            finished.team_bots,
+            finished.reason,
+            finished.ranking,
+        ) and (stored.faults, stored.decisions, stored.seconds) == (
+            finished.faults,
+            finished.decisions,
+            finished.seconds,
+        )
 
     def finished(self, set_id: int | None = None) -> list[StoredMatch]:
         """Finished matches (of one set, or all), oldest first."""

@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import Select, and_, func, or_, select, update
 
 from arena.ladder.store import relations
 from arena.ladder.store.entries import DuplicateSet, pool_name
@@ -106,59 +106,77 @@ class SetStore(StorePart):
 
     def unfinished_sets(self) -> list[tuple[DuplicateSet, list[int]]]:
         """Sets not rated yet, each with the rotations still to play (possibly none)."""
-        # A read-only file of an older version lacks the later columns: read as NULL (`_column`).
         sets = relations.sets
         rows = self._conn.execute(
-            select(
-                sets.c.id,
-                sets.c.players,
-                sets.c.ruleset,
-                sets.c.deal_cap,
-                sets.c.seed,
-                self._column(sets.c.seed_high),
-                sets.c.bots,
-                sets.c.rotations,
-                self._column(sets.c.event),
-                self._column(sets.c.isolated),
-                self._column(sets.c.shown_at),
-            )
+            self._set_columns()
             .where(sets.c.rated_at.is_(None), sets.c.void_reason.is_(None))
             .order_by(sets.c.id)
         ).all()
         unfinished = []
         for row in rows:
-            set_id, players, ruleset, deal_cap, seed, seed_high, bots_json, rotations, event = row[:9]
-            isolated, shown_at = row[9:]
-            bot_names = self._decoded(bots_json, f"the bots of set {set_id}")
-            if not (
-                all(is_integer(value) for value in (set_id, players, seed, rotations))
-                and isinstance(ruleset, str)
-                and (deal_cap is None or is_integer(deal_cap))
-                and (seed_high is None or is_integer(seed_high))
-                and _is_list_of(bot_names, str)
-                and rotations == len(bot_names)
-                and _are_rules(players, ruleset, deal_cap)
-                and (event is None or isinstance(event, str))
-                and isolated in (None, 0, 1)
-                and (shown_at is None or is_number(shown_at))
-            ):
-                raise self._damaged(f"set {set_id}")
-            duplicate = DuplicateSet(
-                set_id,
-                players,
-                ruleset,
-                deal_cap,
-                joined_seed(seed, seed_high),
-                tuple(bot_names),
-                rotations,
-                event,
-                None if isolated is None else bool(isolated),
-                None if shown_at is None else float(shown_at),
-            )
-            played = select(relations.matches.c.rotation).where(relations.matches.c.set_id == set_id)
+            duplicate = self._duplicate_set(row)
+            played = select(relations.matches.c.rotation).where(relations.matches.c.set_id == duplicate.id)
             done = set(self._conn.scalars(played))
             unfinished.append((duplicate, [r for r in range(duplicate.rotations) if r not in done]))
         return unfinished
+
+    def set_with_seed(self, seed: int) -> DuplicateSet | None:
+        """The set dealt from `seed`, if one is stored: a runner whose connection was lost while it created
+        a set finds it again (a seed is 128 random bits: it names one set). Not indexed: read only then."""
+        low, high = split_seed(seed)
+        sets = relations.sets
+        row = self._conn.execute(
+            self._set_columns().where(sets.c.seed == low, sets.c.seed_high == high).order_by(sets.c.id)
+        ).first()
+        return None if row is None else self._duplicate_set(row)
+
+    def _set_columns(self) -> Select[Any]:
+        # A read-only file of an older version lacks the later columns: read as NULL (`_column`).
+        sets = relations.sets
+        return select(
+            sets.c.id,
+            sets.c.players,
+            sets.c.ruleset,
+            sets.c.deal_cap,
+            sets.c.seed,
+            self._column(sets.c.seed_high),
+            sets.c.bots,
+            sets.c.rotations,
+            self._column(sets.c.event),
+            self._column(sets.c.isolated),
+            self._column(sets.c.shown_at),
+        )
+
+    def _duplicate_set(self, row: Sequence[Any]) -> DuplicateSet:
+        """A row of `_set_columns`, checked: a set the ladder could not play is a StoreError."""
+        set_id, players, ruleset, deal_cap, seed, seed_high, bots_json, rotations, event = row[:9]
+        isolated, shown_at = row[9:]
+        bot_names = self._decoded(bots_json, f"the bots of set {set_id}")
+        if not (
+            all(is_integer(value) for value in (set_id, players, seed, rotations))
+            and isinstance(ruleset, str)
+            and (deal_cap is None or is_integer(deal_cap))
+            and (seed_high is None or is_integer(seed_high))
+            and _is_list_of(bot_names, str)
+            and rotations == len(bot_names)
+            and _are_rules(players, ruleset, deal_cap)
+            and (event is None or isinstance(event, str))
+            and isolated in (None, 0, 1)
+            and (shown_at is None or is_number(shown_at))
+        ):
+            raise self._damaged(f"set {set_id}")
+        return DuplicateSet(
+            set_id,
+            players,
+            ruleset,
+            deal_cap,
+            joined_seed(seed, seed_high),
+            tuple(bot_names),
+            rotations,
+            event,
+            None if isolated is None else bool(isolated),
+            None if shown_at is None else float(shown_at),
+        )
 
     def void_set(self, set_id: int, reason: str) -> None:
         """Mark a set void: its stored matches stay in the history, it is never rated nor resumed."""

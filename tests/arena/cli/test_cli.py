@@ -242,8 +242,10 @@ def test_no_number_option_is_unbounded_and_help_states_every_range() -> None:
         assert isinstance(action.type, arguments.BoundedReal)
         assert action.type.range in (action.help or ""), action.option_strings
     durations = [action for action in actions if isinstance(action.type, arguments.Duration)]
+    # ladder run's (of the run options shared) and its own, then sprt's, tournament's and serve's
     assert [action.option_strings[0] for action in durations] == [
-        "--duration", "--lease", "--check-timeout", "--retry", "--down-recheck",
+        "--store-wait", "--duration", "--lease", "--check-timeout", "--retry", "--down-recheck",
+        "--store-wait", "--store-wait", "--store-wait",
     ]  # fmt: skip
     for action in durations:
         assert isinstance(action.type, arguments.Duration)
@@ -257,6 +259,22 @@ def test_no_number_option_is_unbounded_and_help_states_every_range() -> None:
 def test_a_duration_is_written_with_units(text: str, seconds: int) -> None:
     args = build_parser().parse_args(["ladder", "run", "--duration", text])
     assert args.duration == seconds
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["ladder", "run"],
+        ["sprt", "a", "b", "--elo0", "0", "--elo1", "10"],
+        ["tournament", "--format", "round-robin", "--bots", "a,b"],
+        ["serve"],
+    ],
+)
+def test_the_store_wait_is_a_duration_and_0_stops_at_once(command: list[str]) -> None:
+    parser = build_parser()
+    assert parser.parse_args([*command, "--store-wait", "90s"]).store_wait == 90
+    assert parser.parse_args([*command, "--store-wait", "0"]).store_wait == 0
+    assert parser.parse_args(command).store_wait == 300  # default: 5 minutes
 
 
 @pytest.mark.parametrize(

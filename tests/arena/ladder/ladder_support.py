@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from arena.ladder.rating.fit import fit_pool
 from arena.ladder.rating.tally import add_set, set_result
@@ -30,19 +30,22 @@ def registered(path: Path, servers: list[BotServer]) -> LadderStore:
     return store
 
 
-def assert_ladder_invariants(store: LadderStore) -> None:
+def assert_ladder_invariants(store: LadderStore, voided: bool = False) -> None:
     """What a ladder run must leave, whatever happened during it (a runner or a worker killed): every set
     played whole and rated exactly once (one rating event per bot of the set), no match lost or stored
     twice, and the stored standings (running totals, the fit's sums, the ratings) equal to those
-    recomputed from the stored matches."""
+    recomputed from the stored matches. With `voided`, sets made void are allowed (a run stopped after
+    their deals were shown live): never rated, their matches kept and counted in the totals."""
     assert store.sets.unfinished_sets() == []
+    columns = relations.sets.c
     sets = store.file._conn.execute(
-        select(relations.sets.c.id, relations.sets.c.rotations, relations.sets.c.bots)
+        select(columns.id, columns.rotations, columns.bots).where(columns.void_reason.is_(None))
     ).all()
     assert sets
+    if not voided:
+        assert store.file._conn.scalar(select(func.count()).where(columns.void_reason.is_not(None))) == 0
     assert store.sets.rated_sets() == {set_id for set_id, _rotations, _bots in sets}
     expected_sums: dict[str, PoolSums] = {}
-    columns = relations.sets.c
     pool_of = {
         set_id: pool_name(players, ruleset, event)
         for set_id, players, ruleset, event in store.file._conn.execute(

@@ -1,7 +1,9 @@
 """A real PostgreSQL server for the store's tests: Debian's `postgresql` binaries, `initdb` and `pg_ctl`
 in a temporary folder as an unprivileged user (PostgreSQL refuses to run as root), listening on a free
 TCP port of 127.0.0.1 and on a unix socket in that folder, stopped and removed at the end. Where the
-binaries are missing the tests skip, except under CI (CI set), which must install them.
+binaries are missing the tests skip, except under CI (CI set), which must install them. A test may stop
+the server and start it again on the same port (`stop`, `start`, `restart`), as a host's restart or a
+failover does to the ladder's runners and site.
 
 The folder is in memory (/dev/shm) where there is room: a throwaway server (fsync off) needs no disk,
 and its databases, one per test, come to a gigabyte or more, whose removal from a disk mounted with
@@ -15,6 +17,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import count
@@ -74,11 +77,37 @@ def _free_port() -> int:
 class PostgresServer:
     """A running server; `new_database()` gives each test an empty database of its own."""
 
-    def __init__(self, host: str, port: int, socket_folder: Path) -> None:
+    def __init__(self, host: str, port: int, socket_folder: Path, pg_ctl: list[str] | None = None) -> None:
         self.host = host
         self.port = port
         self.socket_folder = socket_folder
+        self._pg_ctl = pg_ctl
+        """`pg_ctl -D DATA` as the server's user runs it (None: the server is not this test's to stop)."""
         self._numbers = count(1)
+
+    def stop(self) -> None:
+        """Stop the server as a host's restart does (`-m fast`: every connection is cut, every open
+        transaction rolled back), and wait until it is down."""
+        assert self._pg_ctl is not None
+        subprocess.run([*self._pg_ctl, "-m", "fast", "-w", "stop"], check=True, capture_output=True)
+
+    def start(self) -> None:
+        """Start the stopped server again, on the same port and folder, and wait until it takes
+        connections."""
+        assert self._pg_ctl is not None
+        options = (
+            f"-h {self.host} -p {self.port} -k {self.socket_folder} -c fsync=off -c full_page_writes=off"
+        )
+        log = self.socket_folder / "server.log"
+        subprocess.run(
+            [*self._pg_ctl, "-w", "-l", str(log), "-o", options, "start"], check=True, capture_output=True
+        )
+
+    def restart(self, down_s: float = 0.0) -> None:
+        """Stop the server, leave it down `down_s` seconds, start it again."""
+        self.stop()
+        time.sleep(down_s)
+        self.start()
 
     def url(self, database: str = "postgres") -> str:
         """The database's URL as a host writes it for `--db` (psycopg 3 is implied)."""
@@ -127,14 +156,10 @@ def postgres_server() -> Iterator[PostgresServer]:
             check=True,
             capture_output=True,
         )
-        options = f"-h 127.0.0.1 -p {port} -k {folder} -c fsync=off -c full_page_writes=off"
-        subprocess.run(
-            [*pg_ctl, "-w", "-l", str(folder / "server.log"), "-o", options, "start"],
-            check=True,
-            capture_output=True,
-        )
+        server = PostgresServer("127.0.0.1", port, folder, pg_ctl)
+        server.start()
         try:
-            yield PostgresServer("127.0.0.1", port, folder)
+            yield server
         finally:
             subprocess.run([*pg_ctl, "-m", "immediate", "-w", "stop"], check=False, capture_output=True)
     except subprocess.CalledProcessError as error:

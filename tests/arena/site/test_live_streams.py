@@ -22,8 +22,10 @@ import pytest
 import structlog
 from site_support import served
 from starlette.concurrency import run_in_threadpool
+from structlog.testing import capture_logs
 
-from arena.ladder.store import LadderStore
+from arena.ladder.outages import StoreWait
+from arena.ladder.store import LadderStore, StoreUnreachableError
 from arena.ladder.store.live import LiveStore, LiveUpdates, event_text
 from arena.site.app import SiteSettings, create_app
 from arena.site.live import LiveHub, LiveResponse, client_of
@@ -420,3 +422,49 @@ def test_a_dropped_stream_whose_client_reads_nothing_is_cut(ladder: Path) -> Non
         assert not hub.feeds
 
     asyncio.run(scenario())
+
+
+def test_a_server_away_keeps_the_streams_until_the_wait_is_over(ladder: Path) -> None:
+    """The poller waits for a database server that went away (the streams kept, fed again from where
+    they were once it answers, the silence not counted against the match's freshness); past the site's
+    `--store-wait` it gives up and the streams end, their clients to reconnect."""
+    away = threading.Event()
+
+    class RestartingLive(LiveStore):
+        def live_updates(self, *args: Any, **kwargs: Any) -> LiveUpdates:
+            if away.is_set():
+                raise StoreUnreachableError("cannot reach postgresql://arena@db/ladder (connection refused)")
+            return super().live_updates(*args, **kwargs)
+
+    class Restarting(LadderStore):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.live = RestartingLive(self.file)
+
+    async def scenario() -> None:
+        hub = LiveHub(counting_reader(ladder, Restarting), FAST, 0.0, StoreWait(0.8, first_s=0.05))
+        chunks: list[str] = []
+        reading = asyncio.create_task(collect(await hub.stream("m1", -1, "a", no_check), chunks))
+        await until(lambda: "m1" in hub.feeds and seqs_of(chunks) == list(range(10)), "the backlog")
+        away.set()
+        await asyncio.sleep(0.4)  # within the wait: the stream stays
+        assert not reading.done()
+        hub.feeds["m1"].last_event -= 3600  # as if silent for an hour: the outage does not count
+        away.clear()
+        await asyncio.sleep(0.3)  # back, a few ticks with nothing new: the match is still in play
+        assert not reading.done()
+        await asyncio.to_thread(publish, ladder, "m1", range(10, 15))
+        await until(lambda: seqs_of(chunks)[-1:] == [14], "the events written while it was away")
+        assert seqs_of(chunks) == list(range(15))
+        assert not reading.done()
+        away.set()  # away again, now past the wait
+        await asyncio.wait_for(reading, 10)
+        assert hub.feeds == {}
+        assert hub.poller is None
+        assert "event: end" not in "".join(chunks)  # cut, not ended: the match may still be in play
+
+    with capture_logs() as logs:
+        asyncio.run(scenario())
+    assert [entry["event"] for entry in logs if entry["event"].startswith("live_feed")] == [
+        "live_feed_given_up"
+    ]

@@ -218,6 +218,35 @@ def test_a_rotation_is_stored_once(store: LadderStore) -> None:
     assert len(store.matches.finished(duplicate.id)) == 1
 
 
+def test_the_same_match_stored_again_is_counted_once(store: LadderStore) -> None:
+    """A retry after a connection lost during COMMIT (which may have committed) finds the match stored
+    under its own id, as it was given: stored, once; the same id with another content is not ours."""
+    store.registry.add_bot("a", address="h:1")
+    store.registry.add_bot("b", address="h:2")
+    duplicate = store.sets.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False)
+    fault = FaultRecord(1, 1, FaultCause.TIMEOUT, "slow", 1, substituted=True, move_number=3)
+    for _ in range(2):
+        save(store, duplicate, 0, [1, 2], [fault])
+    assert [match.id for match in store.matches.finished(duplicate.id)] == ["m1-0"]
+    assert store.ratings.matches_played(duplicate.pool) == {"a": 1, "b": 1}
+    pools = relations.pools
+    assert store.file._conn.scalar(select(pools.c.matches).where(pools.c.name == duplicate.pool)) == 1
+    with pytest.raises(DuplicateMatchError, match="set 1 rotation 0 is stored already"):
+        save(store, duplicate, 0, [2, 1], [fault])  # its id, another ranking
+    with pytest.raises(DuplicateMatchError):
+        save_match(store, "m1-0", duplicate, 1, "one_team_left", [1, 2], [fault], {"r": 1}, 10, 0.5)
+
+
+def test_a_set_is_found_again_by_its_seed(store: LadderStore) -> None:
+    store.registry.add_bot("a", address="h:1")
+    store.registry.add_bot("b", address="h:2")
+    seed = 2**127 + 12345
+    made = store.sets.create_set(4, "pairs", 3, seed, ["a", "b"], lease=("me", 60.0), isolated=True)
+    store.sets.create_set(4, "pairs", 3, seed + 1, ["b", "a"], isolated=True)
+    assert store.sets.set_with_seed(seed) == made
+    assert store.sets.set_with_seed(seed + 2) is None
+
+
 def test_a_void_set_is_never_rated_nor_resumed(store: LadderStore) -> None:
     store.registry.add_bot("a", address="h:1")
     store.registry.add_bot("b", address="h:2")
@@ -349,6 +378,7 @@ PUBLIC_CALLS: dict[str, Any] = {
     "sets.create_set": lambda s: s.sets.create_set(4, "pairs", None, 1, ["a", "b"], isolated=False),
     "sets.mark_set_shown": lambda s: s.sets.mark_set_shown(1),
     "sets.unfinished_sets": lambda s: s.sets.unfinished_sets(),
+    "sets.set_with_seed": lambda s: s.sets.set_with_seed(1),
     "matches.save_match": lambda s: s.matches.save_match(
         FinishedMatch(
             "m", DuplicateSet(1, 4, "pairs", None, 1, ("a", "b"), 2), 0, "r", (1, 2), (), {}, 1, 0.1

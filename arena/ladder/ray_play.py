@@ -11,10 +11,18 @@ Remote bots are called from the worker that plays the match. Command bots are st
 each Ray worker process keeps a `LocalBots` pool of its own across its matches, served by an event loop
 in a thread of its own (the processes and channels belong to that loop); when the worker process ends,
 its bots' supervisors see the pipe close and stop them. So a worker machine needs the project installed
-(`pip install 'fiftysix-arena[cluster]'`, the same version as the runner's) and each command bot's files
-at the same paths as on the runner's machine (uploaded bots: the ladder's bundles folder at the same
-path). The runner still checks a set's bots when it starts, on its own machine. Matches played on Ray are
-not shown live on the site (they are once stored).
+(`pip install 'fiftysix-arena[cluster]'`, the same version as the runner's) and each host's command bot's
+files at the same paths as on the runner's machine. The runner still checks a set's bots when it starts,
+on its own machine. Matches played on Ray are not shown live on the site (they are once stored).
+
+Uploaded bots need nothing on the worker's disk: the runner ships their bundles. It reads a bundle's
+bytes from the store once, checks them against their hash and puts them in Ray's object store
+(`ray.put`, once per hash for the run's life), and each task names the bundles of its match by
+reference; a worker keeps them in a bundles folder of its own (uploads.worker_cache: never a folder the
+runner names), asking Ray for the bytes only when that folder lacks them, checking their hash again and
+unpacking them as the site did. So workers need no credentials of the database, and a worker that never
+saw the site's folder plays uploaded bots; a bundle that does not match its hash is refused there in one
+line and its bot forfeits (the set is void).
 
 Ray is an optional dependency (the `cluster` extra), imported only here and only when used.
 """
@@ -25,6 +33,7 @@ import asyncio
 import atexit
 import contextlib
 import dataclasses
+import functools
 import socket
 import threading
 from collections.abc import Callable
@@ -32,11 +41,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+import structlog
+
 from arena.errors import ArenaError
 from arena.ladder.bots import BotHost, BotStartError, Launch, LocalBots, local_bots, new_run_name
 from arena.ladder.match_play import MatchOrder, NotStarted, PlayedMatch, play_order
 from arena.ladder.store import BotEntry
+from arena.ladder.uploads import keep_sent, worker_cache
 from arena.sandbox import bubblewrap
+from arena.sandbox.bundles import BundleLimits
+
+log = structlog.get_logger("ladder")
 
 MATCH_RETRIES: Final = 3
 """How many times Ray plays a match again after the worker process playing it died."""
@@ -67,6 +82,8 @@ class WorkerBots:
     installation, which the sandbox shows, may lie elsewhere than the runner's)."""
     launches: dict[str, Launch] = field(default_factory=dict)
     """How each command bot of the match starts (read from the store by the runner)."""
+    bundles: dict[str, Any] = field(default_factory=dict)
+    """The Ray object of each uploaded bundle of the match, by hash: its archive's bytes."""
 
     @classmethod
     def like(cls, local_bots: LocalBots) -> WorkerBots:
@@ -98,10 +115,17 @@ class _WorkerPool:
     def __init__(self, settings: WorkerBots) -> None:
         """:raises ExposedFilesError: the sandbox would show bots one of the host's files here."""
         self.launches: dict[str, Launch] = {}
+        self.cache: Path | ArenaError
+        """This machine's bundles folder, or why there is none (the uploaded bots then forfeit)."""
+        try:
+            self.cache = worker_cache()
+        except ArenaError as error:
+            self.cache = error
+        hidden = settings.hidden if isinstance(self.cache, ArenaError) else (*settings.hidden, self.cache)
         # A folder of this process's own within the runner's.
         self.local_bots = local_bots(
             settings.log_folder,
-            BotHost(settings.sandbox, settings.hidden),
+            BotHost(settings.sandbox, hidden),
             self._launch_of,
             idle_limit=settings.idle_limit,
             port_range=settings.port_range,
@@ -122,18 +146,63 @@ class _WorkerPool:
             raise BotStartError(f"the runner sent no command for {bot.name}")
         return launch
 
-    def play(self, order: MatchOrder, launches: dict[str, Launch]) -> RemoteResult:
-        """Play `order` on this worker's loop and wait for it."""
+    def play(self, order: MatchOrder, launches: dict[str, Launch], bundles: dict[str, Any]) -> RemoteResult:
+        """Play `order` on this worker's loop and wait for it, its uploaded bots' `bundles` kept here
+        first (a bot whose bundle cannot be kept forfeits)."""
+        order, launches = self._with_bundles(order, launches, bundles)
         self.launches.update(launches)
         not_started: list[tuple[str, str]] = []
         played = play_order(self.local_bots, order, lambda name, detail: not_started.append((name, detail)))
         return RemoteResult(asyncio.run_coroutine_threadsafe(played, self.loop).result(), tuple(not_started))
+
+    def _with_bundles(
+        self, order: MatchOrder, launches: dict[str, Launch], bundles: dict[str, Any]
+    ) -> tuple[MatchOrder, dict[str, Launch]]:
+        """`order` and `launches` as this worker plays them: each uploaded bot started from its bundle in
+        this machine's folder (received now when missing), or, when that fails, replaced by why."""
+        here = dict(launches)
+        bots = list(order.bots)
+        for name, launch in launches.items():
+            if launch.bundle is None:
+                continue
+            sha256 = launch.bundle
+            try:
+                if isinstance(self.cache, ArenaError):
+                    log.error("bundles_folder_refused", reason=str(self.cache))  # it names the folder
+                    raise ArenaError("the worker has no bundles folder of its own (see its log)")
+                if sha256 not in bundles:
+                    raise ArenaError(f"the runner sent no bundle {sha256[:12]}")
+                received = functools.partial(_received, bundles[sha256])
+                folder = keep_sent(self.cache, sha256, received, BundleLimits())
+            except (ArenaError, OSError) as error:  # a BundleError: bytes not those of the hash
+                detail = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+                log.warning("bundle_not_kept", bot=name, sha256=sha256, reason=detail)
+                reason = f"its bundle {sha256[:12]} was not kept on the worker: {detail}"
+                bots = [
+                    reason if team_name == name else bot
+                    for team_name, bot in zip(order.names, bots, strict=True)
+                ]
+                continue
+            here[name] = dataclasses.replace(launch, folder=folder)
+        return MatchOrder(order.settings, tuple(bots), order.names), here
 
     def stop(self) -> None:
         """Stop this worker's bots (the worker process is exiting)."""
         stopping = asyncio.run_coroutine_threadsafe(self.local_bots.stop_all(), self.loop)
         with contextlib.suppress(TimeoutError):  # their supervisors stop them when this process ends
             stopping.result(timeout=self.local_bots.grace + 10.0)
+
+
+def _received(shipped: Any) -> bytes:
+    """The bytes of a bundle the runner shipped (its Ray object), fetched to this worker.
+
+    :raises ArenaError: Ray could not fetch them (the runner is gone, the object lost).
+    """
+    ray = _import_ray()
+    try:
+        return bytes(ray.get(shipped))
+    except ray.exceptions.RayError as error:
+        raise ArenaError(f"the runner's bundle could not be fetched: {type(error).__name__}") from None
 
 
 _pool: _WorkerPool | None = None
@@ -146,7 +215,7 @@ def play_on_worker(order: MatchOrder, settings: WorkerBots) -> RemoteResult:
     with _pool_lock:
         if _pool is None:
             _pool = _WorkerPool(settings)
-    return _pool.play(order, settings.launches)
+    return _pool.play(order, settings.launches, settings.bundles)
 
 
 def _import_ray() -> Any:
@@ -191,6 +260,8 @@ class RayMatches:
         except (ConnectionError, RuntimeError, ValueError) as error:
             raise RayUnavailableError(f"cannot join the Ray cluster at {address}: {error}") from None
         self.task = self.ray.remote(max_retries=MATCH_RETRIES, retry_exceptions=False)(play_on_worker)
+        self.shipped: dict[str, Any] = {}
+        """The Ray object of each bundle shipped to the workers, by hash: put once, kept for the run."""
 
     async def play(
         self,
@@ -201,17 +272,20 @@ class RayMatches:
         """Play `order` on a worker (its live events are not sent back: `on_event` is not called); what
         its bots wrote comes back with the outcome (their logs stay on the worker's disk)."""
         launches: dict[str, Launch] = {}
+        bundles: dict[str, Any] = {}
         bots: list[BotEntry | str] = []
         for bot in order.bots:
             sent = bot
             if isinstance(bot, BotEntry) and bot.command is not None:
                 try:
-                    launches[bot.name] = self.local_bots.launch_of(bot)
+                    launch = launches[bot.name] = self.local_bots.launch_of(bot)
+                    if launch.bundle is not None:
+                        bundles[launch.bundle] = await self._shipped(bot.name, launch.bundle)
                 except BotStartError as error:
                     sent = str(error)  # its files are missing: it forfeits, the set is void
             bots.append(sent)
         order = MatchOrder(order.settings, tuple(bots), order.names)
-        settings = dataclasses.replace(self.workers, launches=launches)
+        settings = dataclasses.replace(self.workers, launches=launches, bundles=bundles)
         reference = self.task.remote(order, settings)
         try:
             result: RemoteResult = await reference
@@ -221,6 +295,22 @@ class RayMatches:
         for name, detail in result.not_started:
             not_started(name, detail)
         return result.played
+
+    async def _shipped(self, name: str, sha256: str) -> Any:
+        """The Ray object holding the bundle `sha256` of the bot `name`, put the first time it is asked
+        for (the bytes read from the store and checked against their hash by the run's bundle source).
+
+        :raises BotStartError: it cannot be had (no bundle source: a pool built without the store).
+        """
+        shipped = self.shipped.get(sha256)
+        if shipped is None:
+            source = self.local_bots.bundles
+            if source is None:
+                raise BotStartError(
+                    f"the bundle of bot {name!r} cannot be sent: this run has no store of bundles"
+                )
+            shipped = self.shipped[sha256] = self.ray.put(await source.archive(name, sha256))
+        return shipped
 
     def close(self) -> None:
         """Leave the cluster (a Ray instance of our own stops, its workers and their bots with it)."""

@@ -257,7 +257,7 @@ def prune_versions(args: argparse.Namespace) -> int:
         store.access.record_write(COMMAND_LINE, "versions_pruned", " ".join(args.names), safe_text(pruned))
     versions = plural(len(done.versions), "version")
     bots = plural(len({upload.bot for upload in done.versions}), "bot")
-    freed = f"{done.swept.bytes / (1024 * 1024):,.1f} MiB in {plural(done.swept.bundles, 'bundle')}"
+    freed = f"{done.freed.bytes / (1024 * 1024):,.1f} MiB in {plural(done.freed.bundles, 'bundle')}"
     print(f"Pruned {versions} of {bots}, kept {done.kept}: freed {freed}")
     return 0
 

@@ -22,8 +22,16 @@ worker: each Ray worker process keeps a `LocalBots` pool of its own across its m
 served by an event loop in a thread of its own (the processes and channels belong to that loop); when
 the worker process ends, its bots' supervisors see the pipe close and stop them. So a worker machine
 needs the project installed (`pip install 'fiftysix-arena[cluster]'`, the same version as the runner's)
-and each command bot's files at the same paths on every worker (uploaded bots: the ladder's bundles
-folder at the same path).
+and each host's command bot's files at the same paths on every worker.
+
+Uploaded bots need nothing on the worker's disk: the runner ships their bundles. It reads a bundle's
+bytes from the store once, checks them against their hash and puts them in Ray's object store
+(`ray.put`, once per hash for the run's life), and each task names the bundles of its match by
+reference; a worker keeps them in a bundles folder of its own (uploads.worker_cache: never a folder the
+runner names), asking Ray for the bytes only when that folder lacks them, checking their hash again and
+unpacking them as the site did. So workers need no credentials of the database, and a worker that never
+saw the site's folder plays uploaded bots; a bundle that does not match its hash is refused there in one
+line and its bot forfeits (the set is void).
 
 Ray is an optional dependency (the `cluster` extra), imported only here and only when used.
 """
@@ -34,6 +42,7 @@ import asyncio
 import atexit
 import contextlib
 import dataclasses
+import functools
 import itertools
 import queue
 import socket
@@ -41,7 +50,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import structlog
 
@@ -51,8 +60,10 @@ from arena.ladder.bots import BotHost, BotStartError, Launch, LocalBots, local_b
 from arena.ladder.live_gate import Publish
 from arena.ladder.match_play import MatchOrder, NotStarted, PlayedMatch, Replay, play_order
 from arena.ladder.store import BotEntry
+from arena.ladder.uploads import keep_sent, worker_cache
 from arena.runner import new_match_id
 from arena.sandbox import bubblewrap
+from arena.sandbox.bundles import BundleLimits
 from arena.untrusted import safe_text
 
 log = structlog.get_logger("ladder")
@@ -87,6 +98,8 @@ class WorkerBots:
     installation, which the sandbox shows, may lie elsewhere than the runner's)."""
     launches: dict[str, Launch] = field(default_factory=dict)
     """How each command bot of the match starts (read from the store by the runner)."""
+    bundles: dict[str, Any] = field(default_factory=dict)
+    """The Ray object of each uploaded bundle of the match, by hash: its archive's bytes."""
 
     @classmethod
     def like(cls, local_bots: LocalBots) -> WorkerBots:
@@ -118,10 +131,17 @@ class _WorkerPool:
     def __init__(self, settings: WorkerBots) -> None:
         """:raises ExposedFilesError: the sandbox would show bots one of the host's files here."""
         self.launches: dict[str, Launch] = {}
+        self.cache: Path | ArenaError
+        """This machine's bundles folder, or why there is none (the uploaded bots then forfeit)."""
+        try:
+            self.cache = worker_cache()
+        except ArenaError as error:
+            self.cache = error
+        hidden = settings.hidden if isinstance(self.cache, ArenaError) else (*settings.hidden, self.cache)
         # A folder of this process's own within the runner's.
         self.local_bots = local_bots(
             settings.log_folder,
-            BotHost(settings.sandbox, settings.hidden),
+            BotHost(settings.sandbox, hidden),
             self._launch_of,
             idle_limit=settings.idle_limit,
             port_range=settings.port_range,
@@ -143,10 +163,12 @@ class _WorkerPool:
         return launch
 
     def play(
-        self, order: MatchOrder, launches: dict[str, Launch]
+        self, order: MatchOrder, launches: dict[str, Launch], bundles: dict[str, Any]
     ) -> Iterator[list[dict[str, Any]] | RemoteResult]:
-        """Play `order` on this worker's loop, yielding its public events in the order made (each batch
-        what gathered while the last was sent), then the match played."""
+        """Play `order` on this worker's loop, its uploaded bots' `bundles` kept here first (a bot whose
+        bundle cannot be kept forfeits), yielding its public events in the order made (each batch what
+        gathered while the last was sent), then the match played."""
+        order, launches = self._with_bundles(order, launches, bundles)
         self.launches.update(launches)
         not_started: list[tuple[str, str]] = []
         events: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()  # None: the match ended
@@ -175,18 +197,80 @@ class _WorkerPool:
         finally:
             played.cancel()  # the runner gave the match up: its bots' processes are given back
 
-    def check(self, bot: BotEntry, seats: int, timeout_s: float, launches: dict[str, Launch]) -> str | None:
-        """`availability.reach` on this worker's loop (a command bot's processes stay in its pool)."""
-        self.launches.update(launches)
+    def check(
+        self,
+        bot: BotEntry,
+        seats: int,
+        timeout_s: float,
+        launches: dict[str, Launch],
+        bundles: dict[str, Any],
+    ) -> str | None:
+        """`availability.reach` on this worker's loop (a command bot's processes stay in its pool), an
+        uploaded bot started from its bundle kept here first."""
+        kept = {name: self._kept(name, launch, bundles) for name, launch in launches.items()}
+        for reason in kept.values():
+            if isinstance(reason, str):
+                return f"did not start: {reason}"
+        self.launches.update(cast(dict[str, Launch], kept))
         return asyncio.run_coroutine_threadsafe(
             reach(self.local_bots, bot, seats, timeout_s), self.loop
         ).result()
+
+    def _with_bundles(
+        self, order: MatchOrder, launches: dict[str, Launch], bundles: dict[str, Any]
+    ) -> tuple[MatchOrder, dict[str, Launch]]:
+        """`order` and `launches` as this worker plays them: each uploaded bot started from its bundle in
+        this machine's folder (received now when missing), or, when that fails, replaced by why."""
+        here = dict(launches)
+        bots = list(order.bots)
+        for name, launch in launches.items():
+            kept = self._kept(name, launch, bundles)
+            if isinstance(kept, str):
+                bots = [
+                    kept if team_name == name else bot
+                    for team_name, bot in zip(order.names, bots, strict=True)
+                ]
+            else:
+                here[name] = kept
+        return MatchOrder(order.settings, tuple(bots), order.names), here
+
+    def _kept(self, name: str, launch: Launch, bundles: dict[str, Any]) -> Launch | str:
+        """`launch` started from its bundle in this machine's folder (received now when missing), or why
+        it cannot be (a launch without a bundle as it is)."""
+        if launch.bundle is None:
+            return launch
+        sha256 = launch.bundle
+        try:
+            if isinstance(self.cache, ArenaError):
+                log.error("bundles_folder_refused", reason=str(self.cache))  # it names the folder
+                raise ArenaError("the worker has no bundles folder of its own (see its log)")
+            if sha256 not in bundles:
+                raise ArenaError(f"the runner sent no bundle {sha256[:12]}")
+            received = functools.partial(_received, bundles[sha256])
+            folder = keep_sent(self.cache, sha256, received, BundleLimits())
+        except (ArenaError, OSError) as error:  # a BundleError: bytes not those of the hash
+            detail = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+            log.warning("bundle_not_kept", bot=name, sha256=sha256, reason=detail)
+            return f"its bundle {sha256[:12]} was not kept on the worker: {detail}"
+        return dataclasses.replace(launch, folder=folder)
 
     def stop(self) -> None:
         """Stop this worker's bots (the worker process is exiting)."""
         stopping = asyncio.run_coroutine_threadsafe(self.local_bots.stop_all(), self.loop)
         with contextlib.suppress(TimeoutError):  # their supervisors stop them when this process ends
             stopping.result(timeout=self.local_bots.grace + 10.0)
+
+
+def _received(shipped: Any) -> bytes:
+    """The bytes of a bundle the runner shipped (its Ray object), fetched to this worker.
+
+    :raises ArenaError: Ray could not fetch them (the runner is gone, the object lost).
+    """
+    ray = _import_ray()
+    try:
+        return bytes(ray.get(shipped))
+    except ray.exceptions.RayError as error:
+        raise ArenaError(f"the runner's bundle could not be fetched: {type(error).__name__}") from None
 
 
 _pool: _WorkerPool | None = None
@@ -205,12 +289,12 @@ def _worker_pool(settings: WorkerBots) -> _WorkerPool:
 def play_on_worker(order: MatchOrder, settings: WorkerBots) -> Iterator[list[dict[str, Any]] | RemoteResult]:
     """The Ray task (a streaming generator): play one match in this worker process, with its pool of
     command bots, yielding its public events as they come, then the match played."""
-    yield from _worker_pool(settings).play(order, settings.launches)
+    yield from _worker_pool(settings).play(order, settings.launches, settings.bundles)
 
 
 def check_on_worker(bot: BotEntry, seats: int, timeout_s: float, settings: WorkerBots) -> str | None:
     """The Ray task: why `bot` cannot be started or reached from this worker process (None: it answers)."""
-    return _worker_pool(settings).check(bot, seats, timeout_s, settings.launches)
+    return _worker_pool(settings).check(bot, seats, timeout_s, settings.launches, settings.bundles)
 
 
 def _import_ray() -> Any:
@@ -265,6 +349,8 @@ class RayMatches:
             exceptions.ObjectLostError,
         )
         """What Ray raises when the worker process playing a task, or its node, is gone."""
+        self.shipped: dict[str, Any] = {}
+        """The Ray object of each bundle shipped to the workers, by hash: put once, kept for the run."""
 
     async def play(
         self,
@@ -279,17 +365,20 @@ class RayMatches:
         `MATCH_RETRIES` times), when `replay` allows it; else Ray's error is raised (the worker is lost).
         """
         launches: dict[str, Launch] = {}
+        bundles: dict[str, Any] = {}
         bots: list[BotEntry | str] = []
         for bot in order.bots:
             sent = bot
             if isinstance(bot, BotEntry) and bot.command is not None:
                 try:
-                    launches[bot.name] = self.local_bots.launch_of(bot)
+                    launch = launches[bot.name] = self.local_bots.launch_of(bot)
+                    if launch.bundle is not None:
+                        bundles[launch.bundle] = await self._shipped(bot.name, launch.bundle)
                 except BotStartError as error:
                     sent = str(error)  # its files are missing: it forfeits, the set is void
             bots.append(sent)
         order = MatchOrder(order.settings, tuple(bots), order.names)
-        settings = dataclasses.replace(self.workers, launches=launches)
+        settings = dataclasses.replace(self.workers, launches=launches, bundles=bundles)
         for attempt in itertools.count(1):
             try:
                 result = await self._attempt(order, settings, on_event)
@@ -337,14 +426,34 @@ class RayMatches:
         settings = self.workers
         if bot.command is not None:
             try:
-                settings = dataclasses.replace(settings, launches={bot.name: self.local_bots.launch_of(bot)})
+                launch = self.local_bots.launch_of(bot)
+                bundles = {}
+                if launch.bundle is not None:
+                    bundles[launch.bundle] = await self._shipped(bot.name, launch.bundle)
             except BotStartError as error:
                 return f"did not start: {safe_text(error)}"
+            settings = dataclasses.replace(settings, launches={bot.name: launch}, bundles=bundles)
         try:
             reason: str | None = await self.check.remote(bot, seats, timeout_s, settings)
         except self.worker_lost as error:
             return f"not checked: the workers checking it died ({type(error).__name__})"
         return reason
+
+    async def _shipped(self, name: str, sha256: str) -> Any:
+        """The Ray object holding the bundle `sha256` of the bot `name`, put the first time it is asked
+        for (the bytes read from the store and checked against their hash by the run's bundle source).
+
+        :raises BotStartError: it cannot be had (no bundle source: a pool built without the store).
+        """
+        shipped = self.shipped.get(sha256)
+        if shipped is None:
+            source = self.local_bots.bundles
+            if source is None:
+                raise BotStartError(
+                    f"the bundle of bot {name!r} cannot be sent: this run has no store of bundles"
+                )
+            shipped = self.shipped[sha256] = self.ray.put(await source.archive(name, sha256))
+        return shipped
 
     def close(self) -> None:
         """Leave the cluster (a Ray instance of our own stops, its workers and their bots with it)."""

@@ -214,14 +214,15 @@ def prepare(store: LadderStore, wanted: Registration, new: bool, unpack: Unpack 
     launch = wanted.launch
     kept = Uploads(store).keep(wanted.bundle, unpack) if wanted.bundle is not None else None
     if kept is not None and launch is not None:
-        launch = Launch(launch.command, launch.sandboxed, kept.bundle.folder)
+        launch = Launch(launch.command, launch.sandboxed, kept.bundle.folder, bundle=kept.bundle.sha256)
     return Prepared(wanted, new, launch, kept)
 
 
 def record(store: LadderStore, prepared: Prepared, report: CheckReport | None = None) -> Registered:
     """Register the bot once it has answered, or passed its check (`report`), and record how it starts:
-    its upload's new version; the check is kept with the version it registered. A failed check is kept,
-    and nothing else is written.
+    its upload's new version, with the bundle's bytes (into the store in the version's transaction, so
+    that every machine can fetch them); the check is kept with the version it registered. A failed check
+    is kept, and nothing else is written.
 
     :raises FailedCheckError: `report` has a failed item.
     """
@@ -245,7 +246,10 @@ def record(store: LadderStore, prepared: Prepared, report: CheckReport | None = 
     elif prepared.kept is None:
         store.uploads.set_launch(wanted.name, launch.command, launch.sandboxed, None)
     else:
-        upload = store.uploads.add_upload(wanted.name, prepared.kept.bundle.sha256, launch.command)
+        bundle = prepared.kept.bundle
+        upload = store.uploads.add_upload(
+            wanted.name, bundle.sha256, launch.command, bundle.archive, bundle.bytes
+        )
         store.uploads.set_launch(wanted.name, launch.command, launch.sandboxed, upload.version)
     kept = None
     if report is not None:

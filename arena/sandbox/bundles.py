@@ -14,13 +14,18 @@ leaves nothing behind; a bundle that is already kept is not unpacked again. The 
 (hashed, unpacked, copied), never read whole into memory, and no message names a path of the host: a
 participant reads them.
 
-The bundles folder holds, per bundle, `<sha256>/` (unpacked), `<sha256>.tar.gz` or `<sha256>.zip` (the
-bytes as uploaded) and `<sha256>.bytes` (what it takes on disk: the archive's bytes, and its files and
-folders counted by blocks as above; the figure the uploads' quota counts). Which bundles are still wanted
-is the ladder's to say (a version names one): `sweep` removes the others. So that it never removes a
-bundle an upload is keeping and has not recorded yet, whoever keeps a bundle holds the folder shared
-(`holding`) until its version is recorded or refused, and `sweep` runs only when it can take the folder
-alone (an `flock` on `.lock` in it, which holds across processes: the site, the command line).
+A bundles folder is a machine's cache of bundles by hash (the ladder's database holds their bytes:
+arena/ladder/store/bundles.py). It holds, per bundle, `<sha256>/` (unpacked), `<sha256>.tar.gz` or
+`<sha256>.zip` (the bytes as uploaded) and `<sha256>.bytes` (what it takes on disk: the archive's bytes,
+and its files and folders counted by blocks as above; the figure the uploads' quota counts). An entry is
+made in a folder of a temporary name and renamed last, so one that a killed process left half made is
+never used (`sweep` removes it), and two processes keeping the same bundle at once keep it once. Bytes
+fetched from elsewhere are kept with the hash they must have (`expected`): other bytes are refused before
+anything of them is unpacked. Which bundles are still wanted is the ladder's to say (a version names
+one): `sweep` removes the others. So that it never removes a bundle an upload is keeping and has not
+recorded yet, or one being fetched, whoever keeps a bundle holds the folder shared (`holding`) until its
+version is recorded or refused, and `sweep` runs only when it can take the folder alone (an `flock` on
+`.lock` in it, which holds across processes: the site, the command line, a runner).
 """
 
 from __future__ import annotations
@@ -84,33 +89,37 @@ class BundleLimits:
 
 @dataclass(frozen=True, slots=True)
 class Bundle:
-    """A kept bundle: its content hash, the folder it is unpacked in, and the bytes it takes (its
-    archive, and its files and folders counted by blocks)."""
+    """A kept bundle: its content hash, the folder it is unpacked in, the bytes it takes (its archive,
+    and its files and folders counted by blocks) and its archive as kept beside the folder."""
 
     sha256: str
     folder: Path
     bytes: int
+    archive: Path
 
 
-def store_bundle(archive: Path, store: Path, limits: BundleLimits = BundleLimits()) -> Bundle:
+def store_bundle(
+    archive: Path, store: Path, limits: BundleLimits = BundleLimits(), expected: str | None = None
+) -> Bundle:
     """Keep `archive` in `store` as `<sha256>.tar.gz` or `<sha256>.zip`, unpacked in `<sha256>/`, its size
     in `<sha256>.bytes`. Hold `store` (`holding`) while the bundle is not yet wanted by a version.
+    `expected`: the SHA-256 the bytes must have (bytes fetched by hash); others are refused unpacked.
 
     The archive is opened once, as fiftysix/files.py opens a file a person names (a FIFO or a device is
     refused unread), and copied into a folder of this store while it is hashed: what is unpacked and kept
     is that copy, so it is what was hashed even if the file given changes meanwhile.
 
-    :raises BundleError: the file cannot be read, is too big, is neither format, or holds a member
-        refused (see the module docstring).
+    :raises BundleError: the file cannot be read, is too big, is not the bundle `expected`, is neither
+        format, or holds a member refused (see the module docstring).
     """
     try:
         with open_file(archive, limits.bundle_bytes, "a bundle") as source:
-            return _keep(source, store, limits)
+            return _keep(source, store, limits, expected)
     except FileRefusedError as error:
         raise BundleError(f"the bundle: {error}") from None
 
 
-def _keep(source: IO[bytes], store: Path, limits: BundleLimits) -> Bundle:
+def _keep(source: IO[bytes], store: Path, limits: BundleLimits, expected: str | None) -> Bundle:
     """`store_bundle` of the archive opened as `source`."""
     store.mkdir(parents=True, exist_ok=True)
     partial = Path(tempfile.mkdtemp(prefix=UNPACKING_PREFIX, dir=store))
@@ -127,6 +136,10 @@ def _keep(source: IO[bytes], store: Path, limits: BundleLimits) -> Bundle:
                 digest.update(chunk)
                 target.write(chunk)
         sha256 = digest.hexdigest()
+        if expected is not None and sha256 != expected:
+            raise BundleError(
+                f"the bundle's bytes are not those of its hash (expected {expected[:12]}, got {sha256[:12]})"
+            )
         with copy.open("rb") as kept:
             head = kept.read(4)
         if head.startswith(b"\x1f\x8b"):
@@ -137,7 +150,7 @@ def _keep(source: IO[bytes], store: Path, limits: BundleLimits) -> Bundle:
             raise BundleError("the bundle is neither a .tar.gz nor a .zip file")
         folder = store / sha256
         if folder.is_dir():
-            return Bundle(sha256, folder, kept_bytes(store, sha256))
+            return Bundle(sha256, folder, kept_bytes(store, sha256), store / f"{sha256}{suffix}")
         files = partial / "files"
         files.mkdir(mode=0o755)
         with copy.open("rb") as kept:
@@ -156,7 +169,40 @@ def _keep(source: IO[bytes], store: Path, limits: BundleLimits) -> Bundle:
         raise BundleError(f"cannot unpack the bundle: {error.strerror or error}") from None
     finally:
         shutil.rmtree(partial, ignore_errors=True)
-    return Bundle(sha256, folder, taken)
+    return Bundle(sha256, folder, taken, store / f"{sha256}{suffix}")
+
+
+@contextlib.contextmanager
+def fetching(store: Path) -> Iterator[Path]:
+    """A file to write a bundle's archive to as it is fetched (from the ladder's database, from the
+    runner), for `store_bundle` to keep, while `store` is held shared (`holding`): in a folder of a
+    temporary name in `store`, removed at the end (`sweep` removes what a killed process left)."""
+    with holding(store):
+        partial = Path(tempfile.mkdtemp(prefix=UNPACKING_PREFIX, dir=store))
+        try:
+            yield partial / "archive"
+        finally:
+            shutil.rmtree(partial, ignore_errors=True)
+
+
+def own_folder(path: Path) -> Path:
+    """`path` as a bundles folder of this user's alone, made (mode 700) when missing: a cache in a folder
+    that others share (the temporary folder) must not be one another user made or can write, or they
+    could put files under a bundle's name.
+
+    :raises ArenaError: `path` is a symbolic link, not a folder, another user's, or writable by others
+        (the host's to fix: the message names the folder).
+    """
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = os.lstat(path)
+    except OSError as error:
+        raise ArenaError(f"cannot make the bundles folder {path}: {error.strerror or error}") from None
+    if not stat.S_ISDIR(info.st_mode):
+        raise ArenaError(f"the bundles folder {path} is not a folder (a symbolic link?)")
+    if info.st_uid != os.getuid() or info.st_mode & 0o022:
+        raise ArenaError(f"the bundles folder {path} is another user's or others may write in it")
+    return path
 
 
 def kept_bytes(store: Path, sha256: str) -> int:

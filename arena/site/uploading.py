@@ -57,9 +57,9 @@ from arena.ladder.registration import (
 )
 from arena.ladder.run_bots import bot_host
 from arena.ladder.store import LadderStore, StoreError, TokenHolder
-from arena.ladder.uploads import KeptBundle, Uploads, bundles_folder
+from arena.ladder.uploads import KeptBundle, Uploads
 from arena.sandbox.bubblewrap import Sandbox
-from arena.sandbox.bundles import Bundle, BundleError, BundleLimits, kept_bytes, store_bundle
+from arena.sandbox.bundles import Bundle, BundleError, BundleLimits, store_bundle
 from arena.site import management, params
 from arena.site.data import SiteError
 from arena.site.upload_limits import MIB, UploadLimits
@@ -343,9 +343,8 @@ def _check_quotas(
                 f"count): the next is allowed in {_minutes(frees)}, at {at}",
                 max(1, round(frees)),
             )
-    folder = bundles_folder(store.files_stem)
     kept = store.uploads.bundles_of(holder.name)
-    taken = sum(kept_bytes(folder, sha256) for sha256 in kept)
+    taken = store.uploads.kept_bytes(kept)
     more = 0
     if adding is not None and adding.kept is not None and adding.kept.bundle.sha256 not in kept:
         more = adding.kept.bundle.bytes

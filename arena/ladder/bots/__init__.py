@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Final
 
 from arena.ladder.bots.commands import (
     BotStartError,
+    BundleSource,
     Launch,
     SandboxUnavailableError,
     command_arguments,
@@ -40,6 +41,7 @@ __all__ = [
     "IDLE_LIMIT",
     "BotHost",
     "BotStartError",
+    "BundleSource",
     "ExposedFilesError",
     "Launch",
     "LocalBots",

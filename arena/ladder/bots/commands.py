@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, TypeVar
+from typing import Final, Protocol, TypeVar
 
 from arena.errors import ArenaError
 from arena.runner.connection import HandshakeError, handshake, open_channel
@@ -52,13 +52,37 @@ PLACES: Final = ("{port}", "{port_file}", "{socket}")
 @dataclass(frozen=True, slots=True)
 class Launch:
     """How the arena starts a registered bot: its command, whether in the sandbox (then it listens on
-    `{socket}`), the folder of its uploaded files (the sandbox's /bot; None: a command of the host's) and
-    the upload version they are (kept with each match's output)."""
+    `{socket}`), the folder of its uploaded files (the sandbox's /bot; None: a command of the host's),
+    the upload version they are (kept with each match's output), and the SHA-256 of the bundle they
+    are unpacked from (`folder` is then this machine's cache entry of it, which a `BundleSource` fills
+    when it lacks it)."""
 
     command: str
     sandboxed: bool = False
     folder: Path | None = None
     version: int | None = None
+    bundle: str | None = None
+
+
+class BundleSource(Protocol):
+    """Where a machine gets the uploaded bundles its bots start from, by hash: the ladder's store on the
+    runner's machine (arena/ladder/uploads.py)."""
+
+    async def provide(self, name: str, launch: Launch) -> None:
+        """Make `launch.folder` hold the files of the bundle `launch.bundle` for the bot `name`: at once
+        when it does, else fetched, checked against its hash and unpacked there.
+
+        :raises BotStartError: the bundle cannot be had, or is not the bytes of its hash.
+        """
+        ...
+
+    async def archive(self, name: str, sha256: str) -> bytes:
+        """The archive of the bundle `sha256` of the bot `name`, checked against its hash (for another
+        machine to unpack: a Ray worker).
+
+        :raises BotStartError: the bundle cannot be had, or is not the bytes of its hash.
+        """
+        ...
 
 
 def free_port(port_range: tuple[int, int] | None = None, avoid: Collection[int] = ()) -> int:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.ladder.bots.commands import Launch
+from arena.ladder.bots.commands import BundleSource, Launch
 from arena.ladder.bots.host import BotHost
 from arena.ladder.bots.pool import IDLE_LIMIT, LocalBots
 from arena.ladder.bots.processes import LOG_LIMIT_BYTES
@@ -26,9 +26,11 @@ def local_bots(
     grace: float = 5.0,
     log_limit_bytes: int = LOG_LIMIT_BYTES,
     run: str | None = None,
+    bundles: BundleSource | None = None,
 ) -> LocalBots:
     """The processes of a run's command bots (pool.py), their files in `log_folder`, each bot started as
-    `launch_of` says, sandboxed ones as `host` says.
+    `launch_of` says (an uploaded one from its bundle, fetched by `bundles` when missing), sandboxed ones
+    as `host` says.
 
     :raises ExposedFilesError: the sandbox would show bots one of `host.hidden`.
     """
@@ -44,4 +46,5 @@ def local_bots(
         launch_of=launch_of,
         run=run,
         hidden=host.hidden,
+        bundles=bundles,
     )

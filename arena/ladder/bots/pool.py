@@ -40,7 +40,7 @@ from typing import Any, Final
 import grpc
 import structlog
 
-from arena.ladder.bots.commands import Launch
+from arena.ladder.bots.commands import BotStartError, BundleSource, Launch
 from arena.ladder.bots.processes import LOG_LIMIT_BYTES, CapturedOutput, Processes, Running
 from arena.ladder.store import BotEntry
 from arena.runner import open_channel, split_addresses
@@ -105,6 +105,7 @@ class LocalBots:
         isolate_deals: bool = True,
         run: str | None = None,
         hidden: Sequence[Path] = (),
+        bundles: BundleSource | None = None,
     ) -> None:
         """`log_folder`: where the runs sharing it keep their bots' files, this one in `log_folder/run/`
         (`log_folder` afterwards); `run`: this run's name (default: `new_run_name()`), which a ladder uses
@@ -115,7 +116,9 @@ class LocalBots:
         register, reach here. `isolate_deals=False` gives a process matches on deals it has played (the
         arena before the fair-play fix): only for the control that shows the leak it closes, and for
         measuring its cost. `hidden`: the host's files that `sandbox` was checked not to show bots
-        (factory.py builds every run's pool that way), kept for a Ray worker to check again."""
+        (factory.py builds every run's pool that way), kept for a Ray worker to check again. `bundles`:
+        where an uploaded bot's files come from when this machine's cache lacks them (None: they must be
+        there already)."""
         if port_range is not None and not 1 <= port_range[0] <= port_range[1] <= 65535:
             raise ValueError(f"a port range is LO-HI within 1-65535, got {port_range}")
         if log_limit_bytes < 1024:
@@ -129,6 +132,7 @@ class LocalBots:
         self.launch_of = launch_of if launch_of is not None else _command_of
         self.isolate_deals = isolate_deals
         self.hidden = tuple(hidden)
+        self.bundles = bundles
         self._pools: dict[str, list[Running]] = {}
         self._processes = Processes(
             self._pools,
@@ -257,6 +261,7 @@ class LocalBots:
         launch = self.launch_of(bot)
         lock = self._locks.setdefault(bot.name, asyncio.Lock())
         async with lock:
+            await self._provide(bot.name, launch)
             pool = self._pools.setdefault(bot.name, [])
             dead = [running for running in pool if running.process.returncode is not None]
             for running in dead:
@@ -294,6 +299,18 @@ class LocalBots:
                     running.deals.add(deals)
                 self._processes.begin_match(running)  # its output is counted and kept from here
             return [running.address for running in taken]
+
+    async def _provide(self, name: str, launch: Launch) -> None:
+        """Make sure the files an uploaded bot starts from are on this machine (fetched by `bundles`).
+
+        :raises BotStartError: they are not, and cannot be had.
+        """
+        if launch.bundle is None or launch.folder is None:
+            return
+        if self.bundles is not None:
+            await self.bundles.provide(name, launch)
+        elif not launch.folder.is_dir():
+            raise BotStartError(f"the files of bot {name!r} are missing: {launch.folder}")
 
     async def outputs(self, addresses: Sequence[str]) -> dict[str, CapturedOutput]:
         """End the match that the processes at `addresses` (those the arena started) play and read what

@@ -7,15 +7,16 @@ errors and the base of the parts (`file`); the upgrades of older files (`upgrade
 (`registry`), the sets (`sets`) and their leases (`leases`), the finished matches (`matches`, their rows
 read back by `rows`, each started bot's output of each: `outputs`), the totals, sums and ratings
 (`ratings`, written through `sums`), the live events (`live`), tokens and the audit log (`access`), who
-is signed in to the site (`sessions`), the site's pages of history (`browse`), uploads' versions and
-launches (`uploads`), the registrations' compliance checks with their reports (`checks`). It imports
-neither the run nor the bots, and of the rating package only its values, but for the upgrades
-(tests/test_layering.py)."""
+is signed in to the site (`sessions`), the site's pages of history (`browse`), uploads' versions,
+launches and bundles (`uploads`, the bundles' bytes written through `bundles`), the registrations'
+compliance checks with their reports (`checks`). It imports neither the run nor the bots, and of the
+rating package only its values, but for the upgrades (tests/test_layering.py)."""
 
 from __future__ import annotations
 
 from arena.ladder.store.access import COMMAND_LINE, AccessStore, TokenHolder
 from arena.ladder.store.browse import BrowseStore, MatchSummary
+from arena.ladder.store.bundles import Freed, StoredBundle, bundles_folder
 from arena.ladder.store.checks import BotCheck, CheckStore
 from arena.ladder.store.database import is_server_url
 from arena.ladder.store.entries import (
@@ -72,6 +73,7 @@ __all__ = [
     "DuplicateMatchError",
     "DuplicateSet",
     "FinishedMatch",
+    "Freed",
     "LadderStore",
     "LeaseStore",
     "LiveStore",
@@ -87,10 +89,12 @@ __all__ = [
     "SetStore",
     "StoreError",
     "StoreUnreachableError",
+    "StoredBundle",
     "StoredMatch",
     "TokenHolder",
     "Upload",
     "UploadStore",
+    "bundles_folder",
     "event_name",
     "event_text",
     "is_bot_name",

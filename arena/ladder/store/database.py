@@ -17,6 +17,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Final
 
 from sqlalchemy import Connection, Engine, Table, create_engine, func, select, update
@@ -27,8 +28,9 @@ from sqlalchemy.pool import NullPool
 from sqlalchemy.schema import CreateColumn
 
 from arena.ladder.store import relations
+from arena.ladder.store.bundles import take_in_bundle_files
 from arena.ladder.store.relations import LADDER_RELATIONS, METADATA, meta
-from arena.ladder.store.schema import _ADDED_COLUMNS, SCHEMA_VERSION
+from arena.ladder.store.schema import _ADDED_COLUMNS, _ADDED_RELATIONS, SCHEMA_VERSION
 
 _URL: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 """How `--db` names a database on a server rather than a file: a URL's scheme (only PostgreSQL's is
@@ -268,10 +270,11 @@ SERVER_FIRST_VERSION: Final = 4
 SQLite's (upgrades.py upgrades such a file before it gets here)."""
 
 
-def prepare_schema(connection: Connection, name: str) -> None:
+def prepare_schema(connection: Connection, name: str, bundles: Path | None = None) -> None:
     """Create the relations of an empty database, and those missing from a database of this version (the
     site's, the uploads'); bring a database of an older version that only lacks columns (from
-    SERVER_FIRST_VERSION on) to this one; check that every relation has the columns this arena reads. One
+    SERVER_FIRST_VERSION on) to this one, taking in the bundle files of `bundles` (its bundles folder
+    on this machine) for version 7; check that every relation has the columns this arena reads. One
     transaction, under the write lock: another runner may be doing the same. A complete database of this
     version is only read (no lock: opening it does not wait for another program's write)."""
     if schema_version(connection, name) == SCHEMA_VERSION and set(METADATA.tables) <= relation_names(
@@ -292,6 +295,8 @@ def prepare_schema(connection: Connection, name: str) -> None:
                 void_sets_dealt_before_version_5(connection)
             if version < 6:
                 mark_participant_addresses(connection)
+            if version < 7 and bundles is not None:
+                take_in_bundle_files(connection, bundles)
             connection.execute(
                 meta.update().where(meta.c.key == "schema_version").values(value=str(SCHEMA_VERSION))
             )
@@ -365,10 +370,17 @@ def check_columns(connection: Connection, name: str, version: int = SCHEMA_VERSI
         for step in range(version + 1, SCHEMA_VERSION + 1)
         for relation, column, _declaration in _ADDED_COLUMNS.get(step, ())
     }
+    added = {
+        relation
+        for step in range(version + 1, SCHEMA_VERSION + 1)
+        for relation in _ADDED_RELATIONS.get(step, ())
+    }
     present_by_relation = columns_by_relation(connection)
     absent = set()
     for relation in sorted(LADDER_RELATIONS):
         present = present_by_relation.get(relation, set())
+        if not present and relation in added:
+            continue  # a relation of a later version: read as empty
         columns = METADATA.tables[relation].columns
         missing = [column.name for column in columns if column.name not in present]
         absent |= {(relation, column) for column in missing if (relation, column) in later}

@@ -28,6 +28,7 @@ from sqlalchemy import Column, ColumnElement, Connection, Table, null
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
 from arena.errors import ArenaError
+from arena.ladder.store.bundles import bundles_folder
 from arena.ladder.store.database import (
     DatabaseError,
     begin_writing,
@@ -172,7 +173,7 @@ class StoreFile:
                 if version is not None:
                     self._absent = check_columns(self._conn, self.name, version)
             else:
-                prepare_schema(self._conn, self.name)
+                prepare_schema(self._conn, self.name, bundles_folder(self.files_stem))
         except BaseException:
             self._conn.close()
             raise

@@ -8,7 +8,8 @@ a small class over that file that a consumer takes alone: `registry` (the bots),
 `matches`, `outputs` (what the started bots wrote in each match), `ratings` (totals, sums, fitted
 ratings, rating events), `live` (the events of matches in play), `access` (tokens, the audit log, the
 address policy), `sessions` (who is signed in to the site), `browse` (the site's pages of history),
-`uploads` and `checks` (the compliance check of each registration of a bot the arena starts).
+`uploads` (their versions, launches and bundles' bytes) and `checks` (the compliance check of each
+registration of a bot the arena starts).
 
 Every finished match is written in its own transaction the moment it ends, and a set's rating event is
 saved in one transaction with the check that the set was neither rated nor made void before, so a ladder

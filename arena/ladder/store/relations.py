@@ -1,4 +1,4 @@
-"""The ladder's relations as SQLAlchemy Core `Table`s (schema version 6): one definition that SQLite and
+"""The ladder's relations as SQLAlchemy Core `Table`s (schema version 7): one definition that SQLite and
 PostgreSQL both create from, and that the store's parts query through (no SQL text per dialect).
 
 A new database (either dialect) is created from these; schema.py's CREATE TABLE text is what an older
@@ -198,6 +198,31 @@ places: Final = Table(
     Column("taken", Double, nullable=False),
     PrimaryKeyConstraint("pool", "bot"),
 )
+
+bundles: Final = Table(
+    "bundles",
+    METADATA,
+    Column("sha256", Text, primary_key=True),
+    Column("archive_bytes", BigInteger, nullable=False),
+    Column("kept_bytes", BigInteger, nullable=False),
+    Column("chunks", Integer, nullable=False),
+    Column("stored_at", Double, nullable=False),
+)
+"""The uploaded bundles (version 7), each once by the SHA-256 of its archive (store/bundles.py): the
+archive's size, what it takes kept on a machine (`kept_bytes`: the archive and its files and folders
+counted by blocks, what the uploads' quota counts: arena/sandbox/bundles.py) and how many chunks hold
+its bytes. A bundle is here exactly while a version of `bot_uploads` names it."""
+
+bundle_chunks: Final = Table(
+    "bundle_chunks",
+    METADATA,
+    Column("sha256", Text, ForeignKey("bundles.sha256"), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("data", LargeBinary, nullable=False),
+    PrimaryKeyConstraint("sha256", "seq"),
+)
+"""A bundle's archive bytes, in order (`seq` from 0), a chunk of store/bundles.py's CHUNK_BYTES a row
+(the last one shorter): rows of a MiB, which either dialect reads and writes one at a time."""
 
 Index("match_bots_by_bot", match_bots.c.bot, match_bots.c.finished_at, match_bots.c.match_id)
 Index("matches_by_time", matches.c.finished_at, matches.c.id)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Final
 
-SCHEMA_VERSION: Final = 6
+SCHEMA_VERSION: Final = 7
 DEFAULT_DB: Final = "arena.db"
 
 _RELATIONS: Final = """
@@ -136,6 +136,25 @@ finishing orders of three- and four-team pools read a place at a time (rating.va
 group of bots (JSON, names sorted) was still unplaced when a place was given, how many places each bot
 took."""
 
+# Version 7 (bundles in the store): every uploaded bundle's bytes, so that any machine fetches them.
+_BUNDLE_RELATIONS: Final = """
+CREATE TABLE IF NOT EXISTS bundles (
+    sha256 TEXT PRIMARY KEY,
+    archive_bytes INTEGER NOT NULL,
+    kept_bytes INTEGER NOT NULL,
+    chunks INTEGER NOT NULL,
+    stored_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS bundle_chunks (
+    sha256 TEXT NOT NULL REFERENCES bundles (sha256),
+    seq INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (sha256, seq)
+);
+"""
+"""bundles: each uploaded bundle once, by the SHA-256 of its archive, with its sizes and number of
+chunks; bundle_chunks: its archive's bytes a MiB a row (relations.py says more)."""
+
 _SCALE_INDEXES: Final = """
 CREATE INDEX IF NOT EXISTS match_bots_by_bot ON match_bots (bot, finished_at, match_id);
 CREATE INDEX IF NOT EXISTS matches_by_time ON matches (finished_at, id);
@@ -144,7 +163,7 @@ CREATE INDEX IF NOT EXISTS ratings_by_pool ON ratings (pool, bot);
 """
 """Created after an upgrade has added the columns they name."""
 
-_SCHEMA: Final = _RELATIONS + _SCALE_RELATIONS + _RATINGS_RELATION + _FIT_RELATIONS
+_SCHEMA: Final = _RELATIONS + _SCALE_RELATIONS + _RATINGS_RELATION + _FIT_RELATIONS + _BUNDLE_RELATIONS
 
 _ADDED_COLUMNS: Final = {
     2: (("sets", "void_reason", "TEXT"),),
@@ -193,9 +212,11 @@ declaration of the `Table`s), a SQLite file of any version by upgrades.py with t
 _ADDED_RELATIONS: Final = {
     3: ("match_records", "match_bots", "bot_totals", "ratings", "pools"),
     4: ("pair_results", "choice_sets", "places"),
+    7: ("bundles", "bundle_chunks"),
 }
 """For each schema version, the relations it added: a read-only file of an older version has them
-computed into temporary ones instead (upgrades.py, `derive_for_reading`)."""
+computed into temporary ones instead (upgrades.py, `derive_for_reading`), or, from version 7 on, reads
+as holding nothing of them (a version-6 ladder kept its bundles in files only)."""
 
 _REMOVED_COLUMNS: Final = {
     3: (("matches", "record"), ("bots", "rating")),

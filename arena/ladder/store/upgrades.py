@@ -12,7 +12,9 @@ the health of bots (see `_ADDED_COLUMNS`); 4 keeps the sums the ratings are fitt
 pairwise scores; 5 (fair play) adds a set's seed of 128 bits (`sets.seed_high`), whether its bots were all
 started by the arena (`sets.isolated`), when it was first shown live (`sets.shown_at`), and each bot's
 author (`bots.owner`); 6 marks the bots whose address a participant gave (`bots.participant_address`; on
-upgrading, those whose address the audit log says a participant's token wrote last). A file of an older
+upgrading, those whose address the audit log says a participant's token wrote last); 7 keeps the uploaded
+bundles' bytes in the database (`bundles`, `bundle_chunks`; on upgrading, the archives of the ladder's
+bundles folder that a version names, each checked against its hash). A file of an older
 version is upgraded in place when it is opened for writing, and read as it is when opened read-only (the
 relations it lacks are then computed from it into temporary ones, at a cost that grows with its history:
 upgrading it once makes reads cheap).
@@ -30,6 +32,7 @@ from sqlalchemy import Connection
 from arena.ladder.rating.fit import fit_pool
 from arena.ladder.rating.tally import add_match, add_set, match_tallies, set_result
 from arena.ladder.rating.values import BotTotals, PoolSums
+from arena.ladder.store.bundles import bundles_folder, take_in_bundle_files
 from arena.ladder.store.database import mark_participant_addresses, void_sets_dealt_before_version_5
 from arena.ladder.store.entries import pool_name
 from arena.ladder.store.schema import (
@@ -196,11 +199,20 @@ class Upgrade:
             save_fit(self._conn, pool, fit_pool(pool_sums).fitted())
         return {pool: pool_sums.rated_sets for pool, pool_sums in sums.items()}
 
+    # Version 7 (bundles in the store): the bundle files kept beside the ladder, taken in.
+
+    def _take_in_bundle_files(self) -> None:
+        """Take the bundles the versions name into the database, from the ladder's bundles folder (an
+        older file without uploads' relations has none)."""
+        if "bot_uploads" in self._file._relations():
+            take_in_bundle_files(self._conn, bundles_folder(self._file.files_stem))
+
 
 _DATA_UPGRADES: Final[dict[int, tuple[Callable[[Upgrade], None], ...]]] = {
     3: (Upgrade._upgrade_scale,),
     4: (Upgrade._upgrade_fit,),
     5: (lambda upgrade: void_sets_dealt_before_version_5(upgrade._conn),),
     6: (lambda upgrade: mark_participant_addresses(upgrade._conn),),
+    7: (Upgrade._take_in_bundle_files,),
 }
 """For each schema version, what `upgrade` does after adding its columns: moving data into new relations."""

@@ -1,6 +1,7 @@
 """Uploaded bots and how each command bot starts, in two relations of the ladder's database beside the
-register of bots (registry.py); the bundles themselves are files (arena/ladder/uploads.py,
-arena/sandbox/bundles.py).
+register of bots (registry.py), and the bundles' bytes (bundles.py): each written with the version that
+first names it, gone with the last. Each machine keeps the bundles it uses unpacked in a cache of its
+own (arena/ladder/uploads.py, arena/sandbox/bundles.py).
 
 `bot_uploads` keeps every upload as a version of its bot (its bundle's SHA-256 and its run command); a
 new upload is a new version and the old ones stay, so that the matches the old versions played can be
@@ -15,12 +16,20 @@ from __future__ import annotations
 import time
 from collections.abc import Collection
 from dataclasses import dataclass
+from pathlib import Path
 
 from sqlalchemy import and_, delete, func, or_, select
 
+from arena.ladder.store.bundles import (
+    BundleBytesError,
+    Freed,
+    StoredBundle,
+    remove_unnamed_bundles,
+    write_bundle,
+)
 from arena.ladder.store.database import replace
 from arena.ladder.store.file import StoreError, StorePart, every_method_store_errors, is_integer, is_number
-from arena.ladder.store.relations import bot_launches, bot_uploads, bots, sets
+from arena.ladder.store.relations import bot_launches, bot_uploads, bots, bundle_chunks, bundles, sets
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,10 +58,23 @@ class LaunchRow:
 class UploadStore(StorePart):
     """The store's part that keeps the uploads' versions and the command bots' launch settings."""
 
-    def add_upload(self, bot: str, sha256: str, run: str) -> Upload:
-        """Record a kept bundle as the next version of `bot`."""
+    def add_upload(
+        self, bot: str, sha256: str, run: str, archive: Path | None = None, kept_bytes: int = 0
+    ) -> Upload:
+        """Record a kept bundle as the next version of `bot`, and its bytes from `archive` (what it takes
+        kept: `kept_bytes`) in the same transaction unless the database holds them already. Without an
+        `archive` the version names a bundle the database may lack (an older ladder's, whose file was not
+        there to take in): it then cannot start.
+
+        :raises StoreError: `archive` cannot be read or is not the bundle `sha256` (nothing is recorded).
+        """
         now = time.time()
         with self._transaction():
+            if archive is not None:
+                try:
+                    write_bundle(self._conn, sha256, archive, kept_bytes)
+                except BundleBytesError as error:
+                    raise StoreError(f"{self.name}: {error}; nothing was recorded") from None
             latest = self._conn.scalar(
                 select(func.max(bot_uploads.c.version)).where(bot_uploads.c.bot == bot)
             )
@@ -125,13 +147,57 @@ class UploadStore(StorePart):
                 since[str(name)] = min(since.get(str(name), float(created_at)), float(created_at))
         return since
 
-    def remove_uploads(self, versions: Collection[tuple[str, int]]) -> None:
-        """Forget these versions (bot, version), in one transaction: their bundles may then be swept."""
+    def remove_uploads(self, versions: Collection[tuple[str, int]]) -> Freed:
+        """Forget these versions (bot, version), and the bundles no version names any more, in one
+        transaction: what was freed in the database (the machines' caches may then be swept)."""
         with self._transaction():
             for bot, version in versions:
                 self._conn.execute(
                     delete(bot_uploads).where(bot_uploads.c.bot == bot, bot_uploads.c.version == version)
                 )
+            return remove_unnamed_bundles(self._conn) if "bundles" in self._relations() else Freed()
+
+    def bundle(self, sha256: str) -> StoredBundle | None:
+        """The bundle `sha256` as the database holds it (None: it does not, or it is a read-only ladder
+        of an older arena, which kept bundles in files only)."""
+        if "bundles" not in self._relations():
+            return None
+        row = self._conn.execute(
+            select(bundles.c.archive_bytes, bundles.c.kept_bytes, bundles.c.chunks).where(
+                bundles.c.sha256 == sha256
+            )
+        ).first()
+        if row is None:
+            return None
+        archive_bytes, kept_bytes, chunks = row
+        if not (is_integer(archive_bytes) and is_integer(kept_bytes) and is_integer(chunks)):
+            raise self._damaged(f"the bundle {sha256[:12]}")
+        return StoredBundle(sha256, archive_bytes, kept_bytes, chunks)
+
+    def chunk(self, sha256: str, seq: int) -> bytes:
+        """The `seq`-th chunk of the bundle `sha256`'s archive (from 0; `bundle` says how many), as the
+        database holds it: whoever uses it checks the whole against its hash.
+
+        :raises StoreError: the database holds no such chunk (the bundle was removed meanwhile?).
+        """
+        data = self._conn.scalar(
+            select(bundle_chunks.c.data).where(bundle_chunks.c.sha256 == sha256, bundle_chunks.c.seq == seq)
+        )
+        if not isinstance(data, bytes | memoryview):
+            raise StoreError(f"{self.name} holds no chunk {seq} of the bundle {sha256[:12]}")
+        return bytes(data)
+
+    def kept_bytes(self, hashes: Collection[str]) -> int:
+        """What the bundles `hashes` take kept, together (those the database lacks count nothing): what
+        the uploads' quota counts."""
+        if not hashes or "bundles" not in self._relations():
+            return 0
+        total = 0
+        for kept in self._conn.scalars(select(bundles.c.kept_bytes).where(bundles.c.sha256.in_(hashes))):
+            if not is_integer(kept):
+                raise self._damaged("the size of a bundle")
+            total += kept
+        return total
 
     def wanted_bundles(self) -> set[str]:
         """The SHA-256 of every bundle a version names: the bundles to keep.

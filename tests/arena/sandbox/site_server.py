@@ -28,10 +28,11 @@ MIB: Final = 1024 * 1024
 
 @dataclass
 class Site:
-    """A running `arena serve`: where it listens, its ladder file and its temporary folder."""
+    """A running `arena serve`: where it listens, its ladder (a file, or a PostgreSQL URL) and its
+    temporary folder."""
 
     port: int
-    db: Path
+    db: Path | str
     tmpdir: Path
     process: subprocess.Popen[str]
 
@@ -54,7 +55,7 @@ class Site:
         return status, answer
 
 
-def token(db: Path, name: str, capsys: pytest.CaptureFixture[str], *flags: str) -> str:
+def token(db: Path | str, name: str, capsys: pytest.CaptureFixture[str], *flags: str) -> str:
     """A new token for `name` (`arena tokens add`)."""
     capsys.readouterr()
     assert main(["tokens", "--db", str(db), "add", name, *flags]) == 0
@@ -68,15 +69,15 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(db: Path, *options: str) -> Iterator[Site]:
+def serving(db: Path | str, *options: str, cwd: Path = ROOT) -> Iterator[Site]:
     """`arena serve` on `db` with `options`, its TMPDIR a short folder of its own (a socket's path must
-    stay short), until the block ends."""
+    stay short), working in `cwd` (where a PostgreSQL ladder's bundles folder is), until the block ends."""
     tmpdir = Path(tempfile.mkdtemp(prefix="s", dir="/tmp"))
     port = free_port()
     environment = {**os.environ, "TMPDIR": str(tmpdir), "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-m", "arena.cli", "serve", "--db", str(db), "--port", str(port), *options]
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment, cwd=ROOT
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment, cwd=cwd
     )
     site = Site(port, db, tmpdir, process)
     try:

@@ -1,5 +1,6 @@
-"""`arena bots prune`: the host forgets old versions of uploaded bots and frees their bundles, keeping
-each bot's newest, the one it runs, any a set not over yet may play, and a bundle another version shares."""
+"""`arena bots prune`: the host forgets old versions of uploaded bots and frees their bundles (in the
+ladder and in this machine's folder), keeping each bot's newest, the one it runs, any a set not over yet
+may play, and a bundle another version shares."""
 
 from __future__ import annotations
 
@@ -95,6 +96,13 @@ def test_prune_frees_the_old_bundles_and_keeps_what_is_needed(
     try:
         assert [upload.version for upload in store.uploads.uploads_of("ann")] == [4]
         assert [upload.version for upload in store.uploads.uploads_of("bea")] == [1]
+        # The ladder let go of the two bundles' bytes too, and keeps the others'.
+        assert store.uploads.bundle(sha[2]) is None
+        assert store.uploads.bundle(sha[3]) is None
+        held = [store.uploads.bundle(sha[version]) for version in (1, 4)]
+        assert all(bundle is not None for bundle in held)
+        chunks = store.file._conn.exec_driver_sql("SELECT sha256 FROM bundle_chunks").all()
+        assert {sha256 for (sha256,) in chunks} == {sha[1], sha[4]}
         audit = store.access.audit_log(1)[0]
         assert (audit.action, audit.detail) == ("versions_pruned", "ann v2, ann v3")
     finally:

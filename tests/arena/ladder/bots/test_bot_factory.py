@@ -14,6 +14,7 @@ from arena.ladder.bots import BotHost, ExposedFilesError, Launch, local_bots
 from arena.ladder.ray_play import WorkerBots, _WorkerPool
 from arena.ladder.run_bots import bot_host, ladder_bots, logs_folder
 from arena.ladder.store import BotEntry, LadderStore
+from arena.ladder.uploads import CACHE_VARIABLE
 from arena.sandbox.bubblewrap import Limits, Sandbox
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -58,8 +59,9 @@ def test_a_ladder_hides_its_file_its_logs_and_its_bundles(tmp_path: Path) -> Non
 
 
 def test_a_ray_worker_builds_its_pool_through_the_factory_with_the_runners_hidden_files(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The worker hides from bots what the runner hides, and its own bundles folder too."""
     store = LadderStore(tmp_path / "arena.db")
     try:
         runner = ladder_bots(store, Sandbox(LIMITS), idle_limit=2)
@@ -67,9 +69,11 @@ def test_a_ray_worker_builds_its_pool_through_the_factory_with_the_runners_hidde
         store.close()
     settings = WorkerBots.like(runner)
     assert settings.hidden == runner.hidden
+    monkeypatch.setenv(CACHE_VARIABLE, str(tmp_path / "worker-bundles"))
     worker = _WorkerPool(settings)
     try:
-        assert (worker.local_bots.sandbox, worker.local_bots.hidden) == (runner.sandbox, runner.hidden)
+        assert worker.local_bots.sandbox == runner.sandbox
+        assert worker.local_bots.hidden == (*runner.hidden, tmp_path / "worker-bundles")
     finally:
         worker.stop()
     # Where the worker's sandbox would show the ladder (its Python installation holds it), it starts nothing.

@@ -311,6 +311,11 @@ class Deal:
         first played)."""
         return _PLAYS[self._winning_seat][self._winning_card.index] if self.trick else None
 
+    @property
+    def trick_points(self) -> int:
+        """The card points in the trick on the table (0 when the table is empty)."""
+        return self._trick_points if self.trick else 0
+
     def legal_moves(self) -> Sequence[Move]:
         """Every legal move for the seat to act, without repeats, in a stable order.
 

@@ -45,7 +45,7 @@ def test_trusted_moves_end_the_deal_as_checked_moves_do(players: int, seed: int)
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
-def test_public_trump_led_suit_and_winner_agree_with_the_view(players: int) -> None:
+def test_public_trump_led_suit_winner_and_trick_points_agree_with_the_view(players: int) -> None:
     match = Match(MatchRules(players), seed=players)
     rng = random.Random(players)
     while match.deal.phase is not Phase.FINISHED and not match.is_over:
@@ -55,6 +55,7 @@ def test_public_trump_led_suit_and_winner_agree_with_the_view(players: int) -> N
         assert deal.trump is view.trump
         assert deal.led_suit is view.led_suit
         assert deal.winning_play == view.winning_play
+        assert deal.trick_points == view.trick_points
         if match.apply(seat, rng.choice(deal.legal_moves())) is not None:
             break
 

@@ -32,7 +32,6 @@ import math
 import random
 import statistics
 import time
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final, cast
 
@@ -133,13 +132,13 @@ def play_out(deal: Deal, context: View, shown_out: Mapping[int, frozenset[Suit]]
         led = deal.led_suit
         card = legal[0]
         if len(legal) > 1:
-            view = deal.view(seat, rules, tables, teams_out, number)
+            position = rule_bot.position_of(deal.view(seat, rules, tables, teams_out, number))
             knowledge = rollout_knowledge(deal, seat, trump, voids, hand_size)
             cards = cast(list[Card], list(legal))
             if led is None:
-                card = rule_bot.choose_lead(view, cards, knowledge)
+                card = rule_bot.choose_lead(position, cards, knowledge)
             else:
-                card = rule_bot.choose_follow(view, cards, knowledge)
+                card = rule_bot.choose_follow(position, cards, knowledge)
         assert isinstance(card, Card)
         if led is not None and card.suit is not led:
             voids[seat].add(led)
@@ -150,15 +149,15 @@ def rollout_knowledge(
     deal: Deal, seat: int, trump: Suit | None, voids: dict[int, set[Suit]], hand_size: int
 ) -> rule_bot.Knowledge:
     """`rule_bot.know` for `seat` in a play-out, where the cards it cannot see are the other hands."""
-    unseen_count: Counter[Suit] = Counter()
-    top_unseen: dict[Suit, int] = {}
+    unseen_count = [0] * len(Suit)
+    top_unseen = [-1] * len(Suit)
     hands = deal.hands
     for other in deal.seats:
         if other != seat:
             for card in hands[other]:
                 suit = card.suit
                 unseen_count[suit] += 1
-                if top_unseen.get(suit, -1) < card.rank:
+                if top_unseen[suit] < card.rank:
                     top_unseen[suit] = card.rank
     return rule_bot.Knowledge(trump, unseen_count, top_unseen, voids, hand_size)
 

@@ -29,9 +29,11 @@ a decision takes a fraction of a millisecond.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from math import comb
+from operator import attrgetter
 from typing import Final
 
 from sample_bots.run import run_bot
@@ -343,38 +345,94 @@ def should_redouble(view: View) -> bool:
 # Counting the cards.
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Knowledge:
-    """What the seat knows about the cards it cannot see, rebuilt for every play decision.
+    """What the seat knows about the cards it cannot see at a play decision.
 
     `unseen_count` counts each suit's cards in other hands (the pack less this hand and every card
-    played), `top_unseen` is the highest rank of each suit among them, `voids` the suits each seat has
-    shown out of, `hand_size` the cards each hand was dealt.
+    played), `top_unseen` is the highest rank of each suit among them (-1 when none is out), both by
+    suit; `voids` the suits each seat has shown out of, `hand_size` the cards each hand was dealt.
+    Plain values, and not frozen: a play-out keeps one up to date card by card rather than build a
+    view at every card (`strong_bot.RulePlay`).
     """
 
     trump: Suit | None
-    unseen_count: Counter[Suit]
-    top_unseen: dict[Suit, int]
-    voids: dict[int, set[Suit]]
+    unseen_count: Sequence[int]
+    top_unseen: Sequence[int]
+    voids: Mapping[int, AbstractSet[Suit]]
     hand_size: int
 
 
 def know(view: View) -> Knowledge:
-    """Count the cards: which are still out, which is the top of each suit, who is void in what."""
-    unseen = view.unseen_cards
-    unseen_count: Counter[Suit] = Counter(card.suit for card in unseen)
-    top_unseen: dict[Suit, int] = {}
-    for card in unseen:  # in display order: a suit's first card is its highest
-        if card.suit not in top_unseen:
+    """Count the cards: how many of each suit are still out, which is the top of each suit, who is void
+    in what."""
+    unseen_count = [0] * len(Suit)
+    top_unseen = [-1] * len(Suit)
+    for card in view.unseen_cards:  # in display order: a suit's first card is its highest
+        if not unseen_count[card.suit]:
             top_unseen[card.suit] = card.rank
-    voids = {seat: set(suits) for seat, suits in view.voids.items()}
-    return Knowledge(view.trump, unseen_count, top_unseen, voids, hand_size_for(len(view.seats)))
+        unseen_count[card.suit] += 1
+    return Knowledge(view.trump, unseen_count, top_unseen, view.voids, hand_size_for(len(view.seats)))
+
+
+@dataclass(slots=True)
+class Position:
+    """Where the seat stands at a play decision: what the card play reads of its hand, of the trick on
+    the table and of the auction. Plain values, for the reason `Knowledge` gives."""
+
+    suit_lengths: Sequence[int]
+    """The seat's cards of each suit, by suit."""
+    led: Suit | None
+    """The suit led to the trick on the table; None when the seat is to lead."""
+    winning: Card | None
+    """The card winning the trick on the table so far."""
+    partner_winning: bool
+    """Whether a partner played it."""
+    trick_points: int
+    opponents_after: tuple[int, ...]
+    """The opponents still to play to the trick after this seat (every opponent, when it leads)."""
+    contracting: bool
+    """Whether the seat's team holds the contract."""
+    jack_suits: tuple[Suit, ...]
+    """The suits in which a partner signalled the jack (`jack_signals`), in the order bid."""
+
+
+def position_of(view: View) -> Position:
+    """The position of the seat to play in `view`."""
+    seat, team_of, team = view.seat, view.team_of, view.team
+    suit_lengths = [0] * len(Suit)
+    for card in view.hand:
+        suit_lengths[card.suit] += 1
+    winner = view.winning_play
+    contract = view.contract
+    return Position(
+        suit_lengths=suit_lengths,
+        led=view.led_suit,
+        winning=winner.card if winner is not None else None,
+        partner_winning=winner is not None and team_of[winner.seat] == team,
+        trick_points=view.trick_points,
+        opponents_after=tuple(other for other in view.seats_to_play if team_of[other] != team),
+        contracting=contract is not None and contract.team == team,
+        jack_suits=tuple(
+            suit for bidder, suit in jack_signals(view.calls) if bidder != seat and team_of[bidder] == team
+        ),
+    )
+
+
+def jack_signals(calls: Iterable[tuple[int, Call]]) -> list[tuple[int, Suit]]:
+    """The number-first bids of an auction (`28S`: the bidder holds the jack of spades), as the bidder's
+    seat and the suit, in order."""
+    return [
+        (seat, call.suit)
+        for seat, call in calls
+        if call.form is BidForm.NUMBER_SUIT and call.suit is not None
+    ]
 
 
 def is_master(card: Card, knowledge: Knowledge) -> bool:
     """Whether no card still out in other hands outranks `card` in its suit (an identical card does not:
     the first played wins)."""
-    return card.rank >= knowledge.top_unseen.get(card.suit, -1)
+    return card.rank >= knowledge.top_unseen[card.suit]
 
 
 def beats(card: Card, winning: Card, trump: Suit | None) -> bool:
@@ -390,28 +448,27 @@ def may_beat(seat: int, card: Card, led: Suit, knowledge: Knowledge) -> bool:
     led. A seat counts as void only once it has shown out or the suit is all out: guessing voids from
     thin suits made the bot too timid to take tricks (measured in self-play)."""
     trump = knowledge.trump
-    voids = knowledge.voids.get(seat, set())
+    voids = knowledge.voids[seat]
     void_in_led = led in voids or knowledge.unseen_count[led] == 0
-    if card.suit is led and not void_in_led and knowledge.top_unseen.get(led, -1) > card.rank:
+    if card.suit is led and not void_in_led and knowledge.top_unseen[led] > card.rank:
         return True
     if trump is None or trump is led or trump in voids or not void_in_led:
         return False
     if card.suit is led:
         return knowledge.unseen_count[trump] > 0
-    return knowledge.top_unseen.get(trump, -1) > card.rank
+    return knowledge.top_unseen[trump] > card.rank
 
 
-def holds(view: View, card: Card, knowledge: Knowledge, after: Sequence[int]) -> bool:
-    """Whether `card`, winning the trick now, keeps it against every opponent still to play."""
-    led = view.led_suit if view.trick else card.suit
-    assert led is not None
-    return not any(may_beat(seat, card, led, knowledge) for seat in after if view.team_of[seat] != view.team)
+def holds(card: Card, led: Suit, knowledge: Knowledge, opponents: Iterable[int]) -> bool:
+    """Whether `card`, winning a trick to which `led` was led (or which it leads) now, keeps it against
+    every one of `opponents` still to play."""
+    return not any(may_beat(seat, card, led, knowledge) for seat in opponents)
 
 
-def keep_value(card: Card, view: View, knowledge: Knowledge) -> float:
+def keep_value(card: Card, position: Position, knowledge: Knowledge) -> float:
     """How much the seat wants to keep `card`: trumps, masters and points most; a card of a short suit
     least (throwing it brings a void, and a void a ruff)."""
-    value = 8.0 * card.points + card.rank + 0.5 * len(view.cards_of(card.suit))
+    value = 8.0 * card.points + card.rank + 0.5 * position.suit_lengths[card.suit]
     if card.suit is knowledge.trump:
         value += 50.0
     if is_master(card, knowledge):
@@ -419,9 +476,13 @@ def keep_value(card: Card, view: View, knowledge: Knowledge) -> float:
     return value
 
 
-def lowest(cards: Sequence[Card], view: View, knowledge: Knowledge) -> Card:
+def lowest(cards: Sequence[Card], position: Position, knowledge: Knowledge) -> Card:
     """The card the seat minds losing least."""
-    return min(cards, key=lambda card: keep_value(card, view, knowledge))
+    return min(cards, key=lambda card: keep_value(card, position, knowledge))
+
+
+BY_RANK: Final = attrgetter("rank")
+"""`key=` for cards by rank (an attribute read in C, not a call of Python code)."""
 
 
 # The play.
@@ -430,42 +491,39 @@ def lowest(cards: Sequence[Card], view: View, knowledge: Knowledge) -> Card:
 def choose_card(view: View) -> Card:
     """The card to play: a lead, or a card to the trick on the table."""
     cards = [move for move in view.legal_moves if isinstance(move, Card)]
-    knowledge = know(view)
+    position, knowledge = position_of(view), know(view)
     if not view.trick:
-        return choose_lead(view, cards, knowledge)
-    return choose_follow(view, cards, knowledge)
+        return choose_lead(position, cards, knowledge)
+    return choose_follow(position, cards, knowledge)
 
 
-def choose_follow(view: View, cards: list[Card], knowledge: Knowledge) -> Card:
+def choose_follow(position: Position, cards: list[Card], knowledge: Knowledge) -> Card:
     """Follow to a trick: feed points to a partner who wins it safely, take it with the cheapest card
     that keeps it when it is worth taking, and otherwise play the card minded least."""
-    winner = view.winning_play
-    assert winner is not None
-    after = view.seats_to_play
-    points = view.trick_points
-    beaters = sorted(
-        (card for card in cards if beats(card, winner.card, knowledge.trump)), key=lambda card: card.rank
-    )
-    keepers = [card for card in beaters if holds(view, card, knowledge, after)]
-    if view.team_of[winner.seat] == view.team and holds(view, winner.card, knowledge, after):
-        return feed(view, cards, knowledge)
+    winning, led, after = position.winning, position.led, position.opponents_after
+    assert winning is not None
+    assert led is not None
+    if position.partner_winning and holds(winning, led, knowledge, after):
+        return feed(position, cards, knowledge)
     # An opponent wins the trick, or the partner may yet lose it: take it if it can be kept.
-    if keepers and worth_taking(view, keepers[0], points, knowledge):
-        return keepers[0]
-    return lowest(cards, view, knowledge)
+    beaters = sorted((card for card in cards if beats(card, winning, knowledge.trump)), key=BY_RANK)
+    keeper = next((card for card in beaters if holds(card, led, knowledge, after)), None)
+    if keeper is not None and worth_taking(position, keeper, knowledge):
+        return keeper
+    return lowest(cards, position, knowledge)
 
 
-def worth_taking(view: View, card: Card, points: int, knowledge: Knowledge) -> bool:
+def worth_taking(position: Position, card: Card, knowledge: Knowledge) -> bool:
     """Whether to take the trick with `card`: a ruff only for a trick with points (two or more while
     the hand is long: trumps are worth keeping), a card of the suit led whenever the trick would carry
     points, the card's own included (a master held back may be ruffed later)."""
-    if card.suit is knowledge.trump and view.led_suit is not knowledge.trump:
-        early = len(view.hand) > knowledge.hand_size // 2
-        return points >= (2 if early else 1)
-    return points + card.points >= 1
+    if card.suit is knowledge.trump and position.led is not knowledge.trump:
+        early = sum(position.suit_lengths) > knowledge.hand_size // 2
+        return position.trick_points >= (2 if early else 1)
+    return position.trick_points + card.points >= 1
 
 
-def feed(view: View, cards: list[Card], knowledge: Knowledge) -> Card:
+def feed(position: Position, cards: list[Card], knowledge: Knowledge) -> Card:
     """The card to throw on a trick the partner wins: the most points that are not a master (a master
     takes its own trick later) and not a trump (unless trumps were led)."""
     trump = knowledge.trump
@@ -474,69 +532,57 @@ def feed(view: View, cards: list[Card], knowledge: Knowledge) -> Card:
         for card in cards
         if card.points
         and not is_master(card, knowledge)
-        and (card.suit is not trump or view.led_suit is trump)
+        and (card.suit is not trump or position.led is trump)
     ]
     if givable:
         return max(givable, key=lambda card: (card.points, -card.rank))
-    return lowest(cards, view, knowledge)
+    return lowest(cards, position, knowledge)
 
 
-def choose_lead(view: View, cards: list[Card], knowledge: Knowledge) -> Card:
+def choose_lead(position: Position, cards: list[Card], knowledge: Knowledge) -> Card:
     """Lead: draw trumps as the contracting side holding the top trump; cash a master that cannot be
     ruffed; lead towards a partner's shown jack; otherwise lead low from the longest side suit."""
     trump = knowledge.trump
-    others = tuple(seat for seat in view.seats if seat != view.seat)
-    contracting = view.contract is not None and view.contract.team == view.team
-    if trump is not None and contracting and opponents_may_hold(view, trump, knowledge):
+    opponents = position.opponents_after
+    if trump is not None and position.contracting and opponents_may_hold(opponents, trump, knowledge):
         top_trumps = [card for card in cards if card.suit is trump and is_master(card, knowledge)]
         if top_trumps:
-            return min(top_trumps, key=lambda card: card.rank)
+            return min(top_trumps, key=BY_RANK)
     masters = [
         card
         for card in cards
-        if card.suit is not trump and is_master(card, knowledge) and holds(view, card, knowledge, others)
+        if card.suit is not trump
+        and is_master(card, knowledge)
+        and holds(card, card.suit, knowledge, opponents)
     ]
     if masters:
         return max(masters, key=lambda card: (card.points, knowledge.unseen_count[card.suit], -card.rank))
-    for suit in partners_jack_suits(view, knowledge):
-        held = [card for card in cards if card.suit is suit]
-        if held:
-            return lowest(held, view, knowledge)
+    for suit in position.jack_suits:
+        if knowledge.top_unseen[suit] == Rank.JACK:  # the partner's jack is still out
+            held = [card for card in cards if card.suit is suit]
+            if held:
+                return lowest(held, position, knowledge)
     side = [card for card in cards if card.suit is not trump] or cards
-    return lead_low(view, side, knowledge)
+    return lead_low(position, side, knowledge)
 
 
-def opponents_may_hold(view: View, suit: Suit, knowledge: Knowledge) -> bool:
-    """Whether a card of `suit` is still out and some opponent has not shown out of it."""
+def opponents_may_hold(opponents: Iterable[int], suit: Suit, knowledge: Knowledge) -> bool:
+    """Whether a card of `suit` is still out and one of `opponents` has not shown out of it."""
     if knowledge.unseen_count[suit] == 0:
         return False
-    return any(suit not in knowledge.voids.get(seat, set()) for seat in opponent_seats(view))
+    return any(suit not in knowledge.voids[seat] for seat in opponents)
 
 
-def partners_jack_suits(view: View, knowledge: Knowledge) -> list[Suit]:
-    """Suits in which a partner signalled the jack (a number-first bid) and a jack is still out."""
-    suits = []
-    for _, call, _ in bids_by(view, partner_seats(view)):
-        suit = call.suit
-        if (
-            call.form is BidForm.NUMBER_SUIT
-            and suit is not None
-            and knowledge.top_unseen.get(suit) == Rank.JACK
-        ):
-            suits.append(suit)
-    return suits
-
-
-def lead_low(view: View, cards: list[Card], knowledge: Knowledge) -> Card:
+def lead_low(position: Position, cards: list[Card], knowledge: Knowledge) -> Card:
     """The lowest card of the longest suit, preferring a suit whose lowest card carries no points."""
     by_suit: dict[Suit, list[Card]] = {}
     for card in cards:
         by_suit.setdefault(card.suit, []).append(card)
     suit = min(
         by_suit,
-        key=lambda suit: (lowest(by_suit[suit], view, knowledge).points, -len(by_suit[suit]), suit),
+        key=lambda suit: (lowest(by_suit[suit], position, knowledge).points, -len(by_suit[suit]), suit),
     )
-    return lowest(by_suit[suit], view, knowledge)
+    return lowest(by_suit[suit], position, knowledge)
 
 
 # The bot.
@@ -548,7 +594,7 @@ def fallback(view: View) -> Move:
     if PASS in legal:
         return PASS
     cards = [move for move in legal if isinstance(move, Card)]
-    return lowest(cards, view, know(view)) if cards else legal[0]
+    return lowest(cards, position_of(view), know(view)) if cards else legal[0]
 
 
 class RuleBot(Bot):

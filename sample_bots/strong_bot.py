@@ -40,7 +40,6 @@ import functools
 import math
 import random
 import time
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -185,12 +184,16 @@ class Stakes:
 
 SUITS: Final = tuple(Suit)
 
+TOP_RANK: Final = tuple(-1 if not bits else 7 - ((bits & -bits).bit_length() - 1) for bits in range(256))
+"""The highest rank in a set of one suit's cards (`Card.bit`s shifted down to the low byte), -1 for none:
+a suit's bits run from its highest rank, so its top card is the lowest bit set."""
+
 
 def play_out(
-    deal: Deal, context: View, shown_out: Mapping[int, frozenset[Suit]], until_decided: bool = False
+    deal: Deal, shown_out: Mapping[int, frozenset[Suit]], until_decided: bool = False
 ) -> bool | None:
-    """`pimc_bot.play_out` (the rule bot's card play at every seat) with the cards each seat cannot see
-    counted as the play-out goes (`RulePlay`), not rebuilt from the hands at every card. The cards chosen
+    """`pimc_bot.play_out` (the rule bot's card play at every seat) with what the rule bot reads kept up
+    to date as the play-out goes (`RulePlay`), not rebuilt from a view at every card. The cards chosen
     are the same (tests/sample_bots/test_strong_bot.py checks it).
 
     With `until_decided` it stops at the first trick after which the contract is made or can no longer
@@ -202,12 +205,13 @@ def play_out(
     spare = total_points(len(deal.seats)) - need  # the points the contractors may lose and still make it
     points = deal.points
     team = contract.team
-    rule_play = RulePlay(deal, context, shown_out)
+    rule_play = RulePlay(deal, shown_out)
+    legal_moves, choose, play = deal.legal_moves, rule_play.card, rule_play.play
     while deal.phase is Phase.PLAY:
-        legal = deal.legal_moves()
-        card = legal[0] if len(legal) == 1 else rule_play.card(legal)
+        legal = legal_moves()
+        card = legal[0] if len(legal) == 1 else choose(legal)
         assert isinstance(card, Card)
-        rule_play.play(card)
+        play(card)
         if until_decided and not deal.trick:
             taken = points[team]
             if taken >= need:
@@ -223,37 +227,117 @@ def total_points(players: int) -> int:
     return sum(card.points for card in pack_for(players))
 
 
+@functools.cache
+def opponents_after(
+    seats: tuple[int, ...], team_of: tuple[int, ...]
+) -> Mapping[int, tuple[tuple[int, ...], ...]]:
+    """For each seat at the table, by the count of cards on the table before it plays, the opponents still
+    to play to the trick after it (of `View.seats_to_play`): the same at every trick of every play-out at
+    this table."""
+    found = {}
+    count = len(seats)
+    for place, seat in enumerate(seats):
+        following = [seats[(place + step) % count] for step in range(1, count)]
+        found[seat] = tuple(
+            tuple(other for other in following[: count - 1 - on_table] if team_of[other] != team_of[seat])
+            for on_table in range(count)
+        )
+    return found
+
+
 class RulePlay:
     """The rule bot's card play in a deal played on (a play-out, or a replay of the cards played), with
-    what `rule_bot.know` counts for each seat kept as cards are played rather than rebuilt at every card
-    (the PIMC bot's rebuild took more than a quarter of a play-out's time): each seat's cards of each
-    suit, and the suits each seat has shown out of."""
+    what its card play reads (`rule_bot.Knowledge` and each seat's `rule_bot.Position`) kept up to date
+    as cards are played: building a view and counting the cards from it at every card took about two
+    thirds of a play-out's time. The cards other seats hold are the pack's cards still in play less the
+    seat's own, as sets of `Card.bit`s (`remaining`, and `remaining_twice` for both copies of a card)."""
 
-    __slots__ = ("by_seat", "context", "deal", "hand_size", "total", "voids")
+    __slots__ = (
+        "deal",
+        "knowledge",
+        "positions",
+        "opponents_after",
+        "by_seat",
+        "total",
+        "remaining",
+        "remaining_twice",
+        "voids",
+    )
 
-    def __init__(self, deal: Deal, context: View, shown_out: Mapping[int, frozenset[Suit]]) -> None:
+    def __init__(self, deal: Deal, shown_out: Mapping[int, frozenset[Suit]]) -> None:
+        contract = deal.contract
+        assert contract is not None
         self.deal = deal
-        self.context = context
         self.voids = {seat: set(suits) for seat, suits in shown_out.items()}
-        self.hand_size = hand_size_for(len(deal.seats))
+        self.knowledge = rule_bot.Knowledge(deal.trump, (), (), self.voids, hand_size_for(len(deal.seats)))
+        self.opponents_after = opponents_after(deal.seats, deal.team_of)
+        team_of = deal.team_of
+        signals = rule_bot.jack_signals(deal.calls)
+        self.positions: dict[int, rule_bot.Position] = {}
         self.by_seat: dict[int, list[int]] = {}
+        """Each seat's cards of each suit (its position's `suit_lengths`)."""
+        self.remaining = self.remaining_twice = 0
         for seat in deal.seats:
             held, twice = deal.card_sets(seat)
-            self.by_seat[seat] = [
-                (held & bits).bit_count() + (twice & bits).bit_count() for bits in SUIT_BITS
-            ]
-        self.total = [sum(counts[suit] for counts in self.by_seat.values()) for suit in SUITS]
+            self.remaining_twice |= self.remaining & held | twice
+            self.remaining |= held
+            team = team_of[seat]
+            lengths = [(held & bits).bit_count() + (twice & bits).bit_count() for bits in SUIT_BITS]
+            self.by_seat[seat] = lengths
+            self.positions[seat] = rule_bot.Position(
+                suit_lengths=lengths,
+                led=None,
+                winning=None,
+                partner_winning=False,
+                trick_points=0,
+                opponents_after=(),
+                contracting=team == contract.team,
+                jack_suits=tuple(
+                    suit for bidder, suit in signals if bidder != seat and team_of[bidder] == team
+                ),
+            )
+        self.total = [sum(lengths[suit] for lengths in self.by_seat.values()) for suit in SUITS]
 
     def card(self, legal: Sequence[Move]) -> Card:
         """The rule bot's card among `legal` (two or more) for the seat to act."""
-        deal, context = self.deal, self.context
+        deal = self.deal
         seat = deal.to_act
-        view = deal.view(seat, context.rules, context.tables, context.teams_out, context.deal_number)
-        knowledge = self.knowledge(seat)
+        held, twice = deal.card_sets(seat)
+        unseen = self.remaining_twice & ~twice | self.remaining & ~held  # the cards of the other seats
+        position = self.positions[seat]
+        mine, total = position.suit_lengths, self.total
+        knowledge = self.knowledge
+        # By suit, written out: a comprehension costs a call, and this runs at every card with a choice.
+        knowledge.unseen_count = [
+            total[0] - mine[0],
+            total[1] - mine[1],
+            total[2] - mine[2],
+            total[3] - mine[3],
+        ]
+        knowledge.top_unseen = [
+            TOP_RANK[unseen & 0xFF],
+            TOP_RANK[unseen >> 8 & 0xFF],
+            TOP_RANK[unseen >> 16 & 0xFF],
+            TOP_RANK[unseen >> 24],
+        ]
+        on_table = len(deal.trick)
+        position.opponents_after = self.opponents_after[seat][on_table]
         cards = cast(list[Card], list(legal))
-        if deal.led_suit is None:
-            return rule_bot.choose_lead(view, cards, knowledge)
-        return rule_bot.choose_follow(view, cards, knowledge)
+        if not on_table:
+            position.led, position.winning, position.partner_winning, position.trick_points = (
+                None,
+                None,
+                False,
+                0,
+            )
+            return rule_bot.choose_lead(position, cards, knowledge)
+        winner = deal.winning_play
+        assert winner is not None
+        position.led = deal.led_suit
+        position.winning = winner.card
+        position.partner_winning = deal.team_of[winner.seat] == deal.team_of[seat]
+        position.trick_points = deal.trick_points
+        return rule_bot.choose_follow(position, cards, knowledge)
 
     def play(self, card: Card) -> None:
         """Play `card` for the seat to act, and count it."""
@@ -263,25 +347,11 @@ class RulePlay:
             self.voids[seat].add(led)
         self.by_seat[seat][card.suit] -= 1
         self.total[card.suit] -= 1
+        if self.remaining_twice & card.bit:
+            self.remaining_twice ^= card.bit
+        else:
+            self.remaining ^= card.bit
         deal.apply_trusted(card)
-
-    def knowledge(self, seat: int) -> rule_bot.Knowledge:
-        """`rule_bot.know` for `seat`, where the cards it cannot see are the other hands: each suit's top
-        card is the lowest bit of the others' set of cards (a suit's bits run from its highest rank)."""
-        deal = self.deal
-        union = 0
-        for other in deal.seats:
-            if other != seat:
-                union |= deal.card_sets(other)[0]
-        own = self.by_seat[seat]
-        unseen_count: Counter[Suit] = Counter()
-        top_unseen: dict[Suit, int] = {}
-        for suit, bits, total, mine in zip(SUITS, SUIT_BITS, self.total, own, strict=True):
-            if total > mine:
-                unseen_count[suit] = total - mine
-                out = union & bits
-                top_unseen[suit] = 7 - ((out & -out).bit_length() - 1 - 8 * suit)
-        return rule_bot.Knowledge(deal.trump, unseen_count, top_unseen, self.voids, self.hand_size)
 
 
 # Inference from the play.
@@ -309,7 +379,7 @@ def play_reading(view: View) -> Callable[[Mapping[int, list[Card]]], float] | No
         deal = Deal(view.seats, view.team_of, view.dealer, dealt)
         for made in view.calls:
             deal.apply_trusted(made.call)
-        rule_play = RulePlay(deal, view, {seat: frozenset() for seat in view.seats})
+        rule_play = RulePlay(deal, {seat: frozenset() for seat in view.seats})
         result = 1.0
         for play in plays:
             if play.seat != view.seat:
@@ -464,11 +534,11 @@ def choose_card(
             deal = root.copy()
             deal.apply_trusted(card)
             if points:
-                play_out(deal, view, shown_out[card])
+                play_out(deal, shown_out[card])
                 worth = stakes.worth(contract.team, contract.number, deal.made, contract.doubling)
                 sample.append(worth + pimc_bot.POINT_BONUS * deal.points[view.team])
                 continue
-            made = play_out(deal, view, shown_out[card], until_decided=True)
+            made = play_out(deal, shown_out[card], until_decided=True)
             assert made is not None
             sample.append(stakes.worth(contract.team, contract.number, made, contract.doubling))
         else:
@@ -565,7 +635,7 @@ def choose_call(
             if sample and time.perf_counter() >= budget.deadline:
                 break  # a sample must play every contract: this one is dropped
             deal = pimc_bot.contracted(view, hands, declarer, trump)
-            play_out(deal, view, view.voids)
+            play_out(deal, view.voids)
             sample.append(deal.points[view.team_of[declarer]])
         else:
             drawn += 1

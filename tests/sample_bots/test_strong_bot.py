@@ -1,7 +1,8 @@
 """The strong bot (sample_bots/strong_bot.py): legal moves in every kind of table, the same play for the
-same seed and sample count, its stakes, its reading of the play, its allowance, and the whole protocol
+same seed and sample count, its stakes, its reading of the play, its allowance, its play-outs (the rule
+bot's cards, from what the rule bot would read of a real view at every card), and the whole protocol
 through `arena check-bot` against the bot running as its own process. Its strength is measured by
-bench/strength.py, not here."""
+bench/strength.py, its play-outs' speed by bench/playout.py, not here."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 from bot_process import start_with_port_file
 
-from fiftysix.engine import Deal, Match, MatchRules, Move, Phase, Ruleset, sample_hands
+from fiftysix.engine import Card, Deal, Match, MatchRules, Move, Phase, Ruleset, Suit, sample_hands
 from fiftysix.wire import TimeControl
 from sample_bots import pimc_bot, rule_bot
 from sample_bots.strong_bot import (
@@ -24,6 +25,7 @@ from sample_bots.strong_bot import (
     PLAY_TRUST,
     Allowance,
     Methods,
+    RulePlay,
     Stakes,
     StrongBot,
     play_out,
@@ -179,11 +181,11 @@ def test_play_out_plays_the_pimc_bots_cards(players: int, ruleset: Ruleset) -> N
                 fast = Deal.from_view(view, sample_hands(view, rng))
                 slow = fast.copy()
                 short = fast.copy()
-                play_out(fast, view, view.voids)
+                play_out(fast, view.voids)
                 pimc_bot.play_out(slow, view, view.voids)
                 assert fast.tricks == slow.tricks
                 # Stopped once the contract is decided, it tells the same outcome, sooner or as late.
-                assert play_out(short, view, view.voids, until_decided=True) == slow.made
+                assert play_out(short, view.voids, until_decided=True) == slow.made
                 assert short.tricks == slow.tricks[: len(short.tricks)]
                 stopped_early += short.phase is Phase.PLAY
                 compared += 1
@@ -191,3 +193,66 @@ def test_play_out_plays_the_pimc_bots_cards(players: int, ruleset: Ruleset) -> N
             match.apply(view.seat, move)
     assert compared > 10
     assert stopped_early > 0
+
+
+def counted(knowledge: rule_bot.Knowledge) -> tuple[object, ...]:
+    """A knowledge's values, its voids as plain sets (a view gives frozen ones, a play-out its own)."""
+    voids = {seat: set(suits) for seat, suits in knowledge.voids.items()}
+    return (
+        knowledge.trump,
+        list(knowledge.unseen_count),
+        list(knowledge.top_unseen),
+        voids,
+        knowledge.hand_size,
+    )
+
+
+@pytest.mark.parametrize("players", [4, 6, 8])
+@pytest.mark.parametrize("ruleset", list(Ruleset))
+def test_rule_play_reads_what_a_view_shows_and_plays_the_rule_bots_card(
+    players: int, ruleset: Ruleset
+) -> None:
+    """At every card with a choice of play-outs from sampled deals (from many points of many deals, some
+    of their cards random, for voids shown and odd positions), the counted play (`RulePlay`) holds what
+    the rule bot reads of the real view of the seat to play (`rule_bot.know`, `rule_bot.position_of`) and
+    picks the card the rule bot picks from that view; and `play_out` plays the rule bot's cards."""
+    seen: set[str] = set()
+    for seed in range(16):
+        match = Match(MatchRules(players, ruleset, deal_cap=1), seed=seed)
+        rng = random.Random(seed)
+        while match.to_act is not None:
+            view = match.view(match.to_act)
+            if view.phase is Phase.PLAY and rng.random() < 0.2:
+                deal = Deal.from_view(view, sample_hands(view, rng))
+                reference, whole = deal.copy(), deal.copy()
+                rule_play = RulePlay(deal, view.voids)
+                while deal.phase is Phase.PLAY:
+                    legal = deal.legal_moves()
+                    seat_view = deal.view(
+                        deal.to_act, view.rules, view.tables, view.teams_out, view.deal_number
+                    )
+                    card = legal[0]
+                    if len(legal) > 1:
+                        card = rule_play.card(legal)
+                        assert card == rule_bot.choose_card(seat_view)
+                        assert counted(rule_play.knowledge) == counted(rule_bot.know(seat_view))
+                        assert rule_play.positions[deal.to_act] == rule_bot.position_of(seat_view)
+                        seen.add("follow" if deal.trick else "lead")
+                        seen.update(f"void {suit.name}" for suit in rule_play.voids[deal.to_act])
+                    if rng.random() < 0.2:
+                        card = rng.choice(legal)  # a card the rule bot might not play
+                    assert isinstance(card, Card)
+                    rule_play.play(card)
+                # The whole play-out, against the rule bot's card from a real view at every step.
+                while reference.phase is Phase.PLAY:
+                    seat = reference.to_act
+                    seat_view = reference.view(
+                        seat, view.rules, view.tables, view.teams_out, view.deal_number
+                    )
+                    reference.apply_trusted(rule_bot.choose_card(seat_view))
+                play_out(whole, view.voids)
+                assert whole.tricks == reference.tricks
+                seen.add("play-out")
+            move = rng.choice(view.legal_moves) if view.phase is Phase.PLAY else rule_bot.decide(view)
+            match.apply(view.seat, move)
+    assert {"lead", "follow", "play-out", *(f"void {suit.name}" for suit in Suit)} <= seen

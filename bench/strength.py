@@ -47,11 +47,6 @@ BOTS: dict[str, Callable[[float, int | None], Bot]] = {
     "strong-inference": lambda budget, samples: StrongBot(
         budget, samples=samples, methods=Methods(inference=True)
     ),
-    "strong-points": lambda budget, samples: StrongBot(budget, samples=samples, methods=Methods(points=True)),
-    "strong-smooth": lambda budget, samples: StrongBot(budget, samples=samples, methods=Methods(smooth=True)),
-    "strong-auction6": lambda budget, samples: StrongBot(
-        budget, samples=samples, methods=Methods(auction_share=6)
-    ),
     "pimc": lambda budget, samples: PimcBot(budget, samples=samples),
     "rules": lambda budget, samples: RuleBot(),
     "random": lambda budget, samples: RandomBot(),

@@ -103,13 +103,6 @@ class Methods:
     pairs at 10 samples (+3 with it, +55 without), the weights leaving about 4 of 10 samples' worth and
     the rule bot's play a poor model of the PIMC bot's."""
     allowance: bool = True
-    points: bool = False
-    """Play each card's play-outs to the end and add `pimc_bot.POINT_BONUS` per point taken (the PIMC
-    bot's value), rather than stopping once the contract is decided."""
-    auction_share: float = AUCTION_SHARE
-    smooth: bool = False
-    """Read a contract's chance from a normal fit of the sampled points (the spread pooled over the
-    contracts compared), not from the share of samples that made it."""
 
 
 # Stakes: what a deal's outcome is worth in the match.
@@ -500,7 +493,6 @@ def choose_card(
     rng: random.Random,
     stakes: Stakes,
     inference: bool = True,
-    points: bool = False,
 ) -> tuple[Card | None, int]:
     """The rule bot's card unless another did better over the weighted samples by more than
     `pimc_bot.PLAY_Z` standard errors of the difference; and the samples drawn. None when not one sample
@@ -533,11 +525,6 @@ def choose_card(
                 break  # a sample must score every card: this one is dropped
             deal = root.copy()
             deal.apply_trusted(card)
-            if points:
-                play_out(deal, shown_out[card])
-                worth = stakes.worth(contract.team, contract.number, deal.made, contract.doubling)
-                sample.append(worth + pimc_bot.POINT_BONUS * deal.points[view.team])
-                continue
             made = play_out(deal, shown_out[card], until_decided=True)
             assert made is not None
             sample.append(stakes.worth(contract.team, contract.number, made, contract.doubling))
@@ -575,31 +562,7 @@ def _clearly_behind(chosen: list[float], other: list[float], weights: list[float
 # The auction.
 
 
-MIN_SPREAD: Final = 3.0
-"""The least spread of a contract's points a normal fit assumes (a few samples may agree by chance)."""
-
-
-def smoothed_chance(taken: Sequence[int], number: int, spread: float) -> float:
-    """The chance of taking `number` points or more if the points are normal about the samples' mean
-    with `spread` (a whole number of points: `number` - 1/2 is the edge)."""
-    mean = sum(taken) / len(taken)
-    return 1 - NormalDist(mean, max(spread, MIN_SPREAD)).cdf(number - 0.5)
-
-
-def pooled_spread(taken: Sequence[Sequence[int]]) -> float:
-    """The standard deviation of the samples' points about each contract's own mean, pooled."""
-    squares = count = 0.0
-    for results in taken:
-        if len(results) > 1:
-            mean = sum(results) / len(results)
-            squares += sum((points - mean) ** 2 for points in results)
-            count += len(results) - 1
-    return math.sqrt(squares / count) if count else MIN_SPREAD
-
-
-def choose_call(
-    view: View, budget: Budget, rng: random.Random, stakes: Stakes, smooth: bool = False
-) -> tuple[Call | None, int]:
+def choose_call(view: View, budget: Budget, rng: random.Random, stakes: Stakes) -> tuple[Call | None, int]:
     """The PIMC bot's auction (`pimc_bot.choose_call`) valued by `stakes`, with a bid valued as if the
     opponents doubled it whenever that is worse for the bidders: the rule bot's call unless the samples
     expect clearly more (`pimc_bot.AUCTION_EDGE` tables over the square root of the samples) from a bid
@@ -644,10 +607,6 @@ def choose_call(
     if not contracts or not drawn:
         return None, drawn
     points = dict(zip(ours, taken, strict=False))
-    spread = pooled_spread(taken)
-
-    def chance(results: list[int], number: int) -> float:
-        return smoothed_chance(results, number, spread) if smooth else pimc_bot.chance_of(results, number)
 
     def made_or_not(team: int, number: int, chance: float, doubling: int) -> float:
         return chance * stakes.worth(team, number, True, doubling) + (1 - chance) * stakes.worth(
@@ -656,7 +615,7 @@ def choose_call(
 
     standing = 0.0
     if high is not None:
-        standing = chance(taken[-1], high.number)
+        standing = pimc_bot.chance_of(taken[-1], high.number)
 
     def expected(call: Call) -> float:
         if high is None and not call.is_bid:
@@ -671,7 +630,7 @@ def choose_call(
             assert high is not None
             return made_or_not(view.team_of[high.seat], high.number, standing, view.doubling)
         number = call.contract_number(current)
-        return made_or_not(view.team, number, chance(points[call.suit], number), 1)
+        return made_or_not(view.team, number, pimc_bot.chance_of(points[call.suit], number), 1)
 
     edge = pimc_bot.AUCTION_EDGE / math.sqrt(drawn)
     if redoubling:
@@ -699,15 +658,15 @@ def decide(
     it allows not one sample)."""
     if not view.legal_moves:
         raise ValueError(f"seat {view.seat} is not to act: there is no legal move to choose")
-    share = methods.auction_share if view.phase is Phase.AUCTION else 1.0
+    share = AUCTION_SHARE if view.phase is Phase.AUCTION else 1.0
     clock_s = pimc_bot.clock_for(view)
     budget = Budget(allowance, share, by_samples, not methods.allowance, time.perf_counter(), clock_s)
     stakes = Stakes.of(view, methods.stakes)
     move: Move | None
     if view.phase is Phase.AUCTION:
-        move, drawn = choose_call(view, budget, rng, stakes, methods.smooth)
+        move, drawn = choose_call(view, budget, rng, stakes)
     else:
-        move, drawn = choose_card(view, budget, rng, stakes, methods.inference, methods.points)
+        move, drawn = choose_card(view, budget, rng, stakes, methods.inference)
     budget.book(drawn)
     if move is None or move not in view.legal_moves:
         return rule_bot.decide(view)

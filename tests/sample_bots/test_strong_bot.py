@@ -66,7 +66,7 @@ def test_plays_only_legal_moves(players: int, ruleset: Ruleset) -> None:
 
 @pytest.mark.parametrize(
     "methods",
-    [Methods(), Methods(inference=True, points=True, smooth=True), Methods(stakes=False, allowance=False)],
+    [Methods(), Methods(inference=True), Methods(stakes=False, allowance=False)],
 )
 def test_the_same_seed_and_sample_count_play_the_same(methods: Methods) -> None:
     def moves() -> list[Move]:

@@ -15,7 +15,10 @@ that the retries run out. With `--kill-worker-when-shown MARKER --ladder
 FILE`, at its first decision past the first deal it waits until a set of the ladder in FILE (SQLite) has
 been shown live, then kills its worker, unless a process of the bot made MARKER first (only one does): a
 match lost after its set was shown. With `--rules` it plays as the rule bot (whose matches last more
-than a deal), not the random bot.
+than a deal), not the random bot. With `--think-ms MS` it takes MS at each decision past the first deal,
+as a bot that uses its clock does: the rule bot plays a deal in a tenth of a second, over before the
+runner's live feed writes a batch, so a match is live on the site only while it lasts past the deal that
+the gate shows first.
 """
 
 from __future__ import annotations
@@ -80,6 +83,18 @@ def node_noting(base: type[Bot], node: str | None, trace: Path | None) -> type[B
     return NodeNoting
 
 
+def thinking(base: type[Bot], think_s: float) -> type[Bot]:
+    """`base`, which takes `think_s` at each decision past the first deal."""
+
+    class Thinking(base):  # type: ignore[valid-type,misc]
+        def decide(self, view: BotView) -> Move:
+            if view.deal_number >= 2:
+                time.sleep(think_s)
+            return super().decide(view)
+
+    return Thinking
+
+
 def killer(
     marker: Path | None,
     always: bool = False,
@@ -135,12 +150,15 @@ def main() -> None:
     parser.add_argument("--kill-worker-when-shown", default=None)
     parser.add_argument("--ladder", default=None)
     parser.add_argument("--rules", action="store_true")
+    parser.add_argument("--think-ms", type=int, default=0)
     args = parser.parse_args()
     worker = ray_worker_ancestor()
     node = None if worker is None else ray_node_folder(worker)
     with open(args.trace, "a", encoding="utf-8") as trace:
         trace.write(f"ray-worker {worker} {node} {os.getpid()}\n" if worker is not None else "no-worker\n")
     bot = node_noting(RuleBot if args.rules else RandomBot, node, args.match_trace)
+    if args.think_ms:
+        bot = thinking(bot, args.think_ms / 1000)
     when_shown = None
     if args.kill_worker_when_shown is not None:
         when_shown = (Path(args.kill_worker_when_shown), Path(args.ladder))

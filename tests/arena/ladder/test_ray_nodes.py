@@ -1,33 +1,42 @@
 """The ladder on a Ray cluster of two nodes on this machine (tests/ray_cluster.py: a head and a second
 node, each a `ray start` session with its own CPU, folder and ports), the store on PostgreSQL, and the
-second node killed mid-run: the run goes on on the head and the ladder keeps every invariant.
+second node killed mid-run: the run goes on on the head and the ladder keeps every invariant. And issue
+26's whole event in one run: besides, `arena serve` in a process of its own, watched by a spectator
+(`Spectator`) who sees a match of the second node live, and PostgreSQL restarted mid-run.
 
-The steps are methods of `LadderOnNodes`, so that a test of a whole event adds its own between them (a
-PostgreSQL restart, a look at the site) without another harness. Skipped where Ray or PostgreSQL is
-missing, except under CI."""
+The steps are methods of `LadderOnNodes`, so that each test adds its own between them. Skipped where Ray
+or PostgreSQL is missing, except under CI."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
+import httpx2
 import pytest
 from postgres_support import PostgresServer
 from sqlalchemy import select
 
 from arena.ladder.store import LadderStore, relations
-from tests.arena.ladder.ladder_support import assert_ladder_invariants
+from tests.arena.ladder.ladder_support import assert_ladder_invariants, events
+from tests.arena.sandbox.site_server import serving
 from tests.ray_cluster import NodeSpec, RayCluster, RayClusterError, RayNode, ray_cluster, require_ray
 
 BOTS: Final = Path(__file__).resolve().parents[2] / "bots"
 
 PLAYERS: Final = 4
 """The players of a match (`arena ladder run`'s default), each seat a process of a command bot."""
+
+MATCHES: Final = 16
+"""The matches of the whole event's run: eight sets of two rotations."""
 
 WAIT_S: Final = 90.0
 """The most a step waits for what it expects (a bound against hanging, not a timed assertion)."""
@@ -233,6 +242,90 @@ class LadderOnNodes:
         return pids
 
 
+@dataclass
+class Spectator:
+    """Someone watching `arena serve` at `site` as a browser does: the live list read again and again,
+    and each match listed in play streamed from its start (a thread each) until the site ends the
+    stream; the calls and cards each stream showed, by match id. Refusals (a 503 while the store is
+    away, a 404 for a match over by the time its stream was asked for) are a spectator's to shrug off."""
+
+    site: str
+    moves: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """The calls and cards shown, by match id (a match listed in play, whether or not it shows any)."""
+    listed_at: dict[str, float] = field(default_factory=dict)
+    """When each match was first listed in play (`time.monotonic()`)."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    """Held while `moves` and `listed_at` change or are read."""
+    stopping: threading.Event = field(default_factory=threading.Event)
+    threads: list[threading.Thread] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.http = httpx2.Client(base_url=self.site, timeout=httpx2.Timeout(30.0, read=120.0))
+        self._spawn(self._list)
+
+    def _spawn(self, target: Callable[..., None], *args: str) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)
+        self.threads.append(thread)
+        thread.start()
+
+    def _list(self) -> None:
+        while not self.stopping.is_set():
+            with contextlib.suppress(httpx2.HTTPError):
+                answer = self.http.get("/api/live")
+                if answer.status_code == 200:
+                    for match in answer.json():
+                        with self.lock:
+                            new = match["match_id"] not in self.moves
+                            if new:
+                                self.moves[match["match_id"]] = []
+                                self.listed_at[match["match_id"]] = time.monotonic()
+                        if new:
+                            self._spawn(self._watch, match["match_id"])
+            self.stopping.wait(0.1)
+
+    def _watch(self, match_id: str) -> None:
+        with (
+            contextlib.suppress(httpx2.HTTPError),
+            self.http.stream("GET", f"/api/live/{match_id}/events") as stream,
+        ):
+            if stream.status_code != 200:
+                return
+            for line in stream.iter_lines():
+                event = json.loads(line.removeprefix("data: ")) if line.startswith("data: ") else {}
+                if event.get("type") in ("call", "card"):
+                    with self.lock:
+                        self.moves[match_id].append(event)
+
+    def listed(self) -> set[str]:
+        """The matches the site has listed in play."""
+        with self.lock:
+            return set(self.listed_at)
+
+    def shown(self, since: float = 0.0) -> set[str]:
+        """The matches whose moves the site showed while they were in play (first listed `since`)."""
+        with self.lock:
+            return {match for match, at in self.listed_at.items() if at >= since and self.moves[match]}
+
+    def stop(self) -> None:
+        """List no more (the streams open end with their matches, or with the site)."""
+        self.stopping.set()
+
+    def close(self) -> None:
+        """Once the site has stopped: wait for the threads (every stream cut), and close the client."""
+        self.stopping.set()
+        for thread in self.threads:
+            thread.join(timeout=WAIT_S)
+        self.http.close()
+
+
+def assert_shown_as_played(moves: list[dict[str, Any]], record: dict[str, Any]) -> None:
+    """`moves`, shown live, are the first moves of the match of `record`, deal by deal, in order."""
+    for kind, key in (("call", "calls"), ("card", "cards")):
+        for deal in record["deals"]:
+            shown = [move[kind] for move in moves if move["type"] == kind and move["deal"] == deal["number"]]
+            assert shown == deal[key][: len(shown)], (kind, deal["number"])
+
+
 @pytest.fixture
 def run(two_nodes: RayCluster, postgres: PostgresServer, tmp_path: Path) -> Iterator[LadderOnNodes]:
     """A ladder on a new PostgreSQL database of its own, played on `two_nodes`; its runner stopped at the
@@ -261,6 +354,77 @@ def test_a_ladder_on_two_nodes_goes_on_on_the_head_when_the_second_node_dies(run
     lost = run.bots_started_on(second)
     assert lost
     run.wait_for_exit(lost)
+
+
+def unreachable(run: LadderOnNodes) -> list[dict[str, Any]]:
+    """The runner's log lines of an attempt to reach a store that is away."""
+    return events(run.errors(), "store_unreachable")
+
+
+def test_a_whole_event_on_two_nodes_live_through_a_database_restart_and_a_node_lost(
+    run: LadderOnNodes, postgres: PostgresServer
+) -> None:
+    """Issue 26's event in one run: the site, a process of its own, shows a match of the second node
+    live; PostgreSQL is restarted mid-run and the run goes on by itself (`--store-wait`), on both nodes;
+    then the second node is killed mid-run. Nothing is lost or stored twice, and the run reports it all."""
+    second = run.cluster.nodes[1]
+    # Rule bots that take their time past the first deal: the moves the gate shows (a deal once both
+    # rotations have ended it) stay on the site a while before the match is over and stored.
+    run.register("north", "south", "east", flags="--rules --think-ms 20")
+    (run.folder / "site").mkdir()
+    with serving(run.database, "--store-wait", "2m", cwd=run.folder / "site") as site:
+        spectator = Spectator(f"http://127.0.0.1:{site.port}")
+        try:
+            run.start(MATCHES, 26, "--store-wait", "2m", "--log-json")
+
+            # 1. A match of the second node, its moves read from the site while it was in play.
+            def shown_from_second() -> list[str]:
+                shown = spectator.shown()
+                return [match for match in run.stored_from(second) if match in shown]
+
+            run.wait_for("match of the second node shown live", lambda: bool(shown_from_second()))
+            watched = shown_from_second()[0]
+
+            # 2. PostgreSQL restarted while a match is in play: the run and the site wait for it, and go
+            # on by themselves, on both nodes and live.
+            run.wait_for("match in play", lambda: bool(spectator.listed() - set(run.played_on())))
+            second_before = run.stored_on(second)
+            postgres.stop()
+            try:
+                run.wait_for("the runner waiting for the store", lambda: bool(unreachable(run)))
+            finally:
+                postgres.start()
+            restarted = time.monotonic()
+            run.wait_for(
+                "match of the second node stored after the restart",
+                lambda: run.stored_on(second) > second_before,
+            )
+            run.wait_for("match shown live after the restart", lambda: bool(spectator.shown(restarted)))
+
+            # 3. The second node killed mid-run, while it plays a match (begun there, not stored): the match
+            # is played again on the head, or its set made void if its deals were shown.
+            run.wait_for(
+                "match in play on the second node",
+                lambda: run.seat_starts_on(second) > PLAYERS * run.stored_on(second),
+            )
+            run.kill_node(second)
+            out = run.finish()
+        finally:
+            spectator.stop()
+        # What the site showed live was what was played, move for move (fair play: test_fair_live.py).
+        shown = spectator.shown() & set(run.played_on())  # a match lost with the node is not stored
+        assert watched in shown
+        for match in shown:
+            status, record, _headers = site.request("GET", f"/api/matches/{match}")
+            assert status == 200, record
+            assert_shown_as_played(spectator.moves[match], record)
+    spectator.close()
+    # The run rode the outage out, each attempt a line.
+    assert events(run.errors(), "store_reached_again")
+    assert not events(run.errors(), "ladder_store_failed")
+    assert all(line["reason"].startswith("cannot reach postgresql://") for line in unreachable(run))
+    run.assert_reported(out, MATCHES)
+    run.assert_went_on_without(second)
 
 
 def test_two_clusters_on_one_machine_share_no_port() -> None:

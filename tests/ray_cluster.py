@@ -151,9 +151,14 @@ class RayNode:
         return ports
 
     def kill(self) -> None:
-        """SIGKILL the node's whole session at once (nothing of it stops gracefully), and reap it."""
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
+        """SIGKILL the node's whole session at once (nothing of it stops gracefully), and reap it: every
+        process of it, since Ray puts each worker in a process group of its own, which a signal to the
+        leader's group missed (a worker outlived its raylet and finished its match, its outcome sent
+        straight to the runner)."""
+        for _ in range(2):  # once more for a process started while the first were being killed
+            for pid in [self.process.pid, *self.processes()]:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
         self.process.wait()
 
     def stop(self) -> None:

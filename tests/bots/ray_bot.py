@@ -6,14 +6,19 @@ FOLDER BOT` when a Ray worker process, PID, is among its ancestors (the arena st
 FOLDER being the Ray temporary folder of that worker's node (its raylet's: one a node in
 tests/ray_cluster.py's clusters) and BOT its own pid; else `no-worker`. At each match's start it writes
 `ray node FOLDER` (or `ray node none`) to its standard output, which the arena stores with the match:
-where the match was played. With `--kill-worker-once MARKER`, at its first decision it creates MARKER
-and SIGKILLs that worker (unless MARKER is there already), so the match dies with the worker and the
-runner plays it again. With `--kill-worker-always MARKER` it does so in every attempt (appending each
-worker's pid to MARKER), so that the retries run out. With `--kill-worker-when-shown MARKER --ladder
+where the match was played. With `--match-trace MATCHES` it also appends `FOLDER MATCH_ID` to MATCHES
+then, at once (the arena's log of a bot's output is written out every few seconds): where a match is in
+play. With `--kill-worker-once MARKER`, at its first decision it creates MARKER and SIGKILLs that worker
+(unless MARKER is there already), so the match dies with the worker and the runner plays it again. With
+`--kill-worker-always MARKER` it does so in every attempt (appending each worker's pid to MARKER), so
+that the retries run out. With `--kill-worker-when-shown MARKER --ladder
 FILE`, at its first decision past the first deal it waits until a set of the ladder in FILE (SQLite) has
 been shown live, then kills its worker, unless a process of the bot made MARKER first (only one does): a
 match lost after its set was shown. With `--rules` it plays as the rule bot (whose matches last more
-than a deal), not the random bot.
+than a deal), not the random bot. With `--think-ms MS` it takes MS at each decision past the first deal,
+as a bot that uses its clock does: the rule bot plays a deal in a tenth of a second, over before the
+runner's live feed writes a batch, so a match is live on the site only while it lasts past the deal that
+the gate shows first.
 """
 
 from __future__ import annotations
@@ -64,15 +69,30 @@ def ray_node_folder(worker: int) -> str | None:
     return None
 
 
-def node_noting(base: type[Bot], node: str | None) -> type[Bot]:
-    """`base`, which writes at each match's start the Ray node it runs on."""
+def node_noting(base: type[Bot], node: str | None, trace: Path | None) -> type[Bot]:
+    """`base`, which writes at each match's start the Ray node it runs on, and notes it in `trace`."""
 
     class NodeNoting(base):  # type: ignore[valid-type,misc]
         def on_match_start(self, match: MatchInfo) -> None:
             super().on_match_start(match)
             print(f"ray node {node or 'none'}", flush=True)
+            if trace is not None:
+                with trace.open("a", encoding="utf-8") as noted:
+                    noted.write(f"{node} {match.match_id}\n")
 
     return NodeNoting
+
+
+def thinking(base: type[Bot], think_s: float) -> type[Bot]:
+    """`base`, which takes `think_s` at each decision past the first deal."""
+
+    class Thinking(base):  # type: ignore[valid-type,misc]
+        def decide(self, view: BotView) -> Move:
+            if view.deal_number >= 2:
+                time.sleep(think_s)
+            return super().decide(view)
+
+    return Thinking
 
 
 def killer(
@@ -124,17 +144,21 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port-file", required=True)
     parser.add_argument("--trace", required=True)
+    parser.add_argument("--match-trace", type=Path, default=None)
     parser.add_argument("--kill-worker-once", default=None)
     parser.add_argument("--kill-worker-always", default=None)
     parser.add_argument("--kill-worker-when-shown", default=None)
     parser.add_argument("--ladder", default=None)
     parser.add_argument("--rules", action="store_true")
+    parser.add_argument("--think-ms", type=int, default=0)
     args = parser.parse_args()
     worker = ray_worker_ancestor()
     node = None if worker is None else ray_node_folder(worker)
     with open(args.trace, "a", encoding="utf-8") as trace:
         trace.write(f"ray-worker {worker} {node} {os.getpid()}\n" if worker is not None else "no-worker\n")
-    bot = node_noting(RuleBot if args.rules else RandomBot, node)
+    bot = node_noting(RuleBot if args.rules else RandomBot, node, args.match_trace)
+    if args.think_ms:
+        bot = thinking(bot, args.think_ms / 1000)
     when_shown = None
     if args.kill_worker_when_shown is not None:
         when_shown = (Path(args.kill_worker_when_shown), Path(args.ladder))

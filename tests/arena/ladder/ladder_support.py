@@ -30,6 +30,12 @@ def registered(path: Path, servers: list[BotServer]) -> LadderStore:
     return store
 
 
+def events(stderr: str, name: str) -> list[dict[str, object]]:
+    """The JSON log lines (`--log-json`) named `name` in a command's standard error."""
+    lines = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
+    return [line for line in lines if line.get("event") == name]
+
+
 def assert_ladder_invariants(store: LadderStore, voided: bool = False) -> None:
     """What a ladder run must leave, whatever happened during it (a runner or a worker killed): every set
     played whole and rated exactly once (one rating event per bot of the set), no match lost or stored

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import socket
 import subprocess
 import sys
@@ -37,7 +36,7 @@ from arena.ladder.store import (
 )
 from arena.site.app import SiteSettings, create_app
 from arena.site.stream_limits import StreamLimits
-from tests.arena.ladder.ladder_support import assert_ladder_invariants
+from tests.arena.ladder.ladder_support import assert_ladder_invariants, events
 from tests.arena.site.site_support import served
 
 SHORT = ("--sample-bots", "--deal-cap", "2", "--decision-ms", "2000")
@@ -207,12 +206,6 @@ def until(condition: Callable[[], bool], what: str, timeout_s: float = 120.0) ->
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.05)
-
-
-def events(stderr: str, name: str) -> list[dict[str, object]]:
-    """The JSON log lines of standard error named `name`."""
-    lines = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
-    return [line for line in lines if line.get("event") == name]
 
 
 def test_a_run_whose_server_restarts_mid_run_goes_on_by_itself(

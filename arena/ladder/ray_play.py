@@ -371,9 +371,7 @@ class RayMatches:
             sent = bot
             if isinstance(bot, BotEntry) and bot.command is not None:
                 try:
-                    launch = launches[bot.name] = self.local_bots.launch_of(bot)
-                    if launch.bundle is not None:
-                        bundles[launch.bundle] = await self._shipped(bot.name, launch.bundle)
+                    launches[bot.name] = await self._sent_launch(bot, bundles)
                 except BotStartError as error:
                     sent = str(error)  # its files are missing: it forfeits, the set is void
             bots.append(sent)
@@ -425,11 +423,9 @@ class RayMatches:
         neither the bot's files nor a way to it."""
         settings = self.workers
         if bot.command is not None:
+            bundles: dict[str, Any] = {}
             try:
-                launch = self.local_bots.launch_of(bot)
-                bundles = {}
-                if launch.bundle is not None:
-                    bundles[launch.bundle] = await self._shipped(bot.name, launch.bundle)
+                launch = await self._sent_launch(bot, bundles)
             except BotStartError as error:
                 return f"did not start: {safe_text(error)}"
             settings = dataclasses.replace(settings, launches={bot.name: launch}, bundles=bundles)
@@ -438,6 +434,16 @@ class RayMatches:
         except self.worker_lost as error:
             return f"not checked: the workers checking it died ({type(error).__name__})"
         return reason
+
+    async def _sent_launch(self, bot: BotEntry, bundles: dict[str, Any]) -> Launch:
+        """How command bot `bot` starts on a worker, its bundle (an upload's) added to `bundles`, shipped.
+
+        :raises BotStartError: its launch or its bundle cannot be had.
+        """
+        launch = self.local_bots.launch_of(bot)
+        if launch.bundle is not None:
+            bundles[launch.bundle] = await self._shipped(bot.name, launch.bundle)
+        return launch
 
     async def _shipped(self, name: str, sha256: str) -> Any:
         """The Ray object holding the bundle `sha256` of the bot `name`, put the first time it is asked

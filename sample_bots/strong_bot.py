@@ -498,7 +498,7 @@ def choose_card(
     budget: Budget,
     rng: random.Random,
     stakes: Stakes,
-    inference: bool = True,
+    inference: bool,
 ) -> tuple[Card | None, int]:
     """The rule bot's card unless another did better over the weighted samples by more than
     `pimc_bot.PLAY_Z` standard errors of the difference; and the samples drawn. None when not one sample

@@ -22,6 +22,7 @@ class BotProcess:
     port: int
     error_events: tuple[str, ...]
     lines: list[str] = field(default_factory=list)
+    reader: threading.Thread | None = None
 
     @property
     def address(self) -> str:
@@ -35,6 +36,20 @@ class BotProcess:
             assert time.monotonic() < deadline, f"the bot did not log {event} within {timeout} s"
             time.sleep(0.01)
         return found
+
+    def stop(self, timeout: float = 10.0) -> int:
+        """SIGTERM, as the arena stops a bot; its exit status once its stderr is read to the end, so
+        `lines` holds all it wrote (killed, and the wait's error raised, if it outlives `timeout`)."""
+        self.process.terminate()
+        try:
+            status = self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout)
+            raise
+        if self.reader is not None:
+            self.reader.join(timeout)
+        return status
 
     def errors(self) -> list[str]:
         """The error events the bot logged so far."""
@@ -60,7 +75,8 @@ def start_with_port_file(command: list[str], port_file: Path, error_events: tupl
     )
     assert process.stderr is not None
     lines: list[str] = []
-    threading.Thread(target=drain, args=(process.stderr, lines), daemon=True).start()
+    reader = threading.Thread(target=drain, args=(process.stderr, lines), daemon=True)
+    reader.start()
     deadline = time.monotonic() + START_TIMEOUT_S
     while not port_file.exists():
         if time.monotonic() > deadline or process.poll() is not None:
@@ -68,4 +84,4 @@ def start_with_port_file(command: list[str], port_file: Path, error_events: tupl
             process.wait(10)
             raise AssertionError(f"{command[0]} did not start; its stderr:\n{''.join(lines)}")
         time.sleep(0.01)
-    return BotProcess(process, int(port_file.read_text().strip()), error_events, lines)
+    return BotProcess(process, int(port_file.read_text().strip()), error_events, lines, reader)

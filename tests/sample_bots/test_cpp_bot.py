@@ -140,17 +140,6 @@ def _build(cmake: str, folder: Path) -> None:
     assert "warning" not in built.stdout + built.stderr, built.stdout + built.stderr
 
 
-def stop(bot: BotProcess) -> int:
-    """SIGTERM, as the arena stops a bot; the exit status."""
-    bot.process.terminate()
-    try:
-        return bot.process.wait(10)
-    except subprocess.TimeoutExpired:
-        bot.process.kill()
-        bot.process.wait(10)
-        raise
-
-
 def start_bot(binary: Path, port_file: Path) -> BotProcess:
     """Start the bot on port 0 and read the port it bound from its port file, as the arena does."""
     bot = start_with_port_file([str(binary)], port_file, ERROR_EVENTS)
@@ -164,7 +153,7 @@ def cpp_bot(cpp_build: CppBuild, tmp_path_factory: pytest.TempPathFactory) -> It
     try:
         yield bot
     finally:
-        stop(bot)
+        bot.stop()
 
 
 def play(rules: MatchRules, bots: list[BotAddress], seed: int) -> MatchOutcome:

@@ -96,13 +96,12 @@ def go_bot(go_build: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     bot = start_with_port_file(
         [str(go_build / "go_bot")], tmp_path_factory.mktemp("go-bot") / "port", ERROR_EVENTS
     )
-    process, lines = bot.process, bot.lines
     try:
         yield bot
     finally:
-        process.terminate()
-        status = process.wait(10)
-    # SIGTERM, as the arena stops a bot: a graceful stop, logged.
+        status = bot.stop()
+    # SIGTERM, as the arena stops a bot: a graceful stop, logged (every line read: `stop` reads to the end).
+    lines = bot.lines
     assert status == 0, "".join(lines)
     assert [_event(lines[0]), *map(_event, lines[-2:])] == ["bot_serving", "bot_stopping", "bot_stopped"]
 

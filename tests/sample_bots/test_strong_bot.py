@@ -161,8 +161,7 @@ def test_passes_arena_check_bot(tmp_path: Path) -> None:
         assert checked.returncode == 0, checked.stdout + checked.stderr
         assert " 0 failed" in checked.stdout
     finally:
-        bot.process.terminate()
-        bot.process.wait(10)
+        bot.stop()
 
 
 @pytest.mark.parametrize(

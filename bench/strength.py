@@ -43,7 +43,10 @@ def _without(method: str, budget: float, samples: int | None) -> Bot:
 
 BOTS: dict[str, Callable[[float, int | None], Bot]] = {
     "strong": lambda budget, samples: StrongBot(budget, samples=samples),
-    **{f"strong-no-{method}": partial(_without, method) for method in ("stakes", "allowance")},
+    **{
+        f"strong-no-{method.replace('_', '-')}": partial(_without, method)
+        for method in ("stakes", "allowance", "doubled_bids")
+    },
     "strong-inference": lambda budget, samples: StrongBot(
         budget, samples=samples, methods=Methods(inference=True)
     ),

@@ -28,6 +28,7 @@ from sample_bots.strong_bot import (
     RulePlay,
     Stakes,
     StrongBot,
+    bid_worth,
     play_out,
     play_reading,
 )
@@ -105,6 +106,19 @@ def test_stakes_in_tables_with_more_than_two_teams_or_the_method_off() -> None:
     assert stakes.worth(view.team, 40, True, 1) == 2 * 2  # two paying teams, 2 tables each
     assert stakes.worth(view.team, 28, False, 2) == -2 * 4
     assert not Stakes.of(Match(MatchRules(4), seed=1).view(0), by_match=False).by_match
+
+
+def test_a_bid_is_valued_with_the_doubles_it_draws() -> None:
+    view = Match(MatchRules(4), seed=1).view(0)
+    stakes = Stakes.of(view, by_match=False)  # in tables: won 1, lost 2, each doubled
+    # Undoubled, a 28 pays from a chance of 2/3 on...
+    assert bid_worth(stakes, view.team, 28, 2 / 3, False) == pytest.approx(0)
+    # ...doubled in 80% of the deals it fails and 20% of those it makes, from 3/4: 0.75 (1 + 0.2) tables
+    # won against 0.25 (2 + 0.8 * 2) lost.
+    assert bid_worth(stakes, view.team, 28, 0.75, True) == pytest.approx(0)
+    assert bid_worth(stakes, view.team, 28, 0.7, True) < 0 < bid_worth(stakes, view.team, 28, 0.7, False)
+    # A sure contract is worth more when it draws a double (made and doubled pays twice).
+    assert bid_worth(stakes, view.team, 40, 1.0, True) == pytest.approx(2 * (1 + 0.2))
 
 
 @pytest.mark.parametrize(("players", "ruleset"), [(4, Ruleset.PAIRS), (6, Ruleset.PARTNERSHIP)])

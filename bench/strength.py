@@ -14,6 +14,10 @@ finer measure of the same matches (a match may be won by 1 table or by 24). Seco
 wall-clock times of the first bot's decisions (a time budget is wall-clock too, so a loaded machine
 gives a search bot fewer samples, not more time). Two-team tables only: 4 players, or 6 and 8 in
 `partnership`.
+
+`--by-deal` ends each matchup with where its tables went: the deals both matches of a pair played (the
+same cards at the same seats) by whether their auctions ended alike (then the difference is the play's),
+in the doubling only, or in the contract, with the tables the first bot's team gained in each kind.
 """
 
 from __future__ import annotations
@@ -75,6 +79,18 @@ class Settings:
         return BOTS[name](self.budget_s, int(samples) if samples else self.samples)
 
 
+@dataclass(frozen=True)
+class DealOutcome:
+    """How one deal of a match ended: its contract (by the team that held it, the same cards in both
+    matches of a pair), whether it was made, and the tables the first bot's team gained by it."""
+
+    team: int
+    number: int
+    doubling: int
+    made: bool
+    gained: int
+
+
 @dataclass
 class PairResult:
     """A duplicate pair's score for the first bot, its decision times and its contracts."""
@@ -94,6 +110,8 @@ class PairResult:
     doubled_made: list[int] = field(default_factory=lambda: [0, 0])
     tables: float = 0.0
     """Tables gained by the first bot's team, the mean of the pair's two matches."""
+    deals: tuple[list[DealOutcome], list[DealOutcome]] = field(default_factory=lambda: ([], []))
+    """Each match's deals in order, the match with the first bot on team 0 first."""
 
 
 def play_match(settings: Settings, seed: int, first_team: int, result: PairResult) -> float:
@@ -108,6 +126,7 @@ def play_match(settings: Settings, seed: int, first_team: int, result: PairResul
             )
         )
     control = settings.time_control
+    tables_before = match.tables[first_team]
     while match.to_act is not None:
         seat = match.to_act
         view = BotView.from_view(match.view(seat), control.decision_ms, control.bank_ms)
@@ -128,6 +147,12 @@ def play_match(settings: Settings, seed: int, first_team: int, result: PairResul
             if deal_result.contract.doubling > 1:
                 result.doubled[side] += 1
                 result.doubled_made[side] += deal_result.made
+            contract = deal_result.contract
+            gained = deal_result.tables[first_team] - tables_before
+            tables_before = deal_result.tables[first_team]
+            result.deals[first_team].append(
+                DealOutcome(contract.team, contract.number, contract.doubling, deal_result.made, gained)
+            )
             for bot in bots:
                 bot.on_deal_end(deal_result)
     result.tables += (match.tables[first_team] - STARTING_TABLES) / 2
@@ -187,6 +212,40 @@ def summary(settings: Settings, results: list[PairResult]) -> str:
     )
 
 
+def by_deal(settings: Settings, results: list[PairResult]) -> str:
+    """Where the tables were won and lost, deal by deal: each deal number both matches of a pair played
+    (the same cards at the same seats) falls in one of three kinds, by whether the two auctions ended
+    alike; for each kind the deals, the tables the first bot's team gained over both tables, and (same
+    contract) how often one table made it and the other did not: a difference there is the play's. The
+    deals of a match past the end of its pair's other match make a fourth kind."""
+    kinds = ("same contract", "same contract, other doubling", "other contract", "at one table only")
+    counts = dict.fromkeys(kinds, 0)
+    gained = dict.fromkeys(kinds, 0)
+    split = 0
+    for result in results:
+        both = min(len(deals) for deals in result.deals)
+        for deals in result.deals:  # one match ended sooner
+            counts[kinds[3]] += len(deals) - both
+            gained[kinds[3]] += sum(outcome.gained for outcome in deals[both:])
+        for one, other in zip(*result.deals, strict=False):
+            if (one.team, one.number) != (other.team, other.number):
+                kind = kinds[2]
+            elif one.doubling != other.doubling:
+                kind = kinds[1]
+            else:
+                kind = kinds[0]
+                split += one.made != other.made
+            counts[kind] += 1
+            gained[kind] += one.gained + other.gained
+    first = settings.first
+    lines = [f"{first} vs {settings.second}, by deal (tables {first}'s team gained at both tables):"]
+    for kind in kinds:
+        mean = gained[kind] / counts[kind] if counts[kind] else 0.0
+        extra = f", made at one table only {split}" if kind == kinds[0] else ""
+        lines.append(f"  {kind}: {counts[kind]} deals, {gained[kind]:+d} tables ({mean:+.2f} a deal){extra}")
+    return "\n".join(lines)
+
+
 def main() -> None:
     """Play the matchups and print their figures."""
     parser = argparse.ArgumentParser(
@@ -210,6 +269,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1, help="the first pair's seed (default 1)")
     parser.add_argument("--workers", type=int, default=1, help="processes playing pairs at once (default 1)")
     parser.add_argument("--decision-ms", type=int, default=1000, help="the arena's time a decision (1000)")
+    parser.add_argument("--by-deal", action="store_true", help="end with where the tables went, by deal")
     args = parser.parse_args()
     rules = MatchRules(args.players, args.ruleset, deal_cap=args.deals)
     if rules.team_count != 2:
@@ -235,6 +295,8 @@ def main() -> None:
                 results.append(result)
                 print(f"  pair {result.seed}: {result.score:.2f}   {summary(settings, results)}", flush=True)
         print(summary(settings, results), flush=True)
+        if args.by_deal:
+            print(by_deal(settings, results), flush=True)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,9 @@ gives a search bot fewer samples, not more time). Two-team tables only: 4 player
 
 `--by-deal` ends each matchup with where its tables went: the deals both matches of a pair played (the
 same cards at the same seats) by whether their auctions ended alike (then the difference is the play's),
-in the doubling only, or in the contract, with the tables the first bot's team gained in each kind.
+in the doubling only, or in the contract, with the tables the first bot's team gained in each kind; and
+every contract by the side that held it and its doubling (undoubled, doubled, redoubled): how many,
+how many made, the tables they moved.
 """
 
 from __future__ import annotations
@@ -243,6 +245,20 @@ def by_deal(settings: Settings, results: list[PairResult]) -> str:
         mean = gained[kind] / counts[kind] if counts[kind] else 0.0
         extra = f", made at one table only {split}" if kind == kinds[0] else ""
         lines.append(f"  {kind}: {counts[kind]} deals, {gained[kind]:+d} tables ({mean:+.2f} a deal){extra}")
+    lines.append(f"  by who held the contract and its doubling (tables {first}'s team gained):")
+    held: dict[tuple[str, int], list[int]] = {}
+    for result in results:
+        for first_team, deals in enumerate(result.deals):
+            for outcome in deals:
+                holder = first if outcome.team == first_team else settings.second
+                tally = held.setdefault((holder, outcome.doubling), [0, 0, 0])
+                tally[0] += 1
+                tally[1] += outcome.made
+                tally[2] += outcome.gained
+    names = {1: "undoubled", 2: "doubled", 4: "redoubled"}
+    order = sorted(held.items(), key=lambda item: (item[0][1], item[0][0] != first))
+    for (holder, doubling), (count, made, tables) in order:
+        lines.append(f"    {holder} {names[doubling]}: {count} contracts, {made} made, {tables:+d} tables")
     return "\n".join(lines)
 
 

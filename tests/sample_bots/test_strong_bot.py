@@ -29,6 +29,7 @@ from sample_bots.strong_bot import (
     Stakes,
     StrongBot,
     bid_worth,
+    card_worth,
     play_out,
     play_reading,
 )
@@ -67,7 +68,7 @@ def test_plays_only_legal_moves(players: int, ruleset: Ruleset) -> None:
 
 @pytest.mark.parametrize(
     "methods",
-    [Methods(), Methods(inference=True), Methods(stakes=False, allowance=False)],
+    [Methods(), Methods(inference=True), Methods(stakes=False, allowance=False, points=False)],
 )
 def test_the_same_seed_and_sample_count_play_the_same(methods: Methods) -> None:
     def moves() -> list[Move]:
@@ -119,6 +120,24 @@ def test_a_bid_is_valued_with_the_doubles_it_draws() -> None:
     assert bid_worth(stakes, view.team, 28, 0.7, True) < 0 < bid_worth(stakes, view.team, 28, 0.7, False)
     # A sure contract is worth more when it draws a double (made and doubled pays twice).
     assert bid_worth(stakes, view.team, 40, 1.0, True) == pytest.approx(2 * (1 + 0.2))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_card_is_worth_its_outcome_and_with_the_points_the_points_taken(seed: int) -> None:
+    view = Match(MatchRules(4), seed=seed).view(0)
+    hands = sample_hands(view, random.Random(seed))
+    shown_out = {seat: frozenset[Suit]() for seat in view.seats}
+    for declarer, trump in ((0, Suit.SPADES), (1, None)):
+        deal = pimc_bot.contracted(view, hands, declarer, trump)
+        played = deal.copy()
+        play_out(played, shown_out)
+        for team in (0, 1):
+            stakes = Stakes(team, (11, 13), (0, 1), 5, 1.0, True)
+            outcome = stakes.worth(deal.team_of[declarer], 28, played.made, 1)
+            assert card_worth(deal.copy(), shown_out, stakes, points=False) == outcome
+            with_points = card_worth(deal.copy(), shown_out, stakes, points=True)
+            assert with_points == pytest.approx(outcome + pimc_bot.POINT_BONUS * played.points[team])
+            assert played.points[team] > 0
 
 
 @pytest.mark.parametrize(("players", "ruleset"), [(4, Ruleset.PAIRS), (6, Ruleset.PARTNERSHIP)])

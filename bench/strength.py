@@ -51,7 +51,7 @@ BOTS: dict[str, Callable[[float, int | None], Bot]] = {
     "strong": lambda budget, samples: StrongBot(budget, samples=samples),
     **{
         f"strong-no-{method.replace('_', '-')}": partial(_without, method)
-        for method in ("stakes", "allowance", "points", "doubled_bids")
+        for method in ("stakes", "allowance", "points", "doubled_bids", "bid_lift")
     },
     "strong-inference": lambda budget, samples: StrongBot(
         budget, samples=samples, methods=Methods(inference=True)

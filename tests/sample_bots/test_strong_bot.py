@@ -20,6 +20,7 @@ from fiftysix.wire import TimeControl
 from sample_bots import pimc_bot, rule_bot
 from sample_bots.strong_bot import (
     BANK_CAP,
+    BID_LIFT,
     MAX_SHARE,
     MIN_SHARE,
     PLAY_TRUST,
@@ -28,6 +29,7 @@ from sample_bots.strong_bot import (
     RulePlay,
     Stakes,
     StrongBot,
+    bid_chance,
     bid_worth,
     card_worth,
     play_out,
@@ -68,7 +70,11 @@ def test_plays_only_legal_moves(players: int, ruleset: Ruleset) -> None:
 
 @pytest.mark.parametrize(
     "methods",
-    [Methods(), Methods(inference=True), Methods(stakes=False, allowance=False, points=False)],
+    [
+        Methods(),
+        Methods(inference=True),
+        Methods(stakes=False, allowance=False, points=False, bid_lift=False),
+    ],
 )
 def test_the_same_seed_and_sample_count_play_the_same(methods: Methods) -> None:
     def moves() -> list[Move]:
@@ -120,6 +126,17 @@ def test_a_bid_is_valued_with_the_doubles_it_draws() -> None:
     assert bid_worth(stakes, view.team, 28, 0.7, True) < 0 < bid_worth(stakes, view.team, 28, 0.7, False)
     # A sure contract is worth more when it draws a double (made and doubled pays twice).
     assert bid_worth(stakes, view.team, 40, 1.0, True) == pytest.approx(2 * (1 + 0.2))
+
+
+def test_an_own_bid_counts_the_samples_points_lifted() -> None:
+    taken = [24, 26, 27, 29, 30, 33]
+    assert bid_chance(taken, 30, lifted=False) == pytest.approx(2 / 6)
+    # Each sample's points lifted by BID_LIFT: those within it of the bid count as made too.
+    assert bid_chance(taken, 30, lifted=True) == pytest.approx(
+        sum(count + BID_LIFT >= 30 for count in taken) / 6
+    )
+    assert bid_chance(taken, 30, lifted=True) > bid_chance(taken, 30, lifted=False)
+    assert bid_chance(taken, 34 + BID_LIFT, lifted=True) == 0.0
 
 
 @pytest.mark.parametrize("seed", range(6))
